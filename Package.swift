@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Upcoming features for every Swift target, in one place.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),          // `any P` spelled out
+    .enableUpcomingFeature("InternalImportsByDefault"), // C modules never leak into dependents
+]
+
+let package = Package(
+    name: "Quire",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "quire", targets: ["quire"]),
+        .library(name: "QuireModel", targets: ["QuireModel"]),
+    ],
+    targets: [
+        // C libraries from Debian packages.
+        .systemLibrary(name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CGettextPo", providers: [.apt(["libgettextpo-dev"])]),
+        .systemLibrary(name: "CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
+
+        .target(name: "QuireModel", swiftSettings: swiftSettings),
+        .target(
+            name: "QuireCore",
+            dependencies: ["QuireModel", "CCmark", "CYAML", "CCrypto", "CGettextPo"],
+            swiftSettings: swiftSettings),
+        .target(name: "QuireWatch", dependencies: ["QuireCore", "CInotifyTools"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "quire", dependencies: ["QuireModel", "QuireCore", "QuireWatch"], swiftSettings: swiftSettings),
+
+        .testTarget(
+            name: "QuireModelTests", dependencies: ["QuireModel"],
+            resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "QuireCoreTests", dependencies: ["QuireCore", "QuireModel"],
+            resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "QuireWatchTests", dependencies: ["QuireWatch", "QuireCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "QuireCLITests", dependencies: ["QuireCore"], swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,1 @@
+#include <gettext-po.h>

@@ -1,0 +1,63 @@
+internal import CCrypto
+import Foundation
+
+/// SHA-256 from libcrypto, as lower-case hex. The only file that sees OpenSSL.
+/// Non-copyable: it owns the C digest context, freed exactly once.
+public struct SHA256: ~Copyable {
+    private var context: OpaquePointer
+
+    public init() {
+        context = EVP_MD_CTX_new()
+        EVP_DigestInit_ex(context, EVP_sha256(), nil)
+    }
+
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        EVP_DigestUpdate(context, base, bytes.count)
+    }
+
+    public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        if let done: Void = bytes.withContiguousStorageIfAvailable({ update(UnsafeRawBufferPointer($0)) }) {
+            return done
+        }
+        Array(bytes).withUnsafeBytes { update($0) }
+    }
+
+    public mutating func update(_ text: String) {
+        var text = text
+        text.withUTF8 { update(UnsafeRawBufferPointer($0)) }
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    /// The digest as hex.
+    public consuming func finalize() -> String {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        EVP_DigestFinal_ex(context, &digest, &length)
+        return Self.hex(digest.prefix(Int(length)))
+    }
+
+    public static func hex(_ bytes: some Collection<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public static func hash(_ bytes: some Sequence<UInt8>) -> String {
+        var hasher = SHA256()
+        hasher.update(bytes)
+        return hasher.finalize()
+    }
+
+    public static func hash(_ text: String) -> String {
+        var hasher = SHA256()
+        hasher.update(text)
+        return hasher.finalize()
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// Which links may reach an app. One place, used by field validation and by the markdown stage.
+public enum URLPolicy {
+    public enum Verdict: Sendable, Equatable {
+        case allowed
+        case refused(String)
+    }
+
+    /// URL and image fields: `https:`, `http:` or a path relative to the site root (`/drills`).
+    public static func checkField(_ url: String) -> Verdict {
+        let trimmed = url.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { return .refused("must not be empty") }
+        if trimmed != url { return .refused("must not start or end with spaces") }
+        if url.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return .refused("must not contain control characters")
+        }
+        if url.hasPrefix("//") { return .refused("'\(url)' is protocol-relative: write https:// or a path starting with /") }
+        if url.hasPrefix("/") { return .allowed }
+        guard let scheme = scheme(of: url) else {
+            return .refused("'\(url)' must be an https: or http: URL or a path starting with /")
+        }
+        if scheme == "https" || scheme == "http" { return .allowed }
+        return .refused("the '\(scheme):' scheme is not allowed: use https:, http: or a path starting with /")
+    }
+
+    /// Links inside markdown: the field schemes plus `mailto:`, `tel:`, relative links and anchors.
+    public static func isSafeMarkdownLink(_ url: String) -> Bool {
+        if url.isEmpty { return false }
+        guard let scheme = scheme(of: url) else {
+            // No scheme: relative path or fragment. Control characters could hide a scheme.
+            return !url.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        }
+        return ["https", "http", "mailto", "tel"].contains(scheme)
+    }
+
+    /// The scheme, lower-cased, as a browser would see it: leading spaces and embedded tabs and
+    /// newlines are ignored (`java\tscript:` is `javascript:`), entities are not decoded here
+    /// because sources are not HTML.
+    static func scheme(of url: String) -> String? {
+        var letters = ""
+        for scalar in url.unicodeScalars {
+            if scalar == "\t" || scalar == "\n" || scalar == "\r" { continue }
+            if letters.isEmpty && scalar.value <= 0x20 { continue }
+            if scalar == ":" { return letters.isEmpty ? nil : letters.lowercased() }
+            let isSchemeCharacter = scalar.properties.isASCIIHexDigit || ("a"..."z").contains(scalar)
+                || ("A"..."Z").contains(scalar) || scalar == "+" || scalar == "-" || scalar == "."
+            if !isSchemeCharacter { return nil }
+            letters.unicodeScalars.append(scalar)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+/// A JSON value whose objects keep their keys in the order they were written, so published
+/// files are byte-for-byte reproducible (equal input, equal bytes, equal hash).
+public indirect enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case integer(Int)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
+
+    public var stringValue: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+
+    public var arrayValue: [JSONValue]? {
+        if case .array(let items) = self { return items }
+        return nil
+    }
+
+    public var objectValue: JSONObject? {
+        if case .object(let object) = self { return object }
+        return nil
+    }
+
+    public var intValue: Int? {
+        switch self {
+        case .integer(let value): return value
+        case .number(let value) where value == value.rounded() && abs(value) < 1e15: return Int(value)
+        default: return nil
+        }
+    }
+
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
+    /// What the value is, as diagnostics name it ("a number", "a list", ...).
+    public var kindDescription: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .integer, .number: return "a number"
+        case .string: return "text"
+        case .array: return "a list"
+        case .object: return "a mapping"
+        }
+    }
+}
+
+/// An object with ordered, unique keys.
+public struct JSONObject: Sendable, Hashable, Sequence {
+    public private(set) var members: [(key: String, value: JSONValue)] = []
+
+    public init() {}
+
+    public init(_ members: [(String, JSONValue)]) {
+        for (key, value) in members { self[key] = value }
+    }
+
+    public var keys: [String] { members.map(\.key) }
+    public var isEmpty: Bool { members.isEmpty }
+    public var count: Int { members.count }
+
+    public subscript(key: String) -> JSONValue? {
+        get { members.first(where: { $0.key == key })?.value }
+        set {
+            if let index = members.firstIndex(where: { $0.key == key }) {
+                if let newValue { members[index].value = newValue } else { members.remove(at: index) }
+            } else if let newValue {
+                members.append((key, newValue))
+            }
+        }
+    }
+
+    public func makeIterator() -> IndexingIterator<[(key: String, value: JSONValue)]> {
+        members.makeIterator()
+    }
+
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        lhs.members.count == rhs.members.count
+            && zip(lhs.members, rhs.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for member in members {
+            hasher.combine(member.key)
+            hasher.combine(member.value)
+        }
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral, ExpressibleByFloatLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .integer(value) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) { self = .object(JSONObject(elements)) }
+    public init(nilLiteral: ()) { self = .null }
+}

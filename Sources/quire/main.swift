@@ -1,1 +1,54 @@
-print("quire")
+import Foundation
+
+// `quire`: parses arguments, runs one command, prints, and picks the exit code. The work is in
+// QuireCore and QuireWatch.
+
+let usage = """
+    usage: quire <command> [--pages DIR] [--dist DIR] [--site NAME] [--format text|json] ...
+
+    commands:
+      build      \(BuildCommand.buildAbstract)
+      check      \(BuildCommand.checkAbstract)
+      watch      Publish every site, then publish again on every change (inotify).
+      versions   List a site's versions.
+      diff       Show what changed between two versions.
+      rollback   Point current at an earlier version and pin it there.
+      unpin      Let the newest version go live again.
+      verify     Re-hash a version against its manifest.
+      gc         Remove old versions beyond --keep N.
+      export     Write a version as plain files, without symbolic links.
+      l10n       Translation export, import and status.
+      schema     Print the JSON Schema of page sources.
+      bench      Measure build and publish speed on generated sites.
+    """
+
+func run(_ arguments: [String]) -> ExitCode {
+    guard let command = arguments.first else {
+        Console.shared.error(usage)
+        return .usage
+    }
+    if command == "--help" || command == "-h" || command == "help" {
+        Console.shared.out(usage)
+        return .ok
+    }
+    do {
+        let parsed = try Arguments(Array(arguments.dropFirst()))
+        switch command {
+        case "build": return try BuildCommand(arguments: parsed, publish: true).run()
+        case "check": return try BuildCommand(arguments: parsed, publish: false).run()
+        default:
+            throw UsageError("unknown command '\(command)'")
+        }
+    } catch let error as UsageError {
+        Console.shared.error("quire: error: \(error.message)\n\(usage)")
+        return .usage
+    } catch let failure as CommandFailure {
+        Console.shared.error("quire: error: \(failure.message)")
+        return failure.code
+    } catch {
+        Console.shared.error("quire: error: \(error)")
+        return .operational
+    }
+}
+
+exit(run(Array(CommandLine.arguments.dropFirst())).rawValue)

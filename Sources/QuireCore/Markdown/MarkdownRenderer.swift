@@ -15,3 +15,7 @@ public enum MarkdownRenderer {
         fatalError("stub")
     }
 }
+
+extension MarkdownRenderer {
+    public static func links(in markdown: String) -> [String] { fatalError("stub") }
+}

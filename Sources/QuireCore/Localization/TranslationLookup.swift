@@ -1,0 +1,122 @@
+import Foundation
+
+/// How one string of one page reads in one locale.
+public enum TranslationState: String, Sendable {
+    /// The default locale: the source text itself.
+    case source
+    /// A current translation in this very locale.
+    case translated
+    /// This locale has a translation, made from an older source text (or marked fuzzy).
+    case stale
+    /// This locale has none; the text comes from further along the chain.
+    case missing
+}
+
+/// The translations of one page, by locale and key, checked against the page's source strings.
+public struct PageTranslations: Sendable {
+    /// locale -> key -> entry (only entries that passed the checks).
+    var entries: [String: [String: TranslationEntry]] = [:]
+
+    /// Reads the page's translation catalogs and checks every entry against the source strings:
+    /// unknown keys, empty text, and dropped or added links and `{placeholders}`.
+    static func check(_ catalogs: [(locale: String, catalog: TranslationCatalog)], strings: [LocalizableText]) -> (PageTranslations, [Diagnostic]) {
+        var result = PageTranslations()
+        var diagnostics: [Diagnostic] = []
+        let byKey = Dictionary(strings.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        for (locale, catalog) in catalogs {
+            var seen: [String: SourcePosition] = [:]
+            for entry in catalog.entries {
+                let file = catalog.file
+                if let first = seen[entry.key] {
+                    diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, "duplicate translation of '\(entry.key)' (first at line \(first.line))"))
+                    continue
+                }
+                seen[entry.key] = entry.position
+                guard let source = byKey[entry.key] else {
+                    diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key, "unknown key: the page no longer has '\(entry.key)'; this translation is not used"))
+                    continue
+                }
+                if entry.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                    diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, "the translation is empty; remove it to fall back, or translate it"))
+                    continue
+                }
+                if let problem = damage(source: source, translation: entry.text) {
+                    diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, problem))
+                    continue
+                }
+                result.entries[locale, default: [:]][entry.key] = entry
+            }
+        }
+        return (result, diagnostics)
+    }
+
+    /// A translation must keep the source's links and placeholders, no more and no fewer.
+    static func damage(source: LocalizableText, translation: String) -> String? {
+        let sourcePlaceholders = Placeholders.find(in: source.text)
+        let translatedPlaceholders = Placeholders.find(in: translation)
+        if sourcePlaceholders != translatedPlaceholders {
+            let missing = sourcePlaceholders.subtracting(translatedPlaceholders).sorted()
+            let added = translatedPlaceholders.subtracting(sourcePlaceholders).sorted()
+            var parts: [String] = []
+            if !missing.isEmpty { parts.append("drops \(missing.map { "{\($0)}" }.joined(separator: ", "))") }
+            if !added.isEmpty { parts.append("adds \(added.map { "{\($0)}" }.joined(separator: ", "))") }
+            return "the translation \(parts.joined(separator: " and ")) of the source text"
+        }
+        if source.isMarkdown {
+            let sourceLinks = MarkdownRenderer.links(in: source.text)
+            let translatedLinks = MarkdownRenderer.links(in: translation)
+            if sourceLinks.sorted() != translatedLinks.sorted() {
+                let missing = Set(sourceLinks).subtracting(translatedLinks).sorted()
+                let added = Set(translatedLinks).subtracting(sourceLinks).sorted()
+                var parts: [String] = []
+                if !missing.isEmpty { parts.append("drops the link\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", "))") }
+                if !added.isEmpty { parts.append("adds the link\(added.count > 1 ? "s" : "") \(added.joined(separator: ", "))") }
+                if parts.isEmpty { parts.append("changes how many times links appear") }
+                return "the translation \(parts.joined(separator: " and ")) of the source text"
+            }
+        }
+        return nil
+    }
+
+    /// The text for `string` in a locale, walking its fallback chain.
+    func resolve(_ string: LocalizableText, chain: [String], defaultLocale: String, stalePolicy: SiteConfig.StalePolicy) -> (text: String, state: TranslationState) {
+        guard string.translatable, let locale = chain.first, locale != defaultLocale else { return (string.text, .source) }
+        var state = TranslationState.missing
+        for (index, candidate) in chain.enumerated() {
+            if candidate == defaultLocale { return (string.text, index == 0 ? .source : state) }
+            guard let entry = entries[candidate]?[string.key] else { continue }
+            let isStale = entry.isFuzzy || (entry.sourceText.map { $0 != string.text } ?? false)
+            if index == 0 { state = isStale ? .stale : .translated }
+            if isStale && stalePolicy == .fallback { continue }
+            return (entry.text, state)
+        }
+        return (string.text, state)
+    }
+
+    /// This locale's own state for a string (for coverage: fallbacks do not count).
+    func state(of string: LocalizableText, locale: String, defaultLocale: String) -> TranslationState {
+        if locale == defaultLocale { return .source }
+        guard let entry = entries[locale]?[string.key] else { return .missing }
+        let isStale = entry.isFuzzy || (entry.sourceText.map { $0 != string.text } ?? false)
+        return isStale ? .stale : .translated
+    }
+}
+
+/// `{name}` placeholders, as apps substitute them at run time.
+enum Placeholders {
+    static func find(in text: String) -> Set<String> {
+        var names: Set<String> = []
+        var current: String?
+        for character in text {
+            if character == "{" {
+                current = ""
+            } else if character == "}", let name = current {
+                if !name.isEmpty { names.insert(name) }
+                current = nil
+            } else if current != nil {
+                if character.isLetter || character.isNumber || character == "_" { current?.append(character) } else { current = nil }
+            }
+        }
+        return names
+    }
+}

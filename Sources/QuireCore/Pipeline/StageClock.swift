@@ -1,0 +1,47 @@
+import Foundation
+import Synchronization
+
+/// Time spent per pipeline stage, summed across worker threads (so it can exceed wall time).
+public final class StageClock: Sendable {
+    public enum Stage: String, CaseIterable, Sendable {
+        case scan, read, parse, validate, translations, merge, markdown, encode, hash, preview, publish, status
+    }
+
+    private let nanoseconds = Mutex([Int](repeating: 0, count: Stage.allCases.count))
+
+    public init() {}
+
+    @discardableResult
+    public func measure<T>(_ stage: Stage, _ body: () throws -> T) rethrows -> T {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { add(stage, DispatchTime.now().uptimeNanoseconds - start) }
+        return try body()
+    }
+
+    public func add(_ stage: Stage, _ elapsed: UInt64) {
+        let index = Stage.allCases.firstIndex(of: stage) ?? 0
+        nanoseconds.withLock { $0[index] += Int(elapsed) }
+    }
+
+    /// Milliseconds per stage, in stage order.
+    public var milliseconds: [(stage: Stage, ms: Double)] {
+        let totals = nanoseconds.withLock { $0 }
+        return Stage.allCases.enumerated().map { ($1, Double(totals[$0]) / 1e6) }
+    }
+}
+
+/// Fixed slots filled from `concurrentPerform`: each index is written by exactly one iteration.
+final class ResultSlots<Element>: @unchecked Sendable {
+    private var storage: [Element?]
+    private let lock = NSLock()
+
+    init(count: Int) { storage = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ value: Element) {
+        lock.lock()
+        storage[index] = value
+        lock.unlock()
+    }
+
+    var values: [Element?] { storage }
+}

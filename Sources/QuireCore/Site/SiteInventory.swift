@@ -1,0 +1,138 @@
+import Foundation
+
+/// What a site folder holds, found by walking it with `lstat` only (nothing is opened here):
+/// page sources by page id, translation files, assets, and the entries refused on the way.
+public struct SiteInventory: Sendable {
+    public struct SourceFile: Sendable, Hashable {
+        /// Absolute (or as given) path, for reading.
+        public var path: String
+        /// Path relative to the site folder, `guides/range-safety.json`.
+        public var relativePath: String
+    }
+
+    public struct TranslationFile: Sendable, Hashable {
+        public var file: SourceFile
+        public var locale: String
+        public var pageID: String
+    }
+
+    public var site: String
+    public var root: String
+    public var siteFile: SourceFile?
+    public var vocabularyFile: SourceFile?
+    /// Page id -> its source files (more than one is an error: two files claim one id).
+    public var pages: [String: [SourceFile]] = [:]
+    public var translations: [TranslationFile] = []
+    /// Relative to `assets/`.
+    public var assets: [String: SourceFile] = [:]
+    public var diagnostics: [Diagnostic] = []
+
+    static let pageExtensions: Set<String> = ["json", "yaml", "yml"]
+    static let translationExtensions: Set<String> = ["json", "yaml", "yml", "xlf", "xliff", "po"]
+    static let siteFileNames = ["site.yaml", "site.yml"]
+    static let vocabularyFileNames = ["vocabulary.yaml", "vocabulary.yml", "vocabulary.json"]
+
+    /// `displayRoot` is how diagnostics name the site folder (`pages/trex`).
+    public static func scan(root: String, site: String, displayRoot: String) -> SiteInventory {
+        var inventory = SiteInventory(site: site, root: root)
+        inventory.walk(relative: "", displayRoot: displayRoot, depth: 0)
+        return inventory
+    }
+
+    private mutating func walk(relative: String, displayRoot: String, depth: Int) {
+        let directory = relative.isEmpty ? root : "\(root)/\(relative)"
+        guard depth < 32 else {
+            diagnostics.append(.error("\(displayRoot)/\(relative)", "folders nest deeper than 32 levels: refused"))
+            return
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        } catch {
+            diagnostics.append(.error("\(displayRoot)/\(relative)", "cannot list this folder: \(error.localizedDescription)"))
+            return
+        }
+        for name in names where !IgnoredNames.isIgnored(name) {
+            let relativePath = relative.isEmpty ? name : "\(relative)/\(name)"
+            let path = "\(root)/\(relativePath)"
+            let display = "\(displayRoot)/\(relativePath)"
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }  // vanished since listing
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR:
+                walk(relative: relativePath, displayRoot: displayRoot, depth: depth + 1)
+            case S_IFREG:
+                classify(SourceFile(path: path, relativePath: relativePath), display: display)
+            case S_IFLNK:
+                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
+                diagnostics.append(.error(display, "is a symbolic link (to '\(target)'): quire reads only regular files inside pages/, so it is refused"))
+            default:
+                diagnostics.append(.error(display, "is \(Self.kindName(info.st_mode)), not a regular file: refused"))
+            }
+        }
+    }
+
+    static func kindName(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        default: return "a special file"
+        }
+    }
+
+    private mutating func classify(_ file: SourceFile, display: String) {
+        let relativePath = file.relativePath
+        if Self.siteFileNames.contains(relativePath) {
+            if siteFile == nil { siteFile = file } else { diagnostics.append(.error(display, "a second site file: keep only site.yaml")) }
+            return
+        }
+        if Self.vocabularyFileNames.contains(relativePath) {
+            if vocabularyFile == nil { vocabularyFile = file } else { diagnostics.append(.error(display, "a second vocabulary file: keep only one")) }
+            return
+        }
+        if relativePath.hasPrefix("assets/") {
+            assets[String(relativePath.dropFirst("assets/".count))] = file
+            return
+        }
+        let (stem, pathExtension) = Self.splitExtension(relativePath)
+        if relativePath.hasPrefix("l10n/") {
+            let parts = stem.split(separator: "/", maxSplits: 2).map(String.init)
+            guard parts.count == 3, Self.translationExtensions.contains(pathExtension) else {
+                diagnostics.append(.warning(display, "not a translation file: translations go in l10n/<locale>/<page_id>.(yaml|json|xlf|po); ignored"))
+                return
+            }
+            translations.append(TranslationFile(file: file, locale: parts[1], pageID: parts[2]))
+            return
+        }
+        guard Self.pageExtensions.contains(pathExtension) else {
+            diagnostics.append(.warning(display, "not a page source (.json, .yaml or .yml): ignored"))
+            return
+        }
+        if let problem = PageID.problem(stem) {
+            diagnostics.append(.error(display, "'\(stem)' is not a valid page id: \(problem); rename the file"))
+            return
+        }
+        pages[stem, default: []].append(file)
+    }
+
+    static func splitExtension(_ path: String) -> (stem: String, pathExtension: String) {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return (path, "") }
+        return (String(path[..<dot]), String(path[path.index(after: dot)...]).lowercased())
+    }
+}
+
+/// Page ids: `[a-z0-9_-]` segments joined by `/`.
+public enum PageID {
+    public static func problem(_ id: String) -> String? {
+        let segments = id.split(separator: "/", omittingEmptySubsequences: false)
+        for segment in segments {
+            if segment.isEmpty { return "it has an empty path segment" }
+            if segment == "." || segment == ".." { return "'..' and '.' are not allowed" }
+            if !Identifier.isValid(String(segment)) { return "'\(segment)' has characters outside [a-z0-9_-] (\(Identifier.rule))" }
+        }
+        if ["site", "vocabulary"].contains(id) { return "'\(id)' is reserved" }
+        return nil
+    }
+}

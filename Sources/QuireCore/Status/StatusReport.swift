@@ -1,0 +1,56 @@
+public import QuireModel
+import Foundation
+
+/// `dist/<site>/status/status.json`: the live state editors' previews and the status page read.
+///
+///     { "site", "version" (newest), "current", "pinned" (or null), "built_at",
+///       "ok", "pages": { page_id: { "locales": [..], "diagnostics": [..], "preview": { locale: url } } },
+///       "diagnostics": [..], "coverage": [..], "history": [..] }
+public enum StatusReport {
+    static func make(result: SiteBuildResult, store: SiteStore, locales: [String]) -> JSONValue {
+        var pages = JSONObject()
+        let byFile = Dictionary(grouping: result.diagnostics, by: \.file)
+        var pageFiles: [String: String] = [:]
+        if let newest = try? store.newestVersion(), let files = try? store.files(of: newest) {
+            for (path, file) in files {
+                guard let pageID = file.metadata?["page_id"]?.stringValue, file.metadata?["audience"]?.stringValue == nil else { continue }
+                pageFiles[pageID] = path
+            }
+        }
+        for pageID in pageFiles.keys.sorted() {
+            var preview = JSONObject()
+            for locale in locales { preview[locale] = .string("preview/\(locale)/\(pageID).html") }
+            pages[pageID] = ["locales": .array(locales.map { .string($0) }), "diagnostics": [], "preview": .object(preview)]
+        }
+        // Diagnostics of a page's own source go with that page, for the preview's banner.
+        for (file, diagnostics) in byFile {
+            let stem = SiteInventory.splitExtension(file).stem
+            guard let pageID = pageFiles.keys.first(where: { stem.hasSuffix("/\($0)") && !stem.contains("/l10n/") }) else { continue }
+            var entry = pages[pageID]?.objectValue ?? JSONObject()
+            entry["diagnostics"] = .array(diagnostics.map(\.json))
+            pages[pageID] = .object(entry)
+        }
+        let newest = try? store.newestVersion()
+        let current = try? store.currentVersion()
+        let pinned = try? store.pinnedVersion()
+        let formatter = ISO8601DateFormatter()
+        return [
+            "site": .string(result.site),
+            "version": newest.map { .string($0.description) } ?? .null,
+            "current": current.map { .string($0.description) } ?? .null,
+            "pinned": (pinned ?? nil).map { .string($0.description) } ?? .null,
+            "built_at": .string(formatter.string(from: Date())),
+            "ok": .bool(!result.hasErrors && result.operationalError == nil),
+            "errors": .integer(result.diagnostics.filter(\.isError).count),
+            "warnings": .integer(result.diagnostics.filter { $0.severity == .warning }.count),
+            "pages": .object(pages),
+            "diagnostics": .array(result.diagnostics.map(\.json)),
+            "coverage": .array(result.coverage.map(\.json)),
+            "history": [],
+        ]
+    }
+
+    static func files(_ status: JSONValue) -> [String: [UInt8]] {
+        ["status.json": JSONWriter(pretty: true).bytes(status)]
+    }
+}

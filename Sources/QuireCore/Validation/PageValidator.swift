@@ -1,0 +1,297 @@
+public import QuireModel
+import Foundation
+
+/// What validation checks a page against, besides the page itself.
+public struct ValidationContext: Sendable {
+    public var config: SiteConfig
+    public var vocabulary: Vocabulary
+    /// Every page id of the site, for `navigate` destinations.
+    public var pageIDs: Set<String>
+    /// Paths under the site's `assets/` folder, relative to it (`trex-banner.jpg`).
+    public var assets: Set<String>
+
+    public init(config: SiteConfig, vocabulary: Vocabulary, pageIDs: Set<String>, assets: Set<String>) {
+        self.config = config
+        self.vocabulary = vocabulary
+        self.pageIDs = pageIDs
+        self.assets = assets
+    }
+}
+
+/// Checks one parsed page source against the vocabulary and the site, and builds its `PageModel`.
+/// Every problem is a positioned diagnostic with the key path; the page is usable only when
+/// there are no errors.
+public struct PageValidator {
+    static let pageKeys: Set<String> = [
+        "$schema", "page_id", "title", "sections", "ttl", "refresh", "draft", "publish_at", "expires_at",
+        "redirect_to", "nav", "header", "footer",
+    ]
+
+    let context: ValidationContext
+    let pageID: String
+    var reader: SourceNodeReader
+
+    public init(context: ValidationContext, pageID: String, file: String) {
+        self.context = context
+        self.pageID = pageID
+        self.reader = SourceNodeReader(file: file)
+    }
+
+    public static func validate(_ root: SourceNode, pageID: String, file: String, context: ValidationContext) -> (PageModel?, [Diagnostic]) {
+        var validator = PageValidator(context: context, pageID: pageID, file: file)
+        let page = validator.page(root)
+        let diagnostics = validator.reader.diagnostics
+        return (diagnostics.hasErrors ? nil : page, diagnostics)
+    }
+
+    mutating func page(_ root: SourceNode) -> PageModel? {
+        guard let members = root.members else {
+            reader.error(root, "", "a page must be a mapping with 'sections', found \(root.kindDescription)")
+            return nil
+        }
+        reader.warnUnknownKeys(members, allowed: Self.pageKeys, keyPath: "", where: "a page")
+        if let declared = reader.string(root["page_id"], "page_id"), declared != pageID, let node = root["page_id"] {
+            reader.error(node, "page_id", "'\(declared)' does not match the page id '\(pageID)' given by the file's path: rename the file or fix page_id")
+        }
+        var title: LocalizableText?
+        if let node = root["title"], let text = reader.string(node, "title") {
+            title = LocalizableText(key: "title", text: text, position: node.position, translatable: true, isMarkdown: false)
+        }
+        let ttl = reader.integer(root["ttl"], "ttl")
+        var extras = JSONObject()
+        for key in ["refresh", "draft", "publish_at", "expires_at", "redirect_to"] {
+            if let node = root[key] { extras[key] = node.json }
+        }
+        var sections: [SectionModel] = []
+        if let node = root["sections"] {
+            if let items = node.array {
+                if items.count > context.config.limits.maxSections {
+                    reader.error(node, "sections", "has \(items.count) sections, over the limit of \(context.config.limits.maxSections) (limits.max_sections in site.yaml)")
+                }
+                var seenIDs: [String: SourcePosition] = [:]
+                for (index, item) in items.prefix(context.config.limits.maxSections).enumerated() {
+                    if let section = section(item, keyPath: "sections[\(index)]", index: index, seenIDs: &seenIDs) {
+                        sections.append(section)
+                    }
+                }
+            } else {
+                reader.error(node, "sections", "must be a list of sections, found \(node.kindDescription)")
+            }
+        } else if root["redirect_to"] == nil {
+            reader.error(root, "", "a page needs 'sections' (a list of sections)")
+        }
+        return PageModel(pageID: pageID, file: reader.file, title: title, ttl: ttl, sections: sections, extras: extras)
+    }
+
+    mutating func section(_ node: SourceNode, keyPath: String, index: Int, seenIDs: inout [String: SourcePosition]) -> SectionModel? {
+        guard let members = node.members else {
+            reader.error(node, keyPath, "a section must be a mapping with a 'type', found \(node.kindDescription)")
+            return nil
+        }
+        guard let typeNode = node["type"] else {
+            reader.error(node, keyPath, "a section needs a 'type' (one of \(context.vocabulary.types.map(\.name).joined(separator: ", ")))")
+            return nil
+        }
+        guard let type = reader.string(typeNode, "\(keyPath).type") else { return nil }
+        var id: String?
+        if let idNode = node["id"], let text = reader.string(idNode, "\(keyPath).id") {
+            if !Identifier.isValid(text) {
+                reader.error(idNode, "\(keyPath).id", "'\(text)' is not a valid section id: \(Identifier.rule)")
+            } else if let first = seenIDs[text] {
+                reader.error(idNode, "\(keyPath).id", "duplicate section id '\(text)' (first used at line \(first.line)): section ids must be unique in a page")
+            } else {
+                seenIDs[text] = idNode.position
+            }
+            id = text
+        }
+        let visibleTo = audiences(node["visible_to"], keyPath: "\(keyPath).visible_to")
+        guard let spec = context.vocabulary[type] else {
+            reader.warning(typeNode, "\(keyPath).type",
+                "unknown section type '\(type)': published unchanged; apps that cannot render it skip it")
+            return SectionModel(type: type, id: id, isKnown: false, fields: [], raw: node.json, visibleTo: visibleTo)
+        }
+        let base = id ?? "sections[\(index)]"
+        let allowed = Vocabulary.commonSectionKeys.union(spec.fields.map(\.name))
+        reader.warnUnknownKeys(members, allowed: allowed, keyPath: keyPath, where: "a \(type) section")
+        var fields = self.fields(node, specs: spec.fields, keyPath: keyPath, translationBase: base)
+        if let fallbackNode = node["fallback"] {
+            var fallbackIDs: [String: SourcePosition] = [:]
+            if fallbackNode["fallback"] != nil {
+                reader.error(fallbackNode, "\(keyPath).fallback", "a fallback section cannot have a fallback of its own")
+            }
+            if var fallback = section(fallbackNode, keyPath: "\(keyPath).fallback", index: index, seenIDs: &fallbackIDs) {
+                if fallback.id == nil { fallback = Self.rekey(fallback, base: "\(base).fallback") }
+                fields.append(FieldEntry(name: "fallback", value: .section(fallback)))
+            }
+        }
+        for key in ["publish_at", "expires_at"] {
+            if let value = node[key], reader.string(value, "\(keyPath).\(key)") != nil {
+                fields.append(FieldEntry(name: key, value: .plain(value.json)))
+            }
+        }
+        if id == nil, !fields.isEmpty, context.config.locales.count > 1,
+           spec.fields.contains(where: \.translatable) {
+            reader.warning(node, keyPath, "this section has no 'id': its translations are keyed by position (\(base)) and break when sections move; give it an id")
+        }
+        return SectionModel(type: type, id: id, isKnown: true, fields: fields, raw: node.json, visibleTo: visibleTo)
+    }
+
+    /// A fallback section without an id gets keys under its parent's.
+    static func rekey(_ section: SectionModel, base: String) -> SectionModel {
+        var copy = section
+        copy.fields = section.fields.map { FieldEntry(name: $0.name, value: rekey($0.value, from: "sections", to: base)) }
+        return copy
+    }
+
+    static func rekey(_ value: FieldValue, from old: String, to new: String) -> FieldValue {
+        func move(_ text: LocalizableText) -> LocalizableText {
+            var copy = text
+            if let dot = text.key.firstIndex(of: ".") { copy.key = new + text.key[dot...] }
+            return copy
+        }
+        switch value {
+        case .plain: return value
+        case .text(let text): return .text(move(text))
+        case .markdown(let text): return .markdown(move(text))
+        case .items(let items): return .items(items.map { $0.map { FieldEntry(name: $0.name, value: rekey($0.value, from: old, to: new)) } })
+        case .section: return value
+        }
+    }
+
+    mutating func audiences(_ node: SourceNode?, keyPath: String) -> [String] {
+        guard let node else { return [] }
+        let names: [String]
+        if let single = node.string { names = [single] } else { names = reader.stringList(node, keyPath) ?? [] }
+        for name in names where !context.config.audiences.contains(name) {
+            let declared = context.config.audiences.isEmpty ? "none are declared" : "declared: \(context.config.audiences.joined(separator: ", "))"
+            reader.error(node, keyPath, "'\(name)' is not an audience of this site (\(declared) under 'audiences' in site.yaml)")
+        }
+        return names
+    }
+
+    mutating func fields(_ node: SourceNode, specs: [FieldSpec], keyPath: String, translationBase: String) -> [FieldEntry] {
+        var entries: [FieldEntry] = []
+        for member in node.members ?? [] {
+            guard let spec = specs.first(where: { $0.name == member.key }) else { continue }
+            let path = "\(keyPath).\(member.key)"
+            if let value = field(member.value, spec: spec, keyPath: path, translationKey: "\(translationBase).\(member.key)", section: node) {
+                entries.append(FieldEntry(name: member.key, value: value))
+            }
+        }
+        for spec in specs where spec.required && node[spec.name] == nil {
+            reader.error(node, keyPath.isEmpty ? spec.name : "\(keyPath).\(spec.name)",
+                "missing required field '\(spec.name)' (\(spec.kind.name))")
+        }
+        return entries
+    }
+
+    mutating func field(_ node: SourceNode, spec: FieldSpec, keyPath: String, translationKey: String, section: SourceNode) -> FieldValue? {
+        switch spec.kind {
+        case .text, .markdown:
+            guard let text = reader.string(node, keyPath) else { return nil }
+            if spec.required && text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                reader.error(node, keyPath, "must not be empty")
+            }
+            let value = LocalizableText(key: translationKey, text: text, position: node.position, translatable: spec.translatable, isMarkdown: spec.kind == .markdown)
+            return spec.kind == .markdown ? .markdown(value) : .text(value)
+        case .url, .image:
+            guard let url = reader.string(node, keyPath) else { return nil }
+            checkURL(url, node: node, keyPath: keyPath, isImage: spec.kind == .image)
+            if spec.name == "destination" { checkDestination(url, node: node, keyPath: keyPath, section: section) }
+            return .plain(node.json)
+        case .idList:
+            guard let ids = reader.stringList(node, keyPath) else { return nil }
+            if ids.isEmpty { reader.error(node, keyPath, "must list at least one id") }
+            for (index, id) in ids.enumerated() where !Identifier.isValid(id) {
+                reader.error(node.array?[index] ?? node, "\(keyPath)[\(index)]", "'\(id)' is not a valid id: \(Identifier.rule)")
+            }
+            return .plain(node.json)
+        case .enumeration(let values):
+            guard let value = reader.string(node, keyPath) else { return nil }
+            if !values.contains(value) {
+                reader.error(node, keyPath, "must be one of \(values.joined(separator: ", ")); found '\(value)'")
+            }
+            return .plain(node.json)
+        case .integer:
+            return reader.integer(node, keyPath, minimum: Int.min).map { .plain(.integer($0)) }
+        case .boolean:
+            return reader.bool(node, keyPath).map { .plain(.bool($0)) }
+        case .items(let itemSpecs):
+            guard let items = node.array else {
+                reader.error(node, keyPath, "must be a list of items, found \(node.kindDescription)")
+                return nil
+            }
+            if spec.required && items.isEmpty { reader.error(node, keyPath, "must have at least one item") }
+            var seen: [String: SourcePosition] = [:]
+            var result: [[FieldEntry]] = []
+            for (index, item) in items.enumerated() {
+                let itemPath = "\(keyPath)[\(index)]"
+                guard let members = item.members else {
+                    reader.error(item, itemPath, "an item must be a mapping, found \(item.kindDescription)")
+                    continue
+                }
+                reader.warnUnknownKeys(members, allowed: Set(itemSpecs.map(\.name) + ["id"]), keyPath: itemPath, where: "an item of '\(spec.name)'")
+                var itemKey = "\(translationKey)[\(index)]"
+                var entries: [FieldEntry] = []
+                if let idNode = item["id"], let id = reader.string(idNode, "\(itemPath).id") {
+                    if !Identifier.isValid(id) {
+                        reader.error(idNode, "\(itemPath).id", "'\(id)' is not a valid item id: \(Identifier.rule)")
+                    } else if let first = seen[id] {
+                        reader.error(idNode, "\(itemPath).id", "duplicate item id '\(id)' (first used at line \(first.line))")
+                    } else {
+                        seen[id] = idNode.position
+                        itemKey = "\(translationKey).\(id)"
+                    }
+                    entries.append(FieldEntry(name: "id", value: .plain(.string(id))))
+                }
+                for member in members where member.key != "id" {
+                    guard let fieldSpec = itemSpecs.first(where: { $0.name == member.key }) else { continue }
+                    if let value = field(member.value, spec: fieldSpec, keyPath: "\(itemPath).\(member.key)", translationKey: "\(itemKey).\(member.key)", section: section) {
+                        entries.append(FieldEntry(name: member.key, value: value))
+                    }
+                }
+                for fieldSpec in itemSpecs where fieldSpec.required && item[fieldSpec.name] == nil {
+                    reader.error(item, "\(itemPath).\(fieldSpec.name)", "missing required field '\(fieldSpec.name)' (\(fieldSpec.kind.name))")
+                }
+                result.append(entries)
+            }
+            return .items(result)
+        }
+    }
+
+    mutating func checkURL(_ url: String, node: SourceNode, keyPath: String, isImage: Bool) {
+        if case .refused(let why) = URLPolicy.checkField(url) {
+            reader.error(node, keyPath, why)
+            return
+        }
+        if url.hasPrefix("/assets/") {
+            let asset = String(url.dropFirst("/assets/".count).prefix { $0 != "?" && $0 != "#" })
+            if !context.assets.contains(asset) {
+                reader.error(node, keyPath, "'\(url)' names no file: add it as pages/\(context.config.name)/assets/\(asset)")
+            }
+        } else if isImage, url.hasPrefix("/") {
+            reader.error(node, keyPath, "'\(url)' is not an asset: images are served from /assets/... or an https: URL")
+        }
+    }
+
+    /// `navigate` goes to a page of the site or a declared app route; `external` to a web URL.
+    mutating func checkDestination(_ url: String, node: SourceNode, keyPath: String, section: SourceNode) {
+        guard let action = section["action"]?.string else { return }
+        if action == "external" {
+            if !(url.lowercased().hasPrefix("https:") || url.lowercased().hasPrefix("http:")) {
+                reader.error(node, keyPath, "an external button needs an https: or http: URL, found '\(url)'")
+            }
+            return
+        }
+        guard action == "navigate" else { return }
+        guard url.hasPrefix("/") else {
+            reader.error(node, keyPath, "a navigate button needs a page or app route starting with '/', found '\(url)'; use action: external for web links")
+            return
+        }
+        let path = String(url.prefix { $0 != "?" && $0 != "#" })
+        let target = String(path.dropFirst())
+        if context.pageIDs.contains(target) || context.config.appRoutes.contains(path) { return }
+        let routes = context.config.appRoutes.sorted().joined(separator: ", ")
+        reader.error(node, keyPath, "'\(url)' is neither a page of this site nor an app route\(routes.isEmpty ? " (site.yaml declares no app_routes)" : " (app_routes: \(routes))")")
+    }
+}

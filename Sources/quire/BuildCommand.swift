@@ -1,0 +1,79 @@
+import Foundation
+import QuireCore
+import QuireModel
+
+/// `quire build` publishes every site once; `quire check` validates without publishing.
+struct BuildCommand {
+    static let buildAbstract = "Validate, localize, render and publish every site once."
+    static let checkAbstract = "Validate every site without publishing (for pre-commit hooks and CI)."
+
+    var arguments: Arguments
+    var publish: Bool
+
+    func run() throws -> ExitCode {
+        try arguments.rejectUnknown(flags: ["no-preview"])
+        let format = try arguments.format()
+        let sites = try Sites.names(pages: arguments.pages, only: arguments.site)
+        if sites.isEmpty { Console.shared.error("quire: warning: no sites in \(arguments.pages)/ (one folder per site)") }
+        var worst = ExitCode.ok
+        var reports: [JSONValue] = []
+        for site in sites {
+            var options = BuildOptions()
+            options.publish = publish
+            options.previews = !arguments.flag("no-preview")
+            options.lockTimeout = try arguments.number("lock-timeout") ?? 30
+            options.log = { Console.shared.error("quire: \($0)") }
+            let builder = SiteBuilder(site: site, pagesRoot: arguments.pages, distRoot: arguments.dist, options: options)
+            let result = builder.build()
+            worst = max(worst, Self.report(result, format: format, publishing: publish))
+            reports.append(Self.json(result))
+        }
+        if format == .json { Console.shared.json(["sites": .array(reports)]) }
+        return worst
+    }
+
+    /// Prints one site's outcome; returns the exit code it deserves.
+    static func report(_ result: SiteBuildResult, format: OutputFormat, publishing: Bool) -> ExitCode {
+        if format == .text { for diagnostic in result.diagnostics { Console.shared.diagnostic(diagnostic) } }
+        if let failure = result.operationalError {
+            Console.shared.error("quire: error: \(result.site): \(failure)")
+            return .operational
+        }
+        let errors = result.diagnostics.filter(\.isError).count
+        let warnings = result.diagnostics.count - errors
+        let time = String(format: "%.0f ms", result.seconds * 1000)
+        let counts = "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
+        switch result.outcome {
+        case .published(let version, let isCurrent):
+            Console.shared.error("quire: \(result.site): published \(version)\(isCurrent ? "" : " (site pinned: current unchanged)"), \(result.pagesRebuilt.count) page\(result.pagesRebuilt.count == 1 ? "" : "s") rebuilt, \(result.filesRendered) files rendered, \(time); \(counts)")
+        case .unchanged(let version):
+            Console.shared.error("quire: \(result.site): no changes (newest is \(version)), \(time); \(counts)")
+        case nil:
+            Console.shared.error("quire: \(result.site): \(publishing ? "nothing published" : "checked \(result.pagesTotal) pages"), \(time); \(counts)")
+        }
+        return errors > 0 ? .contentProblems : .ok
+    }
+
+    static func json(_ result: SiteBuildResult) -> JSONValue {
+        var object = JSONObject()
+        object["site"] = .string(result.site)
+        switch result.outcome {
+        case .published(let version, let isCurrent):
+            object["published"] = .string(version.description)
+            object["current_moved"] = .bool(isCurrent)
+        case .unchanged(let version): object["unchanged"] = .string(version.description)
+        case nil: break
+        }
+        object["pages_rebuilt"] = .array(result.pagesRebuilt.map { .string($0) })
+        object["files_rendered"] = .integer(result.filesRendered)
+        object["seconds"] = .number(result.seconds)
+        if let failure = result.operationalError { object["operational_error"] = .string(failure) }
+        object["diagnostics"] = .array(result.diagnostics.map(\.json))
+        object["coverage"] = .array(result.coverage.map(\.json))
+        return .object(object)
+    }
+}
+
+extension ExitCode: Comparable {
+    static func < (lhs: ExitCode, rhs: ExitCode) -> Bool { lhs.rawValue < rhs.rawValue }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import QuireCore
+import QuireModel
+
+/// Where the command line prints: diagnostics on stderr as `path:line:col: severity: message`
+/// (colour only on a terminal and never with NO_COLOR), data on stdout, all through one lock
+/// so lines from concurrent builds never interleave.
+final class Console: @unchecked Sendable {
+    static let shared = Console()
+    private let lock = NSLock()
+    let colour: Bool
+
+    init() {
+        colour = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+            && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    }
+
+    func diagnostic(_ diagnostic: Diagnostic) {
+        guard colour else { return error(diagnostic.description) }
+        let colourCode = diagnostic.severity == .error ? "31" : diagnostic.severity == .warning ? "33" : "36"
+        let location = "\(diagnostic.file):\(diagnostic.position.line):\(diagnostic.position.column):"
+        let subject = diagnostic.keyPath.isEmpty ? diagnostic.message : "\(diagnostic.keyPath): \(diagnostic.message)"
+        error("\u{1B}[1m\(location)\u{1B}[0m \u{1B}[1;\(colourCode)m\(diagnostic.severity.rawValue):\u{1B}[0m \(subject)")
+    }
+
+    func error(_ line: String) { write(line + "\n", to: FileHandle.standardError) }
+    func out(_ text: String) { write(text.hasSuffix("\n") ? text : text + "\n", to: FileHandle.standardOutput) }
+    func json(_ value: JSONValue) { write(JSONWriter(pretty: true).string(value), to: FileHandle.standardOutput) }
+
+    private func write(_ text: String, to handle: FileHandle) {
+        lock.lock()
+        defer { lock.unlock() }
+        handle.write(Data(text.utf8))
+    }
+}
+
+/// Exit codes of DESIGN.md §6.
+enum ExitCode: Int32 {
+    case ok = 0
+    case contentProblems = 1
+    case usage = 2
+    case operational = 3
+}

@@ -1,0 +1,35 @@
+import Foundation
+import QuireCore
+
+/// The sites under `--pages`: every folder that is not hidden, or just `--site`.
+enum Sites {
+    static func names(pages: String, only site: String?) throws(CommandFailure) -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: pages, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CommandFailure(.operational, "\(pages): no such folder: give the pages folder with --pages DIR")
+        }
+        if let site {
+            guard Identifier.isValidSiteName(site) else { throw CommandFailure(.usage, "'\(site)' is not a site name: \(Identifier.rule)") }
+            guard FileManager.default.fileExists(atPath: "\(pages)/\(site)", isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw CommandFailure(.usage, "no site '\(site)' in \(pages)/")
+            }
+            return [site]
+        }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: pages)) ?? []).sorted().filter { name in
+            guard !IgnoredNames.isIgnored(name) else { return false }
+            var info = stat()
+            return lstat("\(pages)/\(name)", &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        }
+        return names
+    }
+}
+
+/// A command that cannot go on: printed as `quire: error: ...`, exits with `code`.
+struct CommandFailure: Error {
+    var code: ExitCode
+    var message: String
+    init(_ code: ExitCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}

@@ -18,6 +18,15 @@ enum MarkdownRemovalMessage {
         "content nested more than \(limit) levels deep (kept as plain text)"
     }
 
+    static let listedLimit = 20
+
+    /// At most `listedLimit` messages and a count of the rest: a pasted page of 10,000 tracking
+    /// pixels should make one readable warning, not 10,000 lines.
+    static func summarized(_ messages: [String]) -> [String] {
+        guard messages.count > listedLimit else { return messages }
+        return Array(messages.prefix(listedLimit)) + ["and \(messages.count - listedLimit) more removals"]
+    }
+
     /// Trimmed, control characters spelled out (`java\tscript:` stays visible), at most
     /// `quotedLength` characters.
     static func quoted(_ text: String) -> String {

@@ -26,7 +26,7 @@ public enum MarkdownRenderer {
         let document = CommonMarkDocument(parsing: markdown)
         let removals = document.removeUnsafeContent(refusingURL: { !URLPolicy.isSafeMarkdownLink($0) })
         let tree = MarkdownBlockTreeBuilder.blocks(of: document)
-        var removed = removals.map(MarkdownRemovalMessage.describe)
+        var removed = MarkdownRemovalMessage.summarized(removals.map(MarkdownRemovalMessage.describe))
         if tree.flattenedDeepContent {
             removed.append(MarkdownRemovalMessage.deepNesting(limit: MarkdownBlockTreeBuilder.maximumDepth))
         }

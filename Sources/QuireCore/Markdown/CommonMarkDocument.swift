@@ -39,11 +39,12 @@ final class CommonMarkDocument {
         while true {
             let event = cmark_iter_next(iterator)
             if event == CMARK_EVENT_DONE { return }
-            guard let node = cmark_iter_get_node(iterator) else { continue }
+            // Exits first: every `.enter` must get its `.exit`, or the builder's stack drifts.
             if event == CMARK_EVENT_EXIT {
                 visit(.exit)
                 continue
             }
+            guard let node = cmark_iter_get_node(iterator) else { continue }
             let element = Self.element(of: node)
             visit(Self.isLeaf(node) ? .leaf(element) : .enter(element))
         }

@@ -1,0 +1,196 @@
+internal import CCmark
+internal import Foundation
+
+/// A markdown document parsed by libcmark. The only type that sees cmark: it parses, hands the
+/// tree out as a flat stream of `CommonMarkEvent`s (cmark's own iterator, so no recursion however
+/// deep the nesting), removes links the caller refuses, and renders HTML in safe mode.
+/// The C tree is freed in `deinit`; the document is used by one thread and never escapes a call.
+final class CommonMarkDocument {
+    private let root: OpaquePointer
+
+    /// Parses `markdown` as CommonMark without smart punctuation, replacing invalid UTF-8.
+    init(parsing markdown: String) {
+        // One line-ending form, so code block text never carries `\r`.
+        let normalized = markdown.replacingOccurrences(of: "\r\n", with: "\n")
+            .replacingOccurrences(of: "\r", with: "\n")
+        let bytes = Array(normalized.utf8)
+        let options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8
+        let parsed: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { characters in
+                // An empty array may have no storage: give cmark a real, empty string instead.
+                guard let start = characters.baseAddress, !characters.isEmpty else {
+                    return cmark_parse_document("", 0, options)
+                }
+                return cmark_parse_document(start, characters.count, options)
+            }
+        }
+        // cmark returns nil only when it cannot allocate, and then it has already aborted.
+        guard let parsed else { fatalError("cmark could not allocate a document") }
+        root = parsed
+    }
+
+    deinit { cmark_node_free(root) }
+
+    /// Visits every node in document order: `.enter`/`.exit` around containers, `.leaf` for
+    /// nodes without children.
+    func walk(_ visit: (CommonMarkEvent) -> Void) {
+        guard let iterator = cmark_iter_new(root) else { return }
+        defer { cmark_iter_free(iterator) }
+        while true {
+            let event = cmark_iter_next(iterator)
+            if event == CMARK_EVENT_DONE { return }
+            // Exits first: every `.enter` must get its `.exit`, or the builder's stack drifts.
+            if event == CMARK_EVENT_EXIT {
+                visit(.exit)
+                continue
+            }
+            guard let node = cmark_iter_get_node(iterator) else { continue }
+            let element = Self.element(of: node)
+            visit(Self.isLeaf(node) ? .leaf(element) : .enter(element))
+        }
+    }
+
+    /// Takes refused destinations out of the tree before anything reads or renders it: a link
+    /// whose URL `isRefused` is replaced by its text, an image by its alt text (cmark's own safe
+    /// mode would keep `data:image/...` and only guards its HTML). Returns what was removed, in
+    /// document order, raw HTML included: that stays in the tree, because the HTML renderer
+    /// already replaces it with a comment and the block tree skips it.
+    func removeUnsafeContent(refusingURL isRefused: (String) -> Bool) -> [CommonMarkRemoval] {
+        var removals: [CommonMarkRemoval] = []
+        var refusedNodes: [OpaquePointer] = []
+        if let iterator = cmark_iter_new(root) {
+            defer { cmark_iter_free(iterator) }
+            while case let event = cmark_iter_next(iterator), event != CMARK_EVENT_DONE {
+                guard event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else { continue }
+                switch cmark_node_get_type(node) {
+                case CMARK_NODE_HTML_BLOCK, CMARK_NODE_HTML_INLINE:
+                    removals.append(.rawHTML(Self.string(cmark_node_get_literal(node))))
+                case CMARK_NODE_LINK:
+                    let url = Self.string(cmark_node_get_url(node))
+                    if isRefused(url) {
+                        removals.append(.link(url: url))
+                        refusedNodes.append(node)
+                    }
+                case CMARK_NODE_IMAGE:
+                    let url = Self.string(cmark_node_get_url(node))
+                    if isRefused(url) {
+                        removals.append(.image(url: url))
+                        refusedNodes.append(node)
+                    }
+                default:
+                    break
+                }
+            }
+        }
+        // Reverse document order handles a node's descendants (a link inside an image's
+        // description) before the node itself, so no freed node is touched again.
+        for node in refusedNodes.reversed() {
+            if cmark_node_get_type(node) == CMARK_NODE_IMAGE {
+                replaceImageWithAltText(node)
+            } else {
+                unwrapLink(node)
+            }
+        }
+        return removals
+    }
+
+    /// cmark's HTML in safe mode: raw HTML becomes a comment, unsafe URLs become empty.
+    func html() -> String {
+        guard let rendered = cmark_render_html(root, CMARK_OPT_DEFAULT) else { return "" }
+        defer { free(rendered) }
+        return String(cString: rendered)
+    }
+
+    // MARK: - Tree surgery
+
+    private func unwrapLink(_ link: OpaquePointer) {
+        while let child = cmark_node_first_child(link) {
+            // Moves the child: cmark unlinks it from the link first.
+            if cmark_node_insert_before(link, child) == 0 { break }
+        }
+        cmark_node_free(link)
+    }
+
+    private func replaceImageWithAltText(_ image: OpaquePointer) {
+        let alt = Self.plainText(of: image)
+        if !alt.isEmpty, let text = cmark_node_new(CMARK_NODE_TEXT) {
+            if cmark_node_set_literal(text, alt) == 0 || cmark_node_insert_before(image, text) == 0 {
+                cmark_node_free(text)
+            }
+        }
+        cmark_node_free(image)
+    }
+
+    /// The text of a node's descendants, as an image's alt text is: literals only, breaks as spaces.
+    private static func plainText(of node: OpaquePointer) -> String {
+        var text = ""
+        guard let iterator = cmark_iter_new(node) else { return text }
+        defer { cmark_iter_free(iterator) }
+        while case let event = cmark_iter_next(iterator), event != CMARK_EVENT_DONE {
+            guard event == CMARK_EVENT_ENTER, let child = cmark_iter_get_node(iterator) else { continue }
+            switch cmark_node_get_type(child) {
+            case CMARK_NODE_TEXT, CMARK_NODE_CODE: text += string(cmark_node_get_literal(child))
+            case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK: text += " "
+            default: break
+            }
+        }
+        return text
+    }
+
+    // MARK: - Reading nodes
+
+    private static func isLeaf(_ node: OpaquePointer) -> Bool {
+        switch cmark_node_get_type(node) {
+        case CMARK_NODE_HTML_BLOCK, CMARK_NODE_THEMATIC_BREAK, CMARK_NODE_CODE_BLOCK, CMARK_NODE_TEXT,
+            CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK, CMARK_NODE_CODE, CMARK_NODE_HTML_INLINE:
+            return true
+        default:
+            return false
+        }
+    }
+
+    private static func element(of node: OpaquePointer) -> CommonMarkElement {
+        switch cmark_node_get_type(node) {
+        case CMARK_NODE_DOCUMENT: return .document
+        case CMARK_NODE_BLOCK_QUOTE: return .blockQuote
+        case CMARK_NODE_LIST:
+            return .list(
+                ordered: cmark_node_get_list_type(node) == CMARK_ORDERED_LIST,
+                start: Int(cmark_node_get_list_start(node)),
+                tight: cmark_node_get_list_tight(node) != 0)
+        case CMARK_NODE_ITEM: return .item
+        case CMARK_NODE_CODE_BLOCK:
+            return .codeBlock(info: string(cmark_node_get_fence_info(node)), text: string(cmark_node_get_literal(node)))
+        case CMARK_NODE_HTML_BLOCK: return .htmlBlock(string(cmark_node_get_literal(node)))
+        case CMARK_NODE_PARAGRAPH: return .paragraph
+        case CMARK_NODE_HEADING: return .heading(level: Int(cmark_node_get_heading_level(node)))
+        case CMARK_NODE_THEMATIC_BREAK: return .thematicBreak
+        case CMARK_NODE_TEXT: return .text(string(cmark_node_get_literal(node)))
+        case CMARK_NODE_SOFTBREAK: return .softBreak
+        case CMARK_NODE_LINEBREAK: return .lineBreak
+        case CMARK_NODE_CODE: return .code(string(cmark_node_get_literal(node)))
+        case CMARK_NODE_HTML_INLINE: return .htmlInline(string(cmark_node_get_literal(node)))
+        case CMARK_NODE_EMPH: return .emphasis
+        case CMARK_NODE_STRONG: return .strong
+        case CMARK_NODE_LINK:
+            return .link(url: string(cmark_node_get_url(node)), title: string(cmark_node_get_title(node)))
+        case CMARK_NODE_IMAGE:
+            return .image(url: string(cmark_node_get_url(node)), title: string(cmark_node_get_title(node)))
+        default:
+            // Custom nodes: cmark's parser never makes them; their children still count.
+            return .other
+        }
+    }
+
+    private static func string(_ pointer: UnsafePointer<CChar>?) -> String {
+        guard let pointer else { return "" }
+        return String(cString: pointer)
+    }
+}
+
+/// Something `CommonMarkDocument.removeUnsafeContent(refusingURL:)` found unsafe in the tree.
+enum CommonMarkRemoval: Equatable {
+    case rawHTML(String)
+    case link(url: String)
+    case image(url: String)
+}

@@ -1,0 +1,245 @@
+import Foundation
+import QuireModel
+
+/// Builds the block tree native renderers walk from the events of a `CommonMarkDocument`.
+///
+/// It keeps its own stack instead of recursing, and nesting deeper than `maximumDepth` is kept
+/// as plain text: a page of 10,000 nested `>` can neither exhaust this thread's stack nor hand
+/// apps (or the recursive JSON writer) a tree thousands of levels deep.
+/// Raw HTML is skipped; unsafe links must already be gone from the document.
+struct MarkdownBlockTreeBuilder {
+    static let maximumDepth = 64
+
+    private var stack: [Frame] = []
+    private var blocks: [JSONValue] = []
+    /// Whether some content was nested too deep and was kept as plain text.
+    private(set) var flattenedDeepContent = false
+
+    /// Builds the tree of a whole document.
+    static func blocks(of document: CommonMarkDocument) -> (blocks: [JSONValue], flattenedDeepContent: Bool) {
+        var builder = MarkdownBlockTreeBuilder()
+        document.walk { builder.consume($0) }
+        return (builder.blocks, builder.flattenedDeepContent)
+    }
+
+    mutating func consume(_ event: CommonMarkEvent) {
+        if let top = stack.indices.last, stack[top].collectsPlainText {
+            consumeAsPlainText(event, frame: top)
+            return
+        }
+        switch event {
+        case .enter(let element):
+            if stack.count >= Self.maximumDepth {
+                flattenedDeepContent = true
+                // This container's own exit closes the frame.
+                stack.append(Frame(kind: .flattened, content: .plainText("")))
+            } else {
+                stack.append(Frame.opening(element))
+            }
+        case .exit:
+            close()
+        case .leaf(let element):
+            if let piece = Self.piece(forLeaf: element) { deliver(piece) }
+        }
+    }
+
+    // MARK: - Frames
+
+    private struct Frame {
+        enum Kind {
+            case document, quote, item, paragraph, emphasis, strong, flattened
+            case list(ordered: Bool, start: Int, tight: Bool)
+            case heading(level: Int)
+            case link(url: String, title: String)
+            case image(url: String, title: String)
+        }
+
+        enum Content {
+            case blocks([JSONValue])
+            case items([JSONValue])
+            case inlines(InlineRun)
+            case plainText(String)
+        }
+
+        var kind: Kind
+        var content: Content
+        /// Containers open inside a plain-text frame: their exits must not close the frame.
+        var nesting = 0
+
+        var collectsPlainText: Bool {
+            if case .plainText = content { return true }
+            return false
+        }
+
+        static func opening(_ element: CommonMarkElement) -> Frame {
+            switch element {
+            case .document: return Frame(kind: .document, content: .blocks([]))
+            case .blockQuote: return Frame(kind: .quote, content: .blocks([]))
+            case .item: return Frame(kind: .item, content: .blocks([]))
+            case .list(let ordered, let start, let tight):
+                return Frame(kind: .list(ordered: ordered, start: start, tight: tight), content: .items([]))
+            case .paragraph: return Frame(kind: .paragraph, content: .inlines(InlineRun()))
+            case .heading(let level): return Frame(kind: .heading(level: level), content: .inlines(InlineRun()))
+            case .emphasis: return Frame(kind: .emphasis, content: .inlines(InlineRun()))
+            case .strong: return Frame(kind: .strong, content: .inlines(InlineRun()))
+            case .link(let url, let title):
+                return Frame(kind: .link(url: url, title: title), content: .inlines(InlineRun()))
+            case .image(let url, let title):
+                return Frame(kind: .image(url: url, title: title), content: .plainText(""))
+            default:
+                // Containers cmark's parser never makes (custom nodes): keep their text.
+                return Frame(kind: .flattened, content: .plainText(""))
+            }
+        }
+
+        /// Takes a finished child, wrapping it when this frame holds a different kind of content.
+        mutating func receive(_ piece: Piece) {
+            switch (content, piece) {
+            case (.blocks(var blocks), .block(let block)):
+                blocks.append(block)
+                content = .blocks(blocks)
+            case (.blocks(var blocks), .text(let text)):
+                blocks.append(MarkdownBlockTreeBuilder.paragraph([["type": "text", "text": .string(text)]]))
+                content = .blocks(blocks)
+            case (.items(var items), .item(let blocks)):
+                items.append(.array(blocks))
+                content = .items(items)
+            case (.items(var items), .text(let text)):
+                items.append([MarkdownBlockTreeBuilder.paragraph([["type": "text", "text": .string(text)]])])
+                content = .items(items)
+            case (.inlines(var run), .inline(let inline)):
+                run.append(inline)
+                content = .inlines(run)
+            case (.inlines(var run), .text(let text)):
+                run.appendText(text)
+                content = .inlines(run)
+            case (.plainText(let existing), .text(let text)):
+                content = .plainText(existing + text)
+            default:
+                // Combinations CommonMark's structure rules out (a block inside a paragraph).
+                break
+            }
+        }
+
+        /// The finished frame as a piece of its parent, nil when it leaves nothing.
+        func finished() -> Piece? {
+            switch (kind, content) {
+            case (.quote, .blocks(let blocks)):
+                return .block(["type": "quote", "blocks": .array(blocks)])
+            case (.item, .blocks(let blocks)):
+                return .item(blocks)
+            case (.list(let ordered, let start, let tight), .items(let items)):
+                var list = JSONObject([("type", "list"), ("ordered", .bool(ordered))])
+                if ordered { list["start"] = .integer(start) }
+                list["tight"] = .bool(tight)
+                list["items"] = .array(items)
+                return .block(.object(list))
+            case (.paragraph, .inlines(var run)):
+                let inlines = run.finish()
+                return inlines.isEmpty ? nil : .block(MarkdownBlockTreeBuilder.paragraph(inlines))
+            case (.heading(let level), .inlines(var run)):
+                return .block(["type": "heading", "level": .integer(level), "inlines": .array(run.finish())])
+            case (.emphasis, .inlines(var run)):
+                return .inline(["type": "emphasis", "inlines": .array(run.finish())])
+            case (.strong, .inlines(var run)):
+                return .inline(["type": "strong", "inlines": .array(run.finish())])
+            case (.link(let url, let title), .inlines(var run)):
+                var link = JSONObject([("type", "link"), ("url", .string(url))])
+                if !title.isEmpty { link["title"] = .string(title) }
+                link["inlines"] = .array(run.finish())
+                return .inline(.object(link))
+            case (.image(let url, let title), .plainText(let alt)):
+                var image = JSONObject([("type", "image"), ("url", .string(url)), ("alt", .string(alt))])
+                if !title.isEmpty { image["title"] = .string(title) }
+                return .inline(.object(image))
+            case (.flattened, .plainText(let text)):
+                let trimmed = text.trimmingCharacters(in: .newlines)
+                return trimmed.isEmpty ? nil : .text(trimmed)
+            default:
+                return nil
+            }
+        }
+    }
+
+    /// What a finished node hands its parent.
+    private enum Piece {
+        case block(JSONValue)
+        case item([JSONValue])
+        case inline(JSONValue)
+        case text(String)
+    }
+
+    private static func paragraph(_ inlines: [JSONValue]) -> JSONValue {
+        ["type": "paragraph", "inlines": .array(inlines)]
+    }
+
+    private static func piece(forLeaf element: CommonMarkElement) -> Piece? {
+        switch element {
+        case .text(let text): return text.isEmpty ? nil : .text(text)
+        case .softBreak: return .text(" ")
+        case .lineBreak: return .inline(["type": "line_break"])
+        case .code(let text): return .inline(["type": "code", "text": .string(text)])
+        case .thematicBreak: return .block(["type": "thematic_break"])
+        case .codeBlock(let info, let text):
+            var code = JSONObject([("type", "code")])
+            // Like cmark's HTML renderer, the language is the info string's first word.
+            if let language = info.split(whereSeparator: { $0 == " " || $0 == "\t" }).first {
+                code["language"] = .string(String(language))
+            }
+            code["text"] = .string(text)
+            return .block(.object(code))
+        default:
+            // Raw HTML is dropped (and reported by the renderer); containers are not leaves.
+            return nil
+        }
+    }
+
+    private mutating func close() {
+        guard let frame = stack.popLast() else { return }
+        if case .document = frame.kind, case .blocks(let finished) = frame.content {
+            blocks = finished
+            return
+        }
+        if let piece = frame.finished() { deliver(piece) }
+    }
+
+    private mutating func deliver(_ piece: Piece) {
+        guard let top = stack.indices.last else { return }
+        stack[top].receive(piece)
+    }
+
+    /// Inside an image (its alt text) or content nested too deep: only the text counts.
+    private mutating func consumeAsPlainText(_ event: CommonMarkEvent, frame index: Int) {
+        switch event {
+        case .enter(let element):
+            stack[index].nesting += 1
+            if Self.isBlock(element), case .plainText(let text) = stack[index].content, !text.isEmpty,
+                !text.hasSuffix("\n")
+            {
+                stack[index].receive(.text("\n"))
+            }
+        case .exit:
+            if stack[index].nesting > 0 {
+                stack[index].nesting -= 1
+            } else {
+                close()
+            }
+        case .leaf(let element):
+            let isAltText = if case .image = stack[index].kind { true } else { false }
+            switch element {
+            case .text(let text), .code(let text): stack[index].receive(.text(text))
+            case .softBreak: stack[index].receive(.text(" "))
+            case .lineBreak: stack[index].receive(.text(isAltText ? " " : "\n"))
+            case .codeBlock(_, let text): stack[index].receive(.text("\n" + text))
+            default: break
+            }
+        }
+    }
+
+    private static func isBlock(_ element: CommonMarkElement) -> Bool {
+        switch element {
+        case .document, .blockQuote, .list, .item, .paragraph, .heading: return true
+        default: return false
+        }
+    }
+}

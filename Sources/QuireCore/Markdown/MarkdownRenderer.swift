@@ -46,7 +46,3 @@ public enum MarkdownRenderer {
         return links
     }
 }
-
-extension MarkdownRenderer {
-    public static func links(in markdown: String) -> [String] { fatalError("stub") }
-}

@@ -36,6 +36,7 @@ func run(_ arguments: [String]) -> ExitCode {
         switch command {
         case "build": return try BuildCommand(arguments: parsed, publish: true).run()
         case "check": return try BuildCommand(arguments: parsed, publish: false).run()
+        case "bench": return try BenchCommand(arguments: Array(arguments.dropFirst())).run()
         default:
             throw UsageError("unknown command '\(command)'")
         }

@@ -1,0 +1,101 @@
+import Foundation
+
+/// The options of `quire bench`. The shared `Arguments` reader knows most of them; the few it
+/// does not (`--burst`, `--seed`, `--save-gap`, `--port`) are taken out here first.
+struct BenchOptions {
+    var sizes: [Int] = [100, 10_000]
+    var locales = 3
+    var saves = 200
+    var layouts: [SyntheticSite.Layout] = [.flat, .nested]
+    var sections = 4
+    var markdownBytes = 3000
+    var burst = 1000
+    var seed: UInt64 = 2024
+    /// Pause after each save is live, so the next one lands on an idle watcher.
+    var saveGap = 0.05
+    var out: String?
+    var format: OutputFormat = .text
+    /// Cold builds with and without previews unless `--no-preview`; the watcher with previews.
+    var previews = true
+    var watch = true
+    var keepFiles = false
+    var port = 1313
+    var subcommand: String?
+    var arguments: Arguments
+
+    static let ownValueOptions: Set<String> = ["burst", "seed", "save-gap", "port"]
+
+    init(_ raw: [String]) throws(UsageError) {
+        var rest: [String] = []
+        var own: [String: String] = [:]
+        var index = 0
+        while index < raw.count {
+            let argument = raw[index]
+            index += 1
+            let name = argument.hasPrefix("--") ? String(argument.dropFirst(2)) : ""
+            let split = name.split(separator: "=", maxSplits: 1).map(String.init)
+            if let key = split.first, Self.ownValueOptions.contains(key) {
+                if split.count == 2 {
+                    own[key] = split[1]
+                } else {
+                    guard index < raw.count else { throw UsageError("--\(key) needs a value") }
+                    own[key] = raw[index]
+                    index += 1
+                }
+            } else {
+                rest.append(argument)
+            }
+        }
+        arguments = try Arguments(rest)
+        try arguments.rejectUnknown(flags: ["no-preview", "no-watch", "keep-files"])
+        subcommand = arguments.positionals.first
+        if arguments.positionals.count > 1 { throw UsageError("bench takes at most one subcommand, found '\(arguments.positionals.joined(separator: " "))'") }
+        format = try arguments.format()
+        if let text = arguments.option("pages-count") ?? arguments.option("sizes") {
+            let parsed = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "")) }
+            guard !parsed.isEmpty, parsed.allSatisfy({ ($0 ?? 0) >= 2 }) else {
+                throw UsageError("--pages-count must be page counts of at least 2 separated by commas, like 100,10000; found '\(text)'")
+            }
+            sizes = parsed.compactMap { $0 }
+        }
+        locales = try Self.integer(arguments.option("locales"), "locales", minimum: 1) ?? locales
+        saves = try Self.integer(arguments.option("saves"), "saves", minimum: 1) ?? saves
+        sections = try Self.integer(arguments.option("sections"), "sections", minimum: 1) ?? sections
+        markdownBytes = try Self.integer(arguments.option("markdown-bytes"), "markdown-bytes", minimum: 1) ?? markdownBytes
+        burst = try Self.integer(own["burst"], "burst", minimum: 0) ?? burst
+        port = try Self.integer(own["port"], "port", minimum: 1) ?? port
+        if let text = own["seed"] {
+            guard let value = UInt64(text) else { throw UsageError("--seed must be a whole number, found '\(text)'") }
+            seed = value
+        }
+        if let text = own["save-gap"] {
+            guard let value = Double(text.hasSuffix("ms") ? String(text.dropLast(2)) : text), value >= 0 else {
+                throw UsageError("--save-gap must be milliseconds, like 50ms, found '\(text)'")
+            }
+            saveGap = value / 1000
+        }
+        switch arguments.option("layout") ?? "both" {
+        case "both": layouts = [.flat, .nested]
+        case let name:
+            guard let layout = SyntheticSite.Layout(rawValue: name) else { throw UsageError("--layout must be flat, nested or both, found '\(name)'") }
+            layouts = [layout]
+        }
+        out = arguments.option("out")
+        previews = !arguments.flag("no-preview")
+        watch = !arguments.flag("no-watch")
+        keepFiles = arguments.flag("keep-files") || out != nil
+    }
+
+    private static func integer(_ text: String?, _ name: String, minimum: Int) throws(UsageError) -> Int? {
+        guard let text else { return nil }
+        guard let value = Int(text.replacingOccurrences(of: "_", with: "")), value >= minimum else {
+            throw UsageError("--\(name) must be a whole number of at least \(minimum), found '\(text)'")
+        }
+        return value
+    }
+
+    func site(pages: Int, layout: SyntheticSite.Layout) -> SyntheticSite {
+        SyntheticSite(pageCount: pages, sectionsPerPage: sections, locales: SyntheticSite.locales(count: locales),
+                      layout: layout, markdownBytes: markdownBytes, seed: seed)
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Synchronization
+
+/// A child process of the benchmark: `quire build` or `quire watch` (this very binary), or a tool
+/// such as `stat`. Spawned with `posix_spawn` and reaped with `wait4`, which is what gives the
+/// child's peak resident set size (`ru_maxrss`).
+final class BenchProcess: @unchecked Sendable {
+    struct Exit {
+        var status: Int32
+        var wallSeconds: Double
+        var peakRSSKilobytes: Int
+        var userSeconds: Double
+        var systemSeconds: Double
+    }
+
+    /// One line the child wrote to stderr, with the monotonic time it was read.
+    struct Line {
+        var nanoseconds: UInt64
+        var text: String
+    }
+
+    let pid: pid_t
+    let started: UInt64
+    private let lines = Mutex<[Line]>([])
+    private var reader: Thread?
+
+    /// This executable, so the benchmark measures the binary it is part of.
+    static var quireExecutable: String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return CommandLine.arguments[0] }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Starts `executable arguments`; stdout goes to /dev/null, stderr to `stderrLog` and, when
+    /// `captureStderr` is set, also line by line into `lines` (read on a thread of its own).
+    init(_ executable: String, _ arguments: [String], stderrLog: String?, captureStderr: Bool = false) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
+        var pipeEnds: [Int32] = [-1, -1]
+        if captureStderr {
+            guard pipe(&pipeEnds) == 0 else { throw BenchError("pipe: \(String(cString: strerror(errno)))") }
+            posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], STDERR_FILENO)
+            posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
+            posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
+        } else {
+            posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderrLog ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var child: pid_t = 0
+        started = DispatchTime.now().uptimeNanoseconds
+        let spawned = posix_spawn(&child, executable, &actions, nil, argv, environ)
+        if captureStderr { close(pipeEnds[1]) }
+        guard spawned == 0 else {
+            if captureStderr { close(pipeEnds[0]) }
+            throw BenchError("cannot start \(executable): \(String(cString: strerror(spawned)))")
+        }
+        pid = child
+        if captureStderr {
+            let descriptor = pipeEnds[0]
+            let log = stderrLog.flatMap { FileHandle(forWritingAtPath: $0) ?? Self.createLog($0) }
+            let thread = Thread { [self] in self.readLines(descriptor, log: log) }
+            thread.start()
+            reader = thread
+        }
+    }
+
+    private static func createLog(_ path: String) -> FileHandle? {
+        FileManager.default.createFile(atPath: path, contents: nil)
+        return FileHandle(forWritingAtPath: path)
+    }
+
+    private func readLines(_ descriptor: Int32, log: FileHandle?) {
+        defer {
+            close(descriptor)
+            try? log?.close()
+        }
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            let now = DispatchTime.now().uptimeNanoseconds
+            log?.write(Data(buffer[0..<count]))
+            pending += buffer[0..<count]
+            while let newline = pending.firstIndex(of: 0x0A) {
+                let text = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                lines.withLock { $0.append(Line(nanoseconds: now, text: text)) }
+            }
+        }
+    }
+
+    /// Every stderr line so far.
+    var stderrLines: [Line] { lines.withLock { $0 } }
+
+    /// Waits for the child and returns its status and resource usage.
+    func wait() -> Exit {
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return Exit(status: exitStatus, wallSeconds: wall, peakRSSKilobytes: Int(usage.ru_maxrss),
+                    userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime))
+    }
+
+    /// SIGTERM, then SIGKILL if the child is still there after `grace` seconds.
+    func stop(grace: Double = 10) -> Exit {
+        kill(pid, SIGTERM)
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(grace * 1e9)
+        var status: Int32 = 0
+        var usage = rusage()
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            let reaped = wait4(pid, &status, WNOHANG, &usage)
+            if reaped == pid {
+                func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+                let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+                return Exit(status: exitStatus, wallSeconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9,
+                            peakRSSKilobytes: Int(usage.ru_maxrss), userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime))
+            }
+            usleep(10_000)
+        }
+        kill(pid, SIGKILL)
+        return wait()
+    }
+
+    /// Runs a short tool and returns its stdout (for `stat -f -c %T`).
+    static func output(_ executable: String, _ arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// A benchmark that cannot go on (a child failed, a file could not be written).
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Monotonic time, for latencies.
+enum BenchClock {
+    static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
+    static func milliseconds(from start: UInt64, to end: UInt64) -> Double { Double(Int64(bitPattern: end &- start)) / 1e6 }
+}

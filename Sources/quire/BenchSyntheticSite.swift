@@ -1,0 +1,344 @@
+import Foundation
+
+/// A generated site for `quire bench`: N pages of S sections (a hero, a ~3 KB markdown block, a
+/// product grid, a button that navigates to another page, then announcements), one translation
+/// file per page and extra locale, and the same markdown as a Hugo site for `compare-hugo.sh`.
+/// Everything is a pure function of the configuration and the seed, so two runs write equal bytes.
+struct SyntheticSite {
+    enum Layout: String, CaseIterable {
+        /// Every page in the site folder: `page-00042`.
+        case flat
+        /// Folders of 100 pages: `group-000/page-00042`.
+        case nested
+    }
+
+    var name = "bench"
+    var pageCount: Int
+    var sectionsPerPage = 4
+    var locales: [String] = ["en", "fr", "es"]
+    var layout: Layout = .flat
+    var markdownBytes = 3000
+    var seed: UInt64 = 2024
+
+    static let pagesPerFolder = 100
+
+    /// The first `count` locales of a fixed list; `en` is always the default.
+    static func locales(count: Int) -> [String] {
+        let known = ["en", "fr", "es", "de", "it", "pt", "nl", "sv", "da", "fi", "pl", "cs"]
+        return Array(known.prefix(max(1, min(count, known.count))))
+    }
+
+    var defaultLocale: String { locales.first ?? "en" }
+
+    func pageID(_ index: Int) -> String {
+        let page = "page-" + Self.padded(index, 5)
+        switch layout {
+        case .flat: return page
+        case .nested: return "group-" + Self.padded(index / Self.pagesPerFolder, 3) + "/" + page
+        }
+    }
+
+    func sourcePath(pagesRoot: String, page index: Int) -> String {
+        "\(pagesRoot)/\(name)/\(pageID(index)).yaml"
+    }
+
+    func publishedPath(distRoot: String, page index: Int, locale: String? = nil) -> String {
+        "\(distRoot)/\(name)/current/\(locale ?? defaultLocale)/\(pageID(index)).json"
+    }
+
+    // MARK: Writing
+
+    /// Writes `pagesRoot/<name>/`: site.yaml, every page and every translation file.
+    /// Returns the number of bytes written.
+    @discardableResult
+    func write(pagesRoot: String) throws -> Int {
+        let root = "\(pagesRoot)/\(name)"
+        var bytes = 0
+        var madeFolders: Set<String> = []
+        func put(_ path: String, _ text: String) throws {
+            let folder = (path as NSString).deletingLastPathComponent
+            if madeFolders.insert(folder).inserted {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            }
+            let data = Data(text.utf8)
+            try data.write(to: URL(fileURLWithPath: path))
+            bytes += data.count
+        }
+        try put("\(root)/site.yaml", siteYAML)
+        for index in 0..<pageCount {
+            try put("\(root)/\(pageID(index)).yaml", pageSource(index))
+            for locale in locales.dropFirst() {
+                try put("\(root)/l10n/\(locale)/\(pageID(index)).yaml", translation(index, locale: locale))
+            }
+        }
+        return bytes
+    }
+
+    /// The same pages as a Hugo site: one content folder per language, front matter title, the
+    /// page's markdown as the body, and a template that outputs only the rendered content.
+    func writeHugo(root: String) throws {
+        let manager = FileManager.default
+        try manager.createDirectory(atPath: "\(root)/layouts/_default", withIntermediateDirectories: true)
+        let template = "{{ .Content }}\n"
+        try Data(template.utf8).write(to: URL(fileURLWithPath: "\(root)/layouts/_default/single.html"))
+        try Data(template.utf8).write(to: URL(fileURLWithPath: "\(root)/layouts/_default/list.html"))
+        var config = """
+            baseURL = "https://example.com/"
+            title = "bench"
+            defaultContentLanguage = "\(defaultLocale)"
+            defaultContentLanguageInSubdir = true
+            disableKinds = ["taxonomy", "term", "RSS", "sitemap", "robotsTXT", "404"]
+
+            [languages]
+
+            """
+        for (weight, locale) in locales.enumerated() {
+            config += "  [languages.\(locale)]\n    contentDir = \"content/\(locale)\"\n    weight = \(weight + 1)\n"
+        }
+        try Data(config.utf8).write(to: URL(fileURLWithPath: "\(root)/hugo.toml"))
+        var madeFolders: Set<String> = []
+        for index in 0..<pageCount {
+            for locale in locales {
+                let path = "\(root)/content/\(locale)/\(pageID(index)).md"
+                let folder = (path as NSString).deletingLastPathComponent
+                if madeFolders.insert(folder).inserted { try manager.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+                try Data(hugoPage(index, locale: locale).utf8).write(to: URL(fileURLWithPath: path))
+            }
+        }
+    }
+
+    /// One Hugo content file: the title (front matter and a heading, so it is in `.Content` as the
+    /// hero title is in Quire's page) and the page's markdown. `title` replaces it (for edits).
+    func hugoPage(_ index: Int, locale: String, title: String? = nil) -> String {
+        let title = title ?? heroTitle(index, locale: locale)
+        return "---\ntitle: \(Self.quoted(title))\n---\n\n# \(title)\n\n" + markdown(index, locale: locale)
+    }
+
+    var siteYAML: String {
+        "title: Synthetic benchmark site\ndefault_locale: \(defaultLocale)\nlocales: [\(locales.joined(separator: ", "))]\n"
+    }
+
+    // MARK: Page content
+
+    /// The page source in YAML; `heroTitle` replaces the generated title (the benchmark's edits).
+    func pageSource(_ index: Int, heroTitle: String? = nil) -> String {
+        let locale = defaultLocale
+        var text = "title: \(Self.quoted(heroTitle ?? self.heroTitle(index, locale: locale)))\nsections:\n"
+        for section in 0..<sectionsPerPage {
+            switch section {
+            case 0:
+                text += """
+                      - type: hero_banner
+                        id: hero
+                        image_url: https://images.example.com/hero/\(index % 50).jpg
+                        title: \(Self.quoted(heroTitle ?? self.heroTitle(index, locale: locale)))
+                        subtitle: \(Self.quoted(subtitle(index, locale: locale)))
+
+                    """
+            case 1:
+                text += "  - type: markdown_block\n    id: why\n    body: |\n"
+                for line in markdown(index, locale: locale).split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+                    text += line.isEmpty ? "\n" : "      \(line)\n"
+                }
+            case 2:
+                text += "  - type: product_grid\n    id: grid\n    title: \(Self.quoted(gridTitle(index, locale: locale)))\n    items:\n"
+                for item in 1...3 {
+                    text += """
+                              - id: p\(item)
+                                title: \(Self.quoted(productTitle(index, item: item, locale: locale)))
+                                image_url: https://images.example.com/products/\((index + item) % 200).jpg
+                                price: \(Self.quoted(price(index, item: item, locale: locale)))
+
+                        """
+                }
+            case 3:
+                text += """
+                      - type: cta_button
+                        id: browse
+                        label: \(Self.quoted(buttonLabel(index, locale: locale)))
+                        action: navigate
+                        destination: /\(pageID((index + 1) % pageCount))
+
+                    """
+            default:
+                text += """
+                      - type: announcement
+                        id: note-\(section)
+                        title: \(Self.quoted(noteTitle(index, section: section, locale: locale)))
+                        body: \(Self.quoted(noteBody(index, section: section, locale: locale)))
+
+                    """
+            }
+        }
+        return text
+    }
+
+    /// `l10n/<locale>/<page_id>.yaml`: flat keys, translated text.
+    func translation(_ index: Int, locale: String) -> String {
+        var text = "hero.title: \(Self.quoted(heroTitle(index, locale: locale)))\n"
+        text += "hero.subtitle: \(Self.quoted(subtitle(index, locale: locale)))\n"
+        if sectionsPerPage > 1 {
+            text += "why.body: |\n"
+            for line in markdown(index, locale: locale).split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+                text += line.isEmpty ? "\n" : "  \(line)\n"
+            }
+        }
+        if sectionsPerPage > 2 {
+            text += "grid.title: \(Self.quoted(gridTitle(index, locale: locale)))\n"
+            for item in 1...3 {
+                text += "grid.items.p\(item).title: \(Self.quoted(productTitle(index, item: item, locale: locale)))\n"
+                text += "grid.items.p\(item).price: \(Self.quoted(price(index, item: item, locale: locale)))\n"
+            }
+        }
+        if sectionsPerPage > 3 { text += "browse.label: \(Self.quoted(buttonLabel(index, locale: locale)))\n" }
+        if sectionsPerPage > 4 {
+            for section in 4..<sectionsPerPage {
+                text += "note-\(section).title: \(Self.quoted(noteTitle(index, section: section, locale: locale)))\n"
+                text += "note-\(section).body: \(Self.quoted(noteBody(index, section: section, locale: locale)))\n"
+            }
+        }
+        return text
+    }
+
+    /// About `markdownBytes` of markdown: headings, paragraphs with emphasis and links, lists.
+    /// The structure (and every link) depends only on the page; the words on the locale, so a
+    /// translation keeps the source's links as the localization checks require.
+    func markdown(_ index: Int, locale: String) -> String {
+        var random = SeededRandom(seed: seed, stream: UInt64(index) &* 31 &+ 7)
+        let words = WordList.words(for: locale)
+        func phrase(_ count: Int) -> String {
+            (0..<count).map { _ in words[random.next(words.count)] }.joined(separator: " ")
+        }
+        var text = ""
+        var block = 0
+        while text.utf8.count < markdownBytes {
+            switch block % 4 {
+            case 0:
+                text += "### " + phrase(3 + random.next(4)).capitalizedFirst + "\n\n"
+            case 1, 2:
+                var sentence: [String] = []
+                for part in 0..<(6 + random.next(5)) {
+                    var words = phrase(6 + random.next(8))
+                    switch random.next(8) {
+                    case 0: words = "**\(words)**"
+                    case 1: words = "*\(words)*"
+                    case 2: words = "[\(words)](https://example.com/ref/\(index)/\(block)-\(part))"
+                    default: break
+                    }
+                    sentence.append(words)
+                }
+                text += sentence.joined(separator: ", ").capitalizedFirst + ".\n\n"
+            default:
+                for _ in 0..<(3 + random.next(3)) { text += "- " + phrase(4 + random.next(6)) + "\n" }
+                text += "\n"
+            }
+            block += 1
+        }
+        return text
+    }
+
+    func heroTitle(_ index: Int, locale: String) -> String { phrase(index, salt: 1, words: 4, locale: locale).capitalizedFirst + " \(index)" }
+    func subtitle(_ index: Int, locale: String) -> String { phrase(index, salt: 2, words: 9, locale: locale).capitalizedFirst }
+    func gridTitle(_ index: Int, locale: String) -> String { phrase(index, salt: 3, words: 3, locale: locale).capitalizedFirst }
+    func buttonLabel(_ index: Int, locale: String) -> String { phrase(index, salt: 4, words: 3, locale: locale).capitalizedFirst }
+    func productTitle(_ index: Int, item: Int, locale: String) -> String {
+        phrase(index, salt: 10 + UInt64(item), words: 3, locale: locale).capitalizedFirst
+    }
+    func price(_ index: Int, item: Int, locale: String) -> String {
+        let cents = (index * 37 + item * 911) % 20000 + 499
+        let amount = "\(cents / 100)" + (locale == defaultLocale ? "." : ",") + Self.padded(cents % 100, 2)
+        return locale == defaultLocale ? "$" + amount : amount + " €"
+    }
+    func noteTitle(_ index: Int, section: Int, locale: String) -> String {
+        phrase(index, salt: 100 + UInt64(section), words: 3, locale: locale).capitalizedFirst
+    }
+    func noteBody(_ index: Int, section: Int, locale: String) -> String {
+        phrase(index, salt: 200 + UInt64(section), words: 24, locale: locale).capitalizedFirst + "."
+    }
+
+    private func phrase(_ index: Int, salt: UInt64, words count: Int, locale: String) -> String {
+        var random = SeededRandom(seed: seed ^ (salt &* 0x9E37_79B9), stream: UInt64(index))
+        let words = WordList.words(for: locale)
+        return (0..<count).map { _ in words[random.next(words.count)] }.joined(separator: " ")
+    }
+
+    // MARK: Helpers
+
+    static func padded(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+
+    /// A double-quoted YAML scalar (valid JSON string syntax too).
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for character in text {
+            switch character {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            default: out.append(character)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// SplitMix64: small, fast and the same on every platform, unlike `SystemRandomNumberGenerator`.
+struct SeededRandom {
+    private var state: UInt64
+
+    init(seed: UInt64, stream: UInt64) {
+        state = seed &+ stream &* 0xD1B5_4A32_D192_ED03
+        _ = nextRaw()
+    }
+
+    mutating func nextRaw() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A number in `0..<bound`.
+    mutating func next(_ bound: Int) -> Int { Int(nextRaw() % UInt64(max(bound, 1))) }
+}
+
+/// Words per locale, all lists of one length so a page's structure is equal in every locale.
+enum WordList {
+    static let english = [
+        "range", "target", "drill", "safety", "training", "holster", "sight", "grip", "stance", "trigger",
+        "reload", "match", "score", "stage", "timer", "course", "steel", "paper", "practice", "skill",
+        "speed", "accuracy", "focus", "gear", "belt", "magazine", "pouch", "lesson", "coach", "student",
+        "season", "league", "club", "weekend", "morning", "distance", "movement", "cover", "light", "standard",
+    ]
+    static let french = [
+        "stand", "cible", "exercice", "sécurité", "entraînement", "étui", "visée", "prise", "posture", "détente",
+        "rechargement", "match", "score", "étape", "chrono", "parcours", "acier", "papier", "pratique", "savoir",
+        "vitesse", "précision", "attention", "matériel", "ceinture", "chargeur", "poche", "leçon", "coach", "élève",
+        "saison", "ligue", "club", "week-end", "matin", "distance", "mouvement", "abri", "lumière", "norme",
+    ]
+    static let spanish = [
+        "campo", "blanco", "ejercicio", "seguridad", "entrenamiento", "funda", "mira", "agarre", "postura", "gatillo",
+        "recarga", "partido", "puntuación", "etapa", "cronómetro", "recorrido", "acero", "papel", "práctica", "destreza",
+        "velocidad", "precisión", "enfoque", "equipo", "cinturón", "cargador", "bolsa", "lección", "entrenador", "alumno",
+        "temporada", "liga", "club", "fin-de-semana", "mañana", "distancia", "movimiento", "cobertura", "luz", "norma",
+    ]
+
+    static func words(for locale: String) -> [String] {
+        switch locale {
+        case "en": return english
+        case "fr": return french
+        case "es": return spanish
+        default: return english.map { "\($0)-\(locale)" }
+        }
+    }
+}
+
+extension String {
+    var capitalizedFirst: String {
+        guard let first else { return self }
+        return first.uppercased() + dropFirst()
+    }
+}

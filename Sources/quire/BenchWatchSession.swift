@@ -1,0 +1,224 @@
+import Foundation
+
+/// A real `quire watch` in a child process, observed from outside as an app or a web server
+/// would: save a page source (write a hidden temp file, rename it over the page), then read
+/// `dist/<site>/current/<locale>/<page>.json` until the new text is there.
+final class BenchWatchSession {
+    struct Latency {
+        var milliseconds: [Double] = []
+        /// Reads that were not complete JSON (a half-written or mixed file).
+        var tornReads = 0
+        /// Saves during which at least one read was torn.
+        var savesWithTornReads = 0
+        /// Reads that found no file where a published page should be.
+        var missingReads = 0
+        /// Saves whose text never showed up within the timeout.
+        var timeouts = 0
+        var reads = 0
+    }
+
+    struct Burst {
+        var files = 0
+        var writeMilliseconds: Double = 0
+        /// Publish lines printed by the watcher from the first write on.
+        var versionsPublished = 0
+        /// Difference of the newest version number in `versions/`.
+        var versionNumberDelta = 0
+        /// From the last write to the last publish line.
+        var lastPublishAfterLastWriteMilliseconds: Double?
+        /// From the last write until every page showed its final text.
+        var allVisibleAfterLastWriteMilliseconds: Double?
+        /// Pages whose final text was not published.
+        var lost = 0
+    }
+
+    let site: SyntheticSite
+    let pagesRoot: String
+    let distRoot: String
+    let process: BenchProcess
+    /// A tag that makes every token of this run unique, so no earlier content can match.
+    let runTag: String
+    var initialPublishSeconds: Double = 0
+
+    init(site: SyntheticSite, pagesRoot: String, distRoot: String, previews: Bool, log: String) throws {
+        self.site = site
+        self.pagesRoot = pagesRoot
+        self.distRoot = distRoot
+        runTag = "q\(getpid())t\(BenchClock.now % 1_000_000_007)"
+        var arguments = ["watch", "--pages", pagesRoot, "--dist", distRoot]
+        if !previews { arguments.append("--no-preview") }
+        process = try BenchProcess(BenchProcess.quireExecutable, arguments, stderrLog: log, captureStderr: true)
+    }
+
+    /// Waits for the watcher's first publish (the whole site) and for page 0 to be readable.
+    func waitForFirstPublish(timeout: Double) throws {
+        let deadline = process.started + UInt64(timeout * 1e9)
+        let firstPage = site.publishedPath(distRoot: distRoot, page: 0)
+        while BenchClock.now < deadline {
+            if process.stderrLines.contains(where: { Self.isPublishLine($0.text) }) && access(firstPage, R_OK) == 0 {
+                initialPublishSeconds = Double(BenchClock.now - process.started) / 1e9
+                usleep(100_000) // let the watcher finish its status write and go idle
+                return
+            }
+            if process.stderrLines.contains(where: { $0.text.contains("error:") && $0.text.hasPrefix("quire: error") }) { break }
+            usleep(2_000)
+        }
+        let tail = process.stderrLines.suffix(5).map(\.text).joined(separator: "\n")
+        throw BenchError("quire watch did not publish \(site.name) within \(Int(timeout)) s; its last lines:\n\(tail)")
+    }
+
+    static func isPublishLine(_ line: String) -> Bool { line.contains(": published v") }
+
+    // MARK: Saves
+
+    /// `count` saves of one page each, one at a time, `gap` seconds apart once the previous one
+    /// is live (so each lands on an idle watcher, as an editor's save does).
+    func measureSaves(count: Int, gap: Double, timeout: Double = 10) throws -> Latency {
+        var latency = Latency()
+        for save in 0..<count {
+            let page = (save &* 7919 &+ 13) % site.pageCount
+            let token = "Saved \(runTag)s\(save)"
+            let target = site.publishedPath(distRoot: distRoot, page: page)
+            let started = BenchClock.now
+            let tornBefore = latency.tornReads
+            try Self.saveAtomically(site.sourcePath(pagesRoot: pagesRoot, page: page), site.pageSource(page, heroTitle: token))
+            defer { if latency.tornReads > tornBefore { latency.savesWithTornReads += 1 } }
+            if let arrived = poll(target, for: Array(token.utf8), since: started, timeout: timeout, into: &latency) {
+                latency.milliseconds.append(BenchClock.milliseconds(from: started, to: arrived))
+            } else {
+                latency.timeouts += 1
+            }
+            usleep(UInt32(gap * 1e6))
+        }
+        return latency
+    }
+
+    /// Reads `path` in a tight loop until it holds `token`; every read is checked to be complete JSON.
+    private func poll(_ path: String, for token: [UInt8], since started: UInt64, timeout: Double, into latency: inout Latency) -> UInt64? {
+        var lastBytes: [UInt8] = []
+        let deadline = started + UInt64(timeout * 1e9)
+        while true {
+            let bytes = Self.readFile(path)
+            let now = BenchClock.now
+            latency.reads += 1
+            if let bytes {
+                if bytes != lastBytes {
+                    if !Self.isCompleteJSON(bytes) { latency.tornReads += 1 }
+                    lastBytes = bytes
+                    if Self.contains(bytes, token) { return now }
+                }
+            } else {
+                latency.missingReads += 1
+            }
+            if now > deadline { return nil }
+            usleep(200)
+        }
+    }
+
+    // MARK: Burst
+
+    /// Writes `files` changed page sources as fast as possible, then waits for the watcher to
+    /// settle and counts the versions it published.
+    func measureBurst(files: Int, settle: Double = 2, timeout: Double = 120) throws -> Burst {
+        var burst = Burst(files: files)
+        let versionsBefore = newestVersionNumber()
+        let linesBefore = process.stderrLines.count
+        var finalToken: [Int: String] = [:]
+        let started = BenchClock.now
+        for write in 0..<files {
+            let page = write % site.pageCount
+            let token = "Burst \(runTag)b\(write)"
+            finalToken[page] = token
+            try Self.saveAtomically(site.sourcePath(pagesRoot: pagesRoot, page: page), site.pageSource(page, heroTitle: token))
+        }
+        let lastWrite = BenchClock.now
+        burst.writeMilliseconds = BenchClock.milliseconds(from: started, to: lastWrite)
+
+        // Wait until every page shows its final text, then for the watcher to go quiet.
+        var waiting = finalToken
+        let deadline = lastWrite + UInt64(timeout * 1e9)
+        while !waiting.isEmpty && BenchClock.now < deadline {
+            for (page, token) in waiting {
+                if let bytes = Self.readFile(site.publishedPath(distRoot: distRoot, page: page)), Self.contains(bytes, Array(token.utf8)) {
+                    waiting[page] = nil
+                }
+            }
+            if !waiting.isEmpty { usleep(1_000) }
+        }
+        if waiting.isEmpty { burst.allVisibleAfterLastWriteMilliseconds = BenchClock.milliseconds(from: lastWrite, to: BenchClock.now) }
+        burst.lost = waiting.count
+        var quietSince = BenchClock.now
+        var seen = process.stderrLines.count
+        while Double(BenchClock.now - quietSince) / 1e9 < settle {
+            usleep(20_000)
+            let count = process.stderrLines.count
+            if count != seen {
+                seen = count
+                quietSince = BenchClock.now
+            }
+        }
+        let publishes = process.stderrLines.dropFirst(linesBefore).filter { Self.isPublishLine($0.text) }
+        burst.versionsPublished = publishes.count
+        burst.versionNumberDelta = newestVersionNumber() - versionsBefore
+        if let last = publishes.last, last.nanoseconds > lastWrite {
+            burst.lastPublishAfterLastWriteMilliseconds = BenchClock.milliseconds(from: lastWrite, to: last.nanoseconds)
+        }
+        return burst
+    }
+
+    /// The highest `vNNNNNN` in `dist/<site>/versions/` (0 when none).
+    func newestVersionNumber() -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "\(distRoot)/\(site.name)/versions")) ?? []
+        return names.compactMap { $0.first == "v" ? Int($0.dropFirst()) : nil }.max() ?? 0
+    }
+
+    func stop() -> BenchProcess.Exit { process.stop() }
+
+    // MARK: Files
+
+    /// Write-temp-then-rename, as most editors save: a hidden temp name the watcher ignores.
+    static func saveAtomically(_ path: String, _ text: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let temporary = "\(folder)/.\(name).bench\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw BenchError("cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        guard written == bytes.count else { throw BenchError("short write to \(temporary)") }
+        guard rename(temporary, path) == 0 else { throw BenchError("cannot rename \(temporary): \(String(cString: strerror(errno)))") }
+    }
+
+    /// The whole file, or nil when it does not exist.
+    static func readFile(_ path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(descriptor, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[0..<count]
+        }
+        return bytes
+    }
+
+    static func isCompleteJSON(_ bytes: [UInt8]) -> Bool {
+        guard !bytes.isEmpty else { return false }
+        return (try? JSONSerialization.jsonObject(with: Data(bytes))) != nil
+    }
+
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, needle.count <= haystack.count else { return needle.isEmpty }
+        var index = 0
+        let last = haystack.count - needle.count
+        while index <= last {
+            if haystack[index] == first && haystack[index..<(index + needle.count)].elementsEqual(needle) { return true }
+            index += 1
+        }
+        return false
+    }
+}

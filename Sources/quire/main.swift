@@ -18,7 +18,7 @@ let usage = """
       gc         Remove old versions beyond --keep N.
       export     Write a version as plain files, without symbolic links.
       l10n       Translation export, import and status.
-      schema     Print the JSON Schema of page sources.
+      schema     \(SchemaCommand.abstract)
       bench      Measure build and publish speed on generated sites.
     """
 
@@ -36,6 +36,7 @@ func run(_ arguments: [String]) -> ExitCode {
         switch command {
         case "build": return try BuildCommand(arguments: parsed, publish: true).run()
         case "check": return try BuildCommand(arguments: parsed, publish: false).run()
+        case "schema": return try SchemaCommand(arguments: parsed).run()
         default:
             throw UsageError("unknown command '\(command)'")
         }

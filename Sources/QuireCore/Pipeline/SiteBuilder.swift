@@ -68,7 +68,9 @@ public final class SiteBuilder: @unchecked Sendable {
         let inventory = clock.measure(.scan) { SiteInventory.scan(root: siteRoot, site: site, displayRoot: displayRoot) }
         result.diagnostics += inventory.diagnostics
 
-        guard let (context, settingsDigest) = loadSettings(inventory, into: &result) else {
+        let settings = SiteSettings.load(inventory, site: site, displayRoot: displayRoot)
+        result.diagnostics += settings.diagnostics
+        guard let context = settings.context else {
             writeStatus(result, context: nil)
             return result
         }
@@ -93,7 +95,7 @@ public final class SiteBuilder: @unchecked Sendable {
         let chains = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, context.config.chain(for: $0)) })
         DispatchQueue.concurrentPerform(iterations: pages.count) { index in
             slots.set(index, self.render(pages[index], context: context, chains: chains, catalogs: translations.byPage[pages[index].pageID] ?? [],
-                                         settingsDigest: settingsDigest, published: published, clock: clock))
+                                         settingsDigest: settings.digest, published: published, clock: clock))
         }
         var files: [OutputFile] = []
         var coverage = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, LocaleCoverage(locale: $0)) })
@@ -163,55 +165,6 @@ public final class SiteBuilder: @unchecked Sendable {
         let opened = try SiteStore(dist: distRoot, site: site)
         store = opened
         return opened
-    }
-
-    // MARK: Settings
-
-    /// `site.yaml` and the vocabulary file; nil when the site cannot be built (an error in either).
-    private func loadSettings(_ inventory: SiteInventory, into result: inout SiteBuildResult) -> (ValidationContext, String)? {
-        let reader = SourceFileReader()
-        var digest = SHA256()
-        digest.update(Self.outputFormat)
-        var config = SiteConfig(name: site)
-        if let file = inventory.siteFile {
-            let display = "\(displayRoot)/\(file.relativePath)"
-            guard let root = parse(file, display: display, reader: reader, limits: .default, into: &result.diagnostics) else { return nil }
-            let (read, diagnostics) = SiteConfig.read(root.node, site: site, file: display)
-            result.diagnostics += diagnostics
-            guard !diagnostics.hasErrors else { return nil }
-            config = read
-            digest.update(root.digest)
-        } else {
-            result.diagnostics.append(.warning(displayRoot, "no site.yaml: using defaults (locale en, ttl 300)"))
-        }
-        var vocabulary = Vocabulary.builtIn
-        if let file = inventory.vocabularyFile {
-            let display = "\(displayRoot)/\(file.relativePath)"
-            guard let root = parse(file, display: display, reader: reader, limits: .default, into: &result.diagnostics) else { return nil }
-            let (read, diagnostics) = SiteVocabulary.read(root.node, file: display)
-            result.diagnostics += diagnostics
-            guard !diagnostics.hasErrors else { return nil }
-            vocabulary = read
-            digest.update(root.digest)
-        }
-        let context = ValidationContext(config: config, vocabulary: vocabulary, pageIDs: Set(inventory.pages.keys), assets: Set(inventory.assets.keys))
-        return (context, digest.finalize())
-    }
-
-    private func parse(_ file: SiteInventory.SourceFile, display: String, reader: SourceFileReader, limits: SourceLimits,
-                       into diagnostics: inout [Diagnostic]) -> (node: SourceNode, digest: String)? {
-        do {
-            let bytes = try reader.read(file.path)
-            let format = SourceFormat(pathExtension: SiteInventory.splitExtension(file.relativePath).pathExtension) ?? .yaml
-            return (try SourceParser.parse(bytes, format: format, file: display, limits: limits), SHA256.hash(bytes))
-        } catch let error as SourceReadError {
-            diagnostics.append(.error(display, error.message))
-        } catch let diagnostic as Diagnostic {
-            diagnostics.append(diagnostic)
-        } catch {
-            diagnostics.append(.error(display, "\(error)"))
-        }
-        return nil
     }
 
     // MARK: Pages

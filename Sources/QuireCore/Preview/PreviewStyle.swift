@@ -20,7 +20,7 @@ body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
     static let page = shared + """
 .stage { display: flex; justify-content: center; padding: 16px 8px 40px; }
 .phone { width: 390px; height: 844px; max-width: 100%; border: 12px solid #111; border-radius: 54px; background: #111; box-shadow: 0 20px 50px rgba(0,0,0,.25); overflow: hidden; }
-.screen { width: 100%; height: 100%; border-radius: 42px; background: var(--surface); overflow-y: auto; overflow-x: hidden; }
+.screen { width: 100%; height: 100%; border-radius: 42px; background: var(--surface); overflow-y: auto; overflow-x: hidden; scrollbar-width: thin; }
 .statusbar { position: sticky; top: 0; z-index: 2; display: flex; justify-content: space-between; align-items: center; height: 44px; padding: 0 26px; font-size: 14px; font-weight: 600; background: rgba(255,255,255,.92); }
 .notch { width: 110px; height: 28px; border-radius: 16px; background: #111; }
 .navbar { padding: 4px 18px 10px; border-bottom: 1px solid var(--line); }
@@ -37,14 +37,15 @@ body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 .hero-text h2 { margin: 0; font-size: 26px; line-height: 1.15; }
 .hero-text p { margin: 6px 0 0; font-size: 15px; opacity: .92; }
 .product-grid { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; padding: 0 18px; }
-.card { background: var(--surface); border: 1px solid var(--line); border-radius: 14px; overflow: hidden; box-shadow: 0 1px 3px rgba(0,0,0,.06); }
+.card { overflow-wrap: anywhere; background: var(--surface); border: 1px solid var(--line); border-radius: 14px; overflow: hidden; box-shadow: 0 1px 3px rgba(0,0,0,.06); }
 .card-body { padding: 8px 10px 10px; }
 .card h3 { margin: 0; font-size: 14px; line-height: 1.25; }
 .product-image { display: flex; width: 100%; aspect-ratio: 1; object-fit: cover; background: #f2f2f7; }
 .price { margin: 4px 0 2px; font-weight: 700; color: var(--accent); }
 .card-link { display: inline-block; margin-top: 4px; font-size: 13px; color: #0a63d1; text-decoration: none; }
 .unlinked { color: var(--muted); text-decoration: line-through; }
-.strip { display: flex; gap: 12px; padding: 0 18px 6px; overflow-x: auto; scroll-snap-type: x mandatory; }
+.button.unlinked { color: #fff; background: #9a9ca3; }
+.strip { display: flex; gap: 12px; padding: 0 18px 6px; overflow-x: auto; scroll-snap-type: x mandatory; scroll-padding: 0 18px; scrollbar-width: none; }
 .strip > * { flex: 0 0 auto; scroll-snap-align: start; }
 .drill { width: 150px; }
 .drill-art { display: flex; align-items: center; justify-content: center; height: 90px; font-size: 40px; color: #fff; background: linear-gradient(135deg, var(--accent), #8f2a0d); }

@@ -78,7 +78,9 @@ struct SectionRenderer {
         html.raw("<div class=\"cta\">")
         if isExternal {
             link(destination, label: label, class: "button", into: &html)
-            html.element("p", class: "hint", "opens " + (PreviewURL.host(of: destination) ?? destination) + " in the browser")
+            html.element("p", class: "hint", PreviewURL.link(destination) == nil
+                ? "not a usable link: " + destination
+                : "opens " + (PreviewURL.host(of: destination) ?? destination) + " in the browser")
         } else {
             let pageID = destination.hasPrefix("/") ? String(destination.dropFirst()) : destination
             if context.sitePageIDs.contains(pageID) {
@@ -106,7 +108,7 @@ struct SectionRenderer {
         }
         html.raw("<span class=\"play\" aria-hidden=\"true\">▶</span>")
         if let url = section["url"]?.displayText {
-            html.element("span", class: "video-source", PreviewURL.host(of: url) ?? url)
+            html.element("span", class: "video-source", PreviewURL.link(url) == nil ? "not a usable link" : PreviewURL.host(of: url) ?? url)
         }
         html.raw("</div>")
         html.raw("<div class=\"video-meta\">")

@@ -30,7 +30,8 @@ public enum StatusPage {
             html.raw("<div class=\"banner banner-warning\" data-pinned><strong>")
             html.text("Pinned to \(pinned).")
             html.raw("</strong> ")
-            html.text("Apps get \(pinned); new builds are published but not served until `quire unpin`.")
+            html.text("Apps get \(pinned); new builds are published but not served until ")
+            html.raw("<code>quire unpin</code>.")
             html.raw("</div>\n")
         }
         let allDiagnostics = status["diagnostics"]?.arrayValue ?? []

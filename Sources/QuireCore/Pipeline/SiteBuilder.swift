@@ -33,6 +33,8 @@ public final class SiteBuilder: @unchecked Sendable {
 
     /// Bump when published output changes for equal input, so every file is rebuilt once.
     static let outputFormat = "quire-output-1"
+    /// Bump when previews change for equal pages.
+    static let previewFormat = "quire-preview-1"
 
     private var sourceCache: [String: CachedSource] = [:]
     private var translationCache: [String: CachedTranslation] = [:]
@@ -303,8 +305,9 @@ public final class SiteBuilder: @unchecked Sendable {
         }
         output.diagnostics += translationDiagnostics
         let config = context.config
-        if model.extras["draft"]?.boolValue == true { return output }
-        let audiences = PageRenderer.audiences(of: model)
+        // A draft stays out of published pages; its preview still shows it.
+        let isDraft = model.extras["draft"]?.boolValue == true
+        let audiences = isDraft ? [] : PageRenderer.audiences(of: model)
         for locale in config.locales {
             let chain = chains[locale] ?? [locale]
             var coverage = LocaleCoverage(locale: locale)
@@ -324,12 +327,19 @@ public final class SiteBuilder: @unchecked Sendable {
             let renderer = PageRenderer(locale: locale, defaultTTL: config.ttl) { string in
                 translations.resolve(string, chain: chain, defaultLocale: config.defaultLocale, stalePolicy: config.stalePolicy).text
             }
+            let previewPath = "preview/\(locale)/\(page.pageID).html"
+            let previewDigest = inputDigest + "+" + Self.previewFormat
+            let previewCarried = published[previewPath]?.inputDigest == previewDigest
+            if options.previews && previewCarried {
+                output.files.append(OutputFile(path: previewPath, content: .carried, inputDigest: previewDigest))
+            }
             for audience in [nil] + audiences.map(Optional.some) {
                 let path = "\(locale)/\(page.pageID)\(audience.map { "@\($0)" } ?? "").json"
+                let needsPreview = audience == nil && options.previews && !previewCarried
                 let metadata: JSONValue = ["page_id": .string(page.pageID), "locale": .string(locale), "ttl": .integer(model.ttl ?? config.ttl),
                                            "audience": audience.map(JSONValue.string) ?? .null]
                 let digest = audience.map { inputDigest + "@" + $0 } ?? inputDigest
-                if published[path]?.inputDigest == digest {
+                if !isDraft && !needsPreview && published[path]?.inputDigest == digest {
                     output.files.append(OutputFile(path: path, content: .carried, inputDigest: digest, metadata: metadata))
                     continue
                 }
@@ -338,6 +348,16 @@ public final class SiteBuilder: @unchecked Sendable {
                     for (string, what) in rendered.removed {
                         output.diagnostics.append(.warning(page.file, at: string.position, keyPath: string.key, "removed \(what): apps never receive it"))
                     }
+                }
+                if needsPreview {
+                    let preview = PreviewContext(site: site, locale: locale, pageID: page.pageID, version: nil, sitePageIDs: context.pageIDs)
+                    let html = clock.measure(.preview) { PagePreview.html(page: rendered.page, context: preview) }
+                    output.files.append(OutputFile(path: previewPath, content: .bytes(html), inputDigest: previewDigest))
+                }
+                if isDraft { continue }
+                if published[path]?.inputDigest == digest {
+                    output.files.append(OutputFile(path: path, content: .carried, inputDigest: digest, metadata: metadata))
+                    continue
                 }
                 let bytes = clock.measure(.encode) { JSONWriter(pretty: true).bytes(rendered.page) }
                 output.files.append(OutputFile(path: path, content: .bytes(bytes), inputDigest: digest, metadata: metadata))
@@ -351,6 +371,9 @@ public final class SiteBuilder: @unchecked Sendable {
     private func carry(_ pageID: String, locales: [String], published: [String: PublishedFile]) -> [OutputFile] {
         var files: [OutputFile] = []
         for locale in locales {
+            if let preview = published["preview/\(locale)/\(pageID).html"] {
+                files.append(OutputFile(path: "preview/\(locale)/\(pageID).html", content: .carried, inputDigest: preview.inputDigest))
+            }
             let plain = "\(locale)/\(pageID).json"
             let variantPrefix = "\(locale)/\(pageID)@"
             for (path, file) in published where path == plain || (path.hasPrefix(variantPrefix) && !path.dropFirst(variantPrefix.count).contains("/")) {

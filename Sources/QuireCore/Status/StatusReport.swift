@@ -51,6 +51,6 @@ public enum StatusReport {
     }
 
     static func files(_ status: JSONValue) -> [String: [UInt8]] {
-        ["status.json": JSONWriter(pretty: true).bytes(status)]
+        ["status.json": JSONWriter(pretty: true).bytes(status), "index.html": StatusPage.html(status: status)]
     }
 }

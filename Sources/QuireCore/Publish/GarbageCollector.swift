@@ -34,15 +34,15 @@ struct GarbageCollector {
 
         // Sweep: the manifest goes first, so an interrupted sweep leaves a tree that is not "stored".
         var removedTrees = 0
-        for name in try FileSystem.list(layout.trees) {
-            let id = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
-            guard !reachable.contains(id), !name.hasSuffix(".json") else { continue }
+        let stored = try FileSystem.list(layout.trees)
+        for id in stored where !id.hasSuffix(".json") && !reachable.contains(id) {
             if FileSystem.exists(layout.treeManifest(id)) { try FileSystem.remove(layout.treeManifest(id)) }
             try FileSystem.rename(layout.tree(id), to: garbage + "/" + id)
             removedTrees += 1
         }
-        for name in try FileSystem.list(layout.trees) where name.hasSuffix(".json") && !reachable.contains(String(name.dropLast(5))) {
-            try FileSystem.remove(layout.trees + "/" + name)
+        // Unreachable manifests left without their folder (a folder removed by hand).
+        for name in stored where name.hasSuffix(".json") && !reachable.contains(String(name.dropLast(5))) {
+            if FileSystem.exists(layout.trees + "/" + name) { try FileSystem.remove(layout.trees + "/" + name) }
         }
         try FileSystem.syncDirectory(layout.versions)
         try FileSystem.syncDirectory(layout.trees)

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Writes the planned trees that are not stored yet into a staging folder: one folder per tree
 /// (files written or hard-linked, subfolders as `../<id>` links) plus its manifest beside it.
 struct TreeWriter {
@@ -25,7 +27,13 @@ struct TreeWriter {
         for (name, source) in tree.files {
             switch source {
             case .bytes(let bytes): try FileSystem.createFile(folder + "/" + name, bytes)
-            case .storedFile(let stored): try FileSystem.hardLink(stored, at: folder + "/" + name)
+            case .storedFile(let stored):
+                do {
+                    try FileSystem.hardLink(stored, at: folder + "/" + name)
+                } catch where error.errorNumber == EMLINK {
+                    // The file system's link limit for one inode: store another copy instead.
+                    try FileSystem.createFile(folder + "/" + name, FileSystem.readFile(stored))
+                }
             }
         }
         for (name, subtree) in tree.subtrees {

@@ -37,6 +37,8 @@ func run(_ arguments: [String]) -> ExitCode {
         case "build": return try BuildCommand(arguments: parsed, publish: true).run()
         case "check": return try BuildCommand(arguments: parsed, publish: false).run()
         case "schema": return try SchemaCommand(arguments: parsed).run()
+        case "versions", "diff", "rollback", "unpin", "verify", "gc", "export":
+            return try OperationsCommand(name: command, arguments: parsed).run()
         default:
             throw UsageError("unknown command '\(command)'")
         }

@@ -147,11 +147,25 @@ public final class SiteBuilder: @unchecked Sendable {
                 }
             }
             result.outcome = outcome
+            if case .published(let version, _) = outcome { afterPublish(version, config: context.config, store: store, into: &result) }
         } catch {
             result.operationalError = "\(error)"
         }
         clock.measure(.status) { writeStatus(result, context: context) }
         return result
+    }
+
+    /// Retention (`keep`) and the publish hook: neither can undo the publish.
+    private func afterPublish(_ version: VersionID, config: SiteConfig, store: SiteStore, into result: inout SiteBuildResult) {
+        let siteFile = "\(displayRoot)/site.yaml"
+        if let keep = config.keep {
+            do { try store.gc(keep: keep, reason: "keep: \(keep) in site.yaml") } catch {
+                result.diagnostics.append(.warning(siteFile, "retention (keep: \(keep)) failed: \(error)"))
+            }
+        }
+        if let hook = config.publishHook, let failure = PublishHook.run(hook, site: site, version: version, dist: distRoot) {
+            result.diagnostics.append(.warning(siteFile, "\(failure); \(version) stays published"))
+        }
     }
 
     /// The files of the newest version (what can be carried); none when only checking.

@@ -121,7 +121,14 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
         appendText(String(decoding: CDATABlock, as: UTF8.self))
     }
 
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {}
+    /// Where libxml2 first found the document not well-formed (later positions drift).
+    private(set) var syntaxErrorPosition: SourcePosition?
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        if syntaxErrorPosition == nil {
+            syntaxErrorPosition = SourcePosition(line: max(parser.lineNumber, 1), column: max(parser.columnNumber, 1))
+        }
+    }
 
     // MARK: - Document structure
 

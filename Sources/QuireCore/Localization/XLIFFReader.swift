@@ -23,7 +23,7 @@ enum XLIFFReader {
         if let error = handler.error { throw error }
         // libxml2 can report success with an error recorded, so both are checked.
         if !finished || parser.parserError != nil {
-            let place = SourcePosition(line: max(parser.lineNumber, 1), column: max(parser.columnNumber, 1))
+            let place = handler.syntaxErrorPosition ?? SourcePosition(line: max(parser.lineNumber, 1), column: max(parser.columnNumber, 1))
             let reason = (parser.parserError as? NSError).map { XMLParserErrorText.describe(code: $0.code) } ?? "unknown error"
             throw Diagnostic.error(file, at: place, "the file is not well-formed XML (\(reason)); fix the markup or export it again")
         }

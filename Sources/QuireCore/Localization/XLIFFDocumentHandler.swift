@@ -16,6 +16,7 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
     private var pages: [(id: String, position: SourcePosition)] = []
     private var entries: [TranslationEntry] = []
     private var keyPositions: [String: SourcePosition] = [:]
+    private var headerPageID: String?
 
     private var unit: UnitInProgress?
     /// Depth inside a subtree of a unit that is not read (`<alt-trans>`, `<seg-source>`, extensions).
@@ -41,7 +42,7 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
                 file, at: second.position,
                 "the file holds more than one page (\"\(distinctPages[0])\" and \"\(distinctPages[1])\"); export one file per page")
         }
-        let catalog = TranslationCatalog(file: file, locale: locale, pageID: distinctPages.first, entries: entries)
+        let catalog = TranslationCatalog(file: file, locale: locale, pageID: headerPageID ?? distinctPages.first, entries: entries)
         return (catalog, warnings)
     }
 
@@ -156,10 +157,14 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
         }
     }
 
-    /// `original` names the page (Quire's export) or the file it came from (`trex-store.po` in
-    /// translate-toolkit, `/trex-store.yaml` in Crowdin): the page id is that without extension.
+    /// `original` names the page (Quire's export) or the file it came from (the PO file's path in
+    /// translate-toolkit, `/trex-store.yaml` in Crowdin): the page id is that without extension,
+    /// and for a PO file path, without its folder.
     static func pageID(fromOriginal original: String) -> String {
         var page = original.hasPrefix("/") ? String(original.dropFirst()) : original
+        if page.hasSuffix(".po") || page.hasSuffix(".pot"), let slash = page.lastIndex(of: "/") {
+            page = String(page[page.index(after: slash)...])
+        }
         for suffix in [".pot", ".po", ".xlf", ".xliff", ".json", ".yaml", ".yml"] where page.hasSuffix(suffix) {
             page.removeLast(suffix.count)
             break
@@ -253,7 +258,14 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
     // MARK: - Units
 
     private func finishUnit(_ finished: UnitInProgress, parser: XMLParser) {
-        if finished.isHeader || finished.isExcluded { return }
+        if finished.isHeader {
+            // translate-toolkit keeps the PO header: Quire's export names the page there.
+            for line in (finished.target ?? finished.source).split(separator: "\n") where line.hasPrefix("X-Quire-Page:") {
+                headerPageID = line.dropFirst("X-Quire-Page:".count).trimmingCharacters(in: .whitespaces)
+            }
+            return
+        }
+        if finished.isExcluded { return }
         guard let key = finished.key else {
             error = .error(file, at: finished.position, "the unit has no id; give every unit the key of its string as id")
             parser.abortParsing()

@@ -1,4 +1,5 @@
 import Foundation
+import QuireCore
 
 // `quire`: parses arguments, runs one command, prints, and picks the exit code. The work is in
 // QuireCore and QuireWatch.
@@ -52,6 +53,12 @@ func run(_ arguments: [String]) -> ExitCode {
         Console.shared.error("quire: error: \(error)")
         return .operational
     }
+}
+
+// The PO parser's child process (libgettextpo's fatal-error handler must not return, so PO files
+// are parsed in a child that may die without taking a watcher with it).
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == POFileParser.childArgument {
+    POFileParser.runChildMain(file: CommandLine.arguments[2])
 }
 
 exit(run(Array(CommandLine.arguments.dropFirst())).rawValue)

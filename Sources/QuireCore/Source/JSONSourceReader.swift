@@ -154,6 +154,9 @@ struct JSONSourceReader {
                 runStart = index
                 continue
             }
+            if byte == 0x0A || byte == 0x0D {
+                throw error(SourceMessages.stringNotClosedOnLine(openedAt: position(open)))
+            }
             if byte < 0x20 { throw error(SourceMessages.controlCharacter(byte)) }
             index += 1
         }
@@ -327,7 +330,8 @@ struct JSONSourceReader {
             while end < bytes.count, end - index < 40, isWordByte(bytes[end]) { end += 1 }
             return "'\(text(index, end))'"
         }
-        if byte < 0x20 || byte == 0x7F { return "a control character (U+00\(String(byte, radix: 16, uppercase: true)))" }
+        if byte < 0x20 || byte == 0x7F { return "a control character (U+00\(byte < 16 ? "0" : "")\(String(byte, radix: 16, uppercase: true)))" }
+        if byte == 0x27 { return "\"'\"" }
         var end = index + 1
         while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
         return "'\(text(index, end))'"

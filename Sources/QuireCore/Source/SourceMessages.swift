@@ -4,7 +4,7 @@ enum SourceMessages {
     // Both formats.
     static let emptyFile = "the file is empty: a page needs at least a `sections:` list"
     static func invalidUTF8(_ byte: UInt8) -> String {
-        "invalid UTF-8 (byte 0x\(hex(byte))): save the file as UTF-8"
+        "invalid UTF-8 (byte 0x\(hex(byte).lowercased())): save the file as UTF-8"
     }
     static let nulByte = "the file contains a NUL byte (0x00): remove it, source files are text"
     static func tooDeep(limit: Int) -> String {
@@ -40,6 +40,9 @@ enum SourceMessages {
     }
     static func trailingContent(found: String) -> String {
         "unexpected \(found) after the end of the JSON value: a file holds one value"
+    }
+    static func stringNotClosedOnLine(openedAt position: SourcePosition) -> String {
+        "the string opened at \(position) is not closed on its line: end it with '\"' or write a line break as \\n"
     }
     static func controlCharacter(_ byte: UInt8) -> String {
         "control character U+00\(hex(byte)) in a string: write it as an escape such as \\n"
@@ -81,7 +84,7 @@ enum SourceMessages {
     }
 
     private static func hex(_ byte: UInt8) -> String {
-        let digits = String(byte, radix: 16)
+        let digits = String(byte, radix: 16, uppercase: true)
         return byte < 16 ? "0" + digits : digits
     }
 }

@@ -62,11 +62,14 @@ public final class SiteBuilder: @unchecked Sendable {
     public func build() -> SiteBuildResult {
         let started = DispatchTime.now().uptimeNanoseconds
         let clock = StageClock()
+        var result = build(clock: clock)
+        result.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        result.stageMilliseconds = clock.milliseconds.map { ($0.stage.rawValue, $0.ms) }
+        return result
+    }
+
+    private func build(clock: StageClock) -> SiteBuildResult {
         var result = SiteBuildResult(site: site)
-        defer {
-            result.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-            result.stageMilliseconds = clock.milliseconds.map { ($0.stage.rawValue, $0.ms) }
-        }
         let inventory = clock.measure(.scan) { SiteInventory.scan(root: siteRoot, site: site, displayRoot: displayRoot) }
         result.diagnostics += inventory.diagnostics
 

@@ -5,8 +5,8 @@
 /// next, and says when the consumer is done (tests drive it with a synthetic clock, like
 /// swift-nio's `EmbeddedChannel`; `SettleQueue` drives it with Dispatch).
 ///
-/// - A finished write on an idle tree (consumer idle, no finished write within the quiet
-///   window) is due at once: the leading edge.
+/// - A finished write on an idle tree (consumer idle, no other event within the quiet window
+///   but those on the same path) is due at once: the leading edge.
 /// - Otherwise pending events are due when the tree has been quiet for `quietWindow`, or
 ///   `maxDelay` after the first pending event, whichever comes first.
 /// - While the consumer is busy nothing is emitted: events accumulate into one pending set,
@@ -47,6 +47,11 @@ struct Settler {
     var hasPending: Bool { !pending.isEmpty }
 
     mutating func record(_ event: WatchEvent, at now: Double) {
+        // Idle: nothing else happening. Earlier events on the same path (the create before
+        // the write, the move away of the old copy in a safe save) are part of this save.
+        let onlyThisPathPending = pending.paths.isEmpty || (pending.paths.count == 1 && pending.paths.contains(event.path))
+        let othersQuiet = onlyThisPathPending || lastEventAt.map { now - $0 >= quietWindow } ?? true
+        let treeIsIdle = !isConsumerBusy && othersQuiet && lastFinishedWriteAt.map { now - $0 >= quietWindow } ?? true
         switch event.kind {
         case .rescan:
             pending.needsFullRescan = true
@@ -56,7 +61,6 @@ struct Settler {
         if firstPendingAt == nil { firstPendingAt = now }
         lastEventAt = now
         if event.kind == .finishedWrite {
-            let treeIsIdle = !isConsumerBusy && lastFinishedWriteAt.map { now - $0 >= quietWindow } ?? true
             if treeIsIdle { leadingEdgeDue = true }
             lastFinishedWriteAt = now
         }

@@ -23,6 +23,7 @@ public final class PageWatcher: Sendable {
     private let log: @Sendable (String) -> Void
     private let settleQueue: SettleQueue
     private let sources = Mutex<Sources>(Sources())
+    private let watchBudget: Int?
 
     private struct Sources {
         var reader: InotifyReader?
@@ -34,9 +35,17 @@ public final class PageWatcher: Sendable {
     ///   - root: the pages folder; relative paths are taken from the current directory.
     ///   - log: messages for the user (watch limit reached, git holding changes, ...).
     ///   - onChange: called with each settled change set, on a serial queue of the watcher's.
-    public init(
+    public convenience init(
         root: String, options: WatchOptions = WatchOptions(),
         log: @escaping @Sendable (String) -> Void = { _ in },
+        onChange: @escaping @Sendable (ChangeSet) -> Void
+    ) throws {
+        try self.init(root: root, options: options, log: log, watchBudget: nil, onChange: onChange)
+    }
+
+    /// `watchBudget` pretends the inotify watch limit is that many watches (tests).
+    init(
+        root: String, options: WatchOptions, log: @escaping @Sendable (String) -> Void, watchBudget: Int?,
         onChange: @escaping @Sendable (ChangeSet) -> Void
     ) throws {
         let absolute = Self.absolutePath(root)
@@ -47,6 +56,7 @@ public final class PageWatcher: Sendable {
         self.root = absolute
         self.options = options
         self.log = log
+        self.watchBudget = watchBudget
         self.settleQueue = SettleQueue(
             options: options, gitLock: GitIndexLock(root: absolute), log: log, onChange: onChange)
     }
@@ -66,7 +76,8 @@ public final class PageWatcher: Sendable {
             let reader = InotifyReader(
                 root: root, log: log,
                 deliver: { [settleQueue] events in settleQueue.record(events) },
-                onWatchLimit: { [weak self] in self?.fallBackToPolling() })
+                onWatchLimit: { [weak self] in self?.fallBackToPolling() },
+                watchBudget: watchBudget)
             if try reader.start() {
                 sources.reader = reader
             } else {

@@ -70,15 +70,20 @@ struct PageWatcherTests {
         #expect(fixture.log.isEmpty, "unexpected messages: \(fixture.log)")
     }
 
-    @Test("a file written right after mkdir -p is found by scanning the new folder")
+    @Test("files written right after mkdir -p are found by scanning the new folder")
     func newFolderScan() async throws {
         let fixture = try WatchFixture()
         defer { fixture.tearDown() }
-        try fixture.shell("mkdir -p guides/safety/range && echo x > guides/safety/range/rules.yaml && echo y > guides/intro.yaml")
-        #expect(await fixture.waitFor("guides/safety/range/rules.yaml", "guides/intro.yaml"))
+        // Written from this process at once, most before the reader has watched the folder.
+        let names = (0..<20).map { "guides/safety/range/rule-\($0).yaml" }
+        try FileManager.default.createDirectory(atPath: fixture.path("guides/safety/range"), withIntermediateDirectories: true)
+        for name in names {
+            try "rule: 1\n".write(toFile: fixture.path(name), atomically: false, encoding: .utf8)
+        }
+        #expect(await fixture.waitUntil { fixture in names.allSatisfy { fixture.reportedPaths.contains(fixture.path($0)) } })
         // The new folders are watched too.
-        try fixture.shell("echo z > guides/safety/range/later.yaml")
-        #expect(await fixture.waitFor("guides/safety/range/later.yaml"))
+        try fixture.shell("echo z > guides/safety/range/later.yaml && echo y > guides/intro.yaml")
+        #expect(await fixture.waitFor("guides/safety/range/later.yaml", "guides/intro.yaml"))
     }
 
     @Test("a folder moved in is watched and its files reported")
@@ -162,6 +167,22 @@ struct PageWatcherTests {
         #expect(await fixture.waitFor("sub/new.yaml", "removed.yaml"))
         #expect(!fixture.reportedPaths.contains(fixture.path("kept.yaml")))
         #expect(!fixture.reportedPaths.contains { $0.contains(".swp") })
+    }
+
+    @Test("running out of inotify watches says how to raise the limit and falls back to rescans")
+    func watchLimitFallback() async throws {
+        let fixture = try WatchFixture(watchBudget: 2) { root in
+            try FileManager.default.createDirectory(atPath: root + "/a", withIntermediateDirectories: true)
+        }
+        defer { fixture.tearDown() }
+        // Two watches (root, a) fit; the third folder does not.
+        try fixture.shell("mkdir b")
+        #expect(await fixture.waitUntil { $0.changeSets.contains(where: \.needsFullRescan) })
+        #expect(fixture.log.contains {
+            $0.contains("/proc/sys/fs/inotify/max_user_watches") && $0.contains("sysctl fs.inotify.max_user_watches=524288")
+        })
+        try fixture.shell("echo x > b/polled.yaml")
+        #expect(await fixture.waitFor("b/polled.yaml"))
     }
 
     @Test("a second inotify watcher in the same process is refused")

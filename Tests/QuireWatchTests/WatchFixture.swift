@@ -14,7 +14,7 @@ final class WatchFixture: Sendable {
         let state = Mutex<(changeSets: [ChangeSet], log: [String])>(([], []))
     }
 
-    init(options: WatchOptions = WatchOptions(), prepare: (String) throws -> Void = { _ in }) throws {
+    init(options: WatchOptions = WatchOptions(), watchBudget: Int? = nil, prepare: (String) throws -> Void = { _ in }) throws {
         var template = Array("/tmp/quire-watch-XXXXXX".utf8CString)
         guard let base = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
         let folder = String(cString: base)
@@ -27,6 +27,7 @@ final class WatchFixture: Sendable {
         watcher = try PageWatcher(
             root: root, options: options,
             log: { message in recorded.state.withLock { $0.log.append(message) } },
+            watchBudget: watchBudget,
             onChange: { changeSet in recorded.state.withLock { $0.changeSets.append(changeSet) } })
         try watcher.start()
     }

@@ -33,6 +33,9 @@ final class InotifyReader: @unchecked Sendable {
     private let log: @Sendable (String) -> Void
     private let deliver: @Sendable ([WatchEvent]) -> Void
     private let onWatchLimit: @Sendable () -> Void
+    /// Pretends the kernel's watch limit is this many watches (tests; the real limit is
+    /// system-wide and shared).
+    private let watchBudget: Int?
 
     private let state = Atomic<Int>(State.idle)
     private let finished = DispatchSemaphore(value: 0)
@@ -54,8 +57,10 @@ final class InotifyReader: @unchecked Sendable {
     ///     watched for lack of inotify watches: watch by polling from then on.
     init(
         root: String, log: @escaping @Sendable (String) -> Void,
-        deliver: @escaping @Sendable ([WatchEvent]) -> Void, onWatchLimit: @escaping @Sendable () -> Void
+        deliver: @escaping @Sendable ([WatchEvent]) -> Void, onWatchLimit: @escaping @Sendable () -> Void,
+        watchBudget: Int? = nil
     ) {
+        self.watchBudget = watchBudget
         self.root = root
         self.rootPrefix = root.hasSuffix("/") ? root : root + "/"
         self.log = log
@@ -200,11 +205,15 @@ final class InotifyReader: @unchecked Sendable {
     private func watchFolder(_ folder: String) {
         let key = folder.hasSuffix("/") ? folder : folder + "/"
         guard !watchLimitReached, !watchedFolders.contains(key) else { return }
-        if inotifytools_watch_file(folder, Self.eventMask) != 0 {
+        let code: Int32
+        if let watchBudget, watchedFolders.count >= watchBudget {
+            code = ENOSPC
+        } else if inotifytools_watch_file(folder, Self.eventMask) != 0 {
             watchedFolders.insert(key)
             return
+        } else {
+            code = inotifytools_error()
         }
-        let code = inotifytools_error()
         switch code {
         case ENOENT, ENOTDIR:
             break  // gone or replaced meanwhile; its parent reports that

@@ -1,3 +1,4 @@
+import QuireCore
 import QuireWatch
 import Testing
 

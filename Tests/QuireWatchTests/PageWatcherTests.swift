@@ -1,3 +1,4 @@
+import QuireCore
 import Foundation
 import Testing
 @testable import QuireWatch

@@ -1,4 +1,5 @@
 internal import CInotifyTools
+import QuireCore
 import Dispatch
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+import QuireCore
 import Foundation
 
 /// What `lstat` says about one entry, enough to notice a change without reading it.

@@ -40,6 +40,7 @@ public enum EditorTempFiles {
         ".tmp", ".temp",                 // VS Code and many others
         ".part", ".crdownload",          // partial downloads
         ".kate-swp",
+        ".bak", ".orig", ".rej",         // backups and patch leftovers
     ]
 
     /// Vim checks that it may create files in a folder by writing `4913` (then 5036, 5159, ...

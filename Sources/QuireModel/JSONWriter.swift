@@ -75,9 +75,6 @@ public struct JSONWriter: Sendable {
             case 0x09: out.append(contentsOf: [92, UInt8(ascii: "t")])
             case 0x00..<0x20, 0x7F:
                 out.append(contentsOf: Array(String(format: "\\u%04x", byte).utf8))
-            case UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"):
-                // Escaped so a page file can never be sniffed or embedded as markup.
-                out.append(contentsOf: Array(String(format: "\\u%04x", byte).utf8))
             default: out.append(byte)
             }
         }

@@ -16,7 +16,7 @@ enum Sites {
             return [site]
         }
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: pages)) ?? []).sorted().filter { name in
-            guard !IgnoredNames.isIgnored(name) else { return false }
+            guard !EditorTempFiles.isIgnored(name) else { return false }
             var info = stat()
             return lstat("\(pages)/\(name)", &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
         }

@@ -1,4 +1,5 @@
 import Foundation
+import QuireCore
 
 // `quire`: parses arguments, runs one command, prints, and picks the exit code. The work is in
 // QuireCore and QuireWatch.
@@ -18,7 +19,7 @@ let usage = """
       gc         Remove old versions beyond --keep N.
       export     Write a version as plain files, without symbolic links.
       l10n       Translation export, import and status.
-      schema     Print the JSON Schema of page sources.
+      schema     \(SchemaCommand.abstract)
       bench      Measure build and publish speed on generated sites.
     """
 
@@ -36,6 +37,9 @@ func run(_ arguments: [String]) -> ExitCode {
         switch command {
         case "build": return try BuildCommand(arguments: parsed, publish: true).run()
         case "check": return try BuildCommand(arguments: parsed, publish: false).run()
+        case "schema": return try SchemaCommand(arguments: parsed).run()
+        case "versions", "diff", "rollback", "unpin", "verify", "gc", "export":
+            return try OperationsCommand(name: command, arguments: parsed).run()
         case "bench": return try BenchCommand(arguments: Array(arguments.dropFirst())).run()
         default:
             throw UsageError("unknown command '\(command)'")
@@ -50,6 +54,12 @@ func run(_ arguments: [String]) -> ExitCode {
         Console.shared.error("quire: error: \(error)")
         return .operational
     }
+}
+
+// The PO parser's child process (libgettextpo's fatal-error handler must not return, so PO files
+// are parsed in a child that may die without taking a watcher with it).
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == POFileParser.childArgument {
+    POFileParser.runChildMain(file: CommandLine.arguments[2])
 }
 
 exit(run(Array(CommandLine.arguments.dropFirst())).rawValue)

@@ -44,10 +44,21 @@ public struct PageTranslations: Sendable {
                     diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, problem))
                     continue
                 }
+                if let original = entry.sourceText, original != source.text {
+                    diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key,
+                        "stale translation: the source text changed since it was translated (was '\(Self.excerpt(original))', now '\(Self.excerpt(source.text))')"))
+                } else if entry.isFuzzy {
+                    diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key, "translation marked for review (fuzzy): counted as stale"))
+                }
                 result.entries[locale, default: [:]][entry.key] = entry
             }
         }
         return (result, diagnostics)
+    }
+
+    static func excerpt(_ text: String) -> String {
+        let line = text.replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
+        return line.count > 40 ? String(line.prefix(39)) + "…" : line
     }
 
     /// A translation must keep the source's links and placeholders, no more and no fewer.

@@ -33,6 +33,8 @@ public final class SiteBuilder: @unchecked Sendable {
 
     /// Bump when published output changes for equal input, so every file is rebuilt once.
     static let outputFormat = "quire-output-1"
+    /// Bump when previews change for equal pages.
+    static let previewFormat = "quire-preview-1"
 
     private var sourceCache: [String: CachedSource] = [:]
     private var translationCache: [String: CachedTranslation] = [:]
@@ -60,15 +62,20 @@ public final class SiteBuilder: @unchecked Sendable {
     public func build() -> SiteBuildResult {
         let started = DispatchTime.now().uptimeNanoseconds
         let clock = StageClock()
+        var result = build(clock: clock)
+        result.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        result.stageMilliseconds = clock.milliseconds.map { ($0.stage.rawValue, $0.ms) }
+        return result
+    }
+
+    private func build(clock: StageClock) -> SiteBuildResult {
         var result = SiteBuildResult(site: site)
-        defer {
-            result.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-            result.stageMilliseconds = clock.milliseconds.map { ($0.stage.rawValue, $0.ms) }
-        }
         let inventory = clock.measure(.scan) { SiteInventory.scan(root: siteRoot, site: site, displayRoot: displayRoot) }
         result.diagnostics += inventory.diagnostics
 
-        guard let (context, settingsDigest) = loadSettings(inventory, into: &result) else {
+        let settings = SiteSettings.load(inventory, site: site, displayRoot: displayRoot)
+        result.diagnostics += settings.diagnostics
+        guard let context = settings.context else {
             writeStatus(result, context: nil)
             return result
         }
@@ -93,7 +100,7 @@ public final class SiteBuilder: @unchecked Sendable {
         let chains = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, context.config.chain(for: $0)) })
         DispatchQueue.concurrentPerform(iterations: pages.count) { index in
             slots.set(index, self.render(pages[index], context: context, chains: chains, catalogs: translations.byPage[pages[index].pageID] ?? [],
-                                         settingsDigest: settingsDigest, published: published, clock: clock))
+                                         settingsDigest: settings.digest, published: published, clock: clock))
         }
         var files: [OutputFile] = []
         var coverage = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, LocaleCoverage(locale: $0)) })
@@ -143,11 +150,25 @@ public final class SiteBuilder: @unchecked Sendable {
                 }
             }
             result.outcome = outcome
+            if case .published(let version, _) = outcome { afterPublish(version, config: context.config, store: store, into: &result) }
         } catch {
             result.operationalError = "\(error)"
         }
         clock.measure(.status) { writeStatus(result, context: context) }
         return result
+    }
+
+    /// Retention (`keep`) and the publish hook: neither can undo the publish.
+    private func afterPublish(_ version: VersionID, config: SiteConfig, store: SiteStore, into result: inout SiteBuildResult) {
+        let siteFile = "\(displayRoot)/site.yaml"
+        if let keep = config.keep {
+            do { try store.gc(keep: keep, reason: "keep: \(keep) in site.yaml") } catch {
+                result.diagnostics.append(.warning(siteFile, "retention (keep: \(keep)) failed: \(error)"))
+            }
+        }
+        if let hook = config.publishHook, let failure = PublishHook.run(hook, site: site, version: version, dist: distRoot) {
+            result.diagnostics.append(.warning(siteFile, "\(failure); \(version) stays published"))
+        }
     }
 
     /// The files of the newest version (what can be carried); none when only checking.
@@ -163,55 +184,6 @@ public final class SiteBuilder: @unchecked Sendable {
         let opened = try SiteStore(dist: distRoot, site: site)
         store = opened
         return opened
-    }
-
-    // MARK: Settings
-
-    /// `site.yaml` and the vocabulary file; nil when the site cannot be built (an error in either).
-    private func loadSettings(_ inventory: SiteInventory, into result: inout SiteBuildResult) -> (ValidationContext, String)? {
-        let reader = SourceFileReader()
-        var digest = SHA256()
-        digest.update(Self.outputFormat)
-        var config = SiteConfig(name: site)
-        if let file = inventory.siteFile {
-            let display = "\(displayRoot)/\(file.relativePath)"
-            guard let root = parse(file, display: display, reader: reader, limits: .default, into: &result.diagnostics) else { return nil }
-            let (read, diagnostics) = SiteConfig.read(root.node, site: site, file: display)
-            result.diagnostics += diagnostics
-            guard !diagnostics.hasErrors else { return nil }
-            config = read
-            digest.update(root.digest)
-        } else {
-            result.diagnostics.append(.warning(displayRoot, "no site.yaml: using defaults (locale en, ttl 300)"))
-        }
-        var vocabulary = Vocabulary.builtIn
-        if let file = inventory.vocabularyFile {
-            let display = "\(displayRoot)/\(file.relativePath)"
-            guard let root = parse(file, display: display, reader: reader, limits: .default, into: &result.diagnostics) else { return nil }
-            let (read, diagnostics) = SiteVocabulary.read(root.node, file: display)
-            result.diagnostics += diagnostics
-            guard !diagnostics.hasErrors else { return nil }
-            vocabulary = read
-            digest.update(root.digest)
-        }
-        let context = ValidationContext(config: config, vocabulary: vocabulary, pageIDs: Set(inventory.pages.keys), assets: Set(inventory.assets.keys))
-        return (context, digest.finalize())
-    }
-
-    private func parse(_ file: SiteInventory.SourceFile, display: String, reader: SourceFileReader, limits: SourceLimits,
-                       into diagnostics: inout [Diagnostic]) -> (node: SourceNode, digest: String)? {
-        do {
-            let bytes = try reader.read(file.path)
-            let format = SourceFormat(pathExtension: SiteInventory.splitExtension(file.relativePath).pathExtension) ?? .yaml
-            return (try SourceParser.parse(bytes, format: format, file: display, limits: limits), SHA256.hash(bytes))
-        } catch let error as SourceReadError {
-            diagnostics.append(.error(display, error.message))
-        } catch let diagnostic as Diagnostic {
-            diagnostics.append(diagnostic)
-        } catch {
-            diagnostics.append(.error(display, "\(error)"))
-        }
-        return nil
     }
 
     // MARK: Pages
@@ -350,8 +322,9 @@ public final class SiteBuilder: @unchecked Sendable {
         }
         output.diagnostics += translationDiagnostics
         let config = context.config
-        if model.extras["draft"]?.boolValue == true { return output }
-        let audiences = PageRenderer.audiences(of: model)
+        // A draft stays out of published pages; its preview still shows it.
+        let isDraft = model.extras["draft"]?.boolValue == true
+        let audiences = isDraft ? [] : PageRenderer.audiences(of: model)
         for locale in config.locales {
             let chain = chains[locale] ?? [locale]
             var coverage = LocaleCoverage(locale: locale)
@@ -371,12 +344,19 @@ public final class SiteBuilder: @unchecked Sendable {
             let renderer = PageRenderer(locale: locale, defaultTTL: config.ttl) { string in
                 translations.resolve(string, chain: chain, defaultLocale: config.defaultLocale, stalePolicy: config.stalePolicy).text
             }
+            let previewPath = "preview/\(locale)/\(page.pageID).html"
+            let previewDigest = inputDigest + "+" + Self.previewFormat
+            let previewCarried = published[previewPath]?.inputDigest == previewDigest
+            if options.previews && previewCarried {
+                output.files.append(OutputFile(path: previewPath, content: .carried, inputDigest: previewDigest))
+            }
             for audience in [nil] + audiences.map(Optional.some) {
                 let path = "\(locale)/\(page.pageID)\(audience.map { "@\($0)" } ?? "").json"
+                let needsPreview = audience == nil && options.previews && !previewCarried
                 let metadata: JSONValue = ["page_id": .string(page.pageID), "locale": .string(locale), "ttl": .integer(model.ttl ?? config.ttl),
                                            "audience": audience.map(JSONValue.string) ?? .null]
                 let digest = audience.map { inputDigest + "@" + $0 } ?? inputDigest
-                if published[path]?.inputDigest == digest {
+                if !isDraft && !needsPreview && published[path]?.inputDigest == digest {
                     output.files.append(OutputFile(path: path, content: .carried, inputDigest: digest, metadata: metadata))
                     continue
                 }
@@ -385,6 +365,16 @@ public final class SiteBuilder: @unchecked Sendable {
                     for (string, what) in rendered.removed {
                         output.diagnostics.append(.warning(page.file, at: string.position, keyPath: string.key, "removed \(what): apps never receive it"))
                     }
+                }
+                if needsPreview {
+                    let preview = PreviewContext(site: site, locale: locale, pageID: page.pageID, version: nil, sitePageIDs: context.pageIDs)
+                    let html = clock.measure(.preview) { PagePreview.html(page: rendered.page, context: preview) }
+                    output.files.append(OutputFile(path: previewPath, content: .bytes(html), inputDigest: previewDigest))
+                }
+                if isDraft { continue }
+                if published[path]?.inputDigest == digest {
+                    output.files.append(OutputFile(path: path, content: .carried, inputDigest: digest, metadata: metadata))
+                    continue
                 }
                 let bytes = clock.measure(.encode) { JSONWriter(pretty: true).bytes(rendered.page) }
                 output.files.append(OutputFile(path: path, content: .bytes(bytes), inputDigest: digest, metadata: metadata))
@@ -398,6 +388,9 @@ public final class SiteBuilder: @unchecked Sendable {
     private func carry(_ pageID: String, locales: [String], published: [String: PublishedFile]) -> [OutputFile] {
         var files: [OutputFile] = []
         for locale in locales {
+            if let preview = published["preview/\(locale)/\(pageID).html"] {
+                files.append(OutputFile(path: "preview/\(locale)/\(pageID).html", content: .carried, inputDigest: preview.inputDigest))
+            }
             let plain = "\(locale)/\(pageID).json"
             let variantPrefix = "\(locale)/\(pageID)@"
             for (path, file) in published where path == plain || (path.hasPrefix(variantPrefix) && !path.dropFirst(variantPrefix.count).contains("/")) {

@@ -1,6 +1,8 @@
-// STUB: replaced by the publishing work. Signatures are the contract the pipeline and CLI use.
+// Everything Quire writes under `dist/<site>/`: the public types and the store itself. The steps
+// live in small types beside this file (TreePlanner, TreeWriter, CurrentLink, PublishLock, ...).
 public import QuireModel
-import Foundation
+import Glibc
+import Synchronization
 
 /// A version id: `v000001`, `v000002`, ... numbered per site in publish order.
 public struct VersionID: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -44,6 +46,13 @@ public struct PublishedFile: Sendable, Hashable {
     public var size: Int
     public var inputDigest: String
     public var metadata: JSONValue?
+
+    public init(sha256: String, size: Int, inputDigest: String, metadata: JSONValue? = nil) {
+        self.sha256 = sha256
+        self.size = size
+        self.inputDigest = inputDigest
+        self.metadata = metadata
+    }
 }
 
 public struct PublishRequest: Sendable {
@@ -71,30 +80,184 @@ public enum PublishOutcome: Sendable, Equatable {
 /// An operational failure (I/O, lock held, disk full): exit code 3.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var description: String
+    /// For system failures: what was being done (`rename`, `create`, ...), on which path, and errno.
+    public var operation: String?
+    public var path: String?
+    public var errorNumber: Int32?
+
     public init(_ description: String) { self.description = description }
 }
 
 /// Everything Quire writes under `dist/<site>/`, and the only code that does.
+///
+/// Layout (DESIGN.md §3): `current -> versions/<v>`; each version folder holds `manifest.json`,
+/// `build.json` and one link per top-level folder into `trees/<id>`, immutable content-addressed
+/// folders shared between versions; `status/` is mutable; `state/` holds lock, pin and history.
+///
+/// Use one store per serial queue: the lock is re-entrant per store, not per thread.
 public final class SiteStore: @unchecked Sendable {
     public let site: String
+    /// `dist/<site>`.
     public let root: String
 
-    public init(dist: String, site: String) throws(StoreError) { fatalError("stub") }
+    /// How long the ops methods (rollback, unpin, gc, ...) wait for the lock when the caller does
+    /// not hold it already, and whom they tell they are waiting.
+    public var operationLockTimeout: Double = 30
+    public var operationWaiting: @Sendable (String) -> Void = { _ in }
+
+    let layout: SiteLayout
+
+    private struct State {
+        var lockDepth = 0
+        var newest: (version: VersionID, index: FileIndex)?
+    }
+
+    private let state = Mutex(State())
+
+    public init(dist: String, site: String) throws(StoreError) {
+        guard !site.isEmpty, site != ".", site != "..", !site.contains("/"), !site.utf8.contains(0) else {
+            throw StoreError("'\(site)' is not a site name: use a folder name without '/'")
+        }
+        self.site = site
+        self.root = dist + "/" + site
+        self.layout = SiteLayout(root: root)
+        try FileSystem.makeDirectories(root)
+        for folder in layout.folders.dropFirst() { try FileSystem.makeDirectory(folder, ignoringExisting: true) }
+    }
+
+    // MARK: - The lock
 
     /// Runs `body` holding the site's publish lock; `waiting` is told once when another process
-    /// holds it; throws after `timeout` seconds.
-    public func withPublishLock<T>(timeout: Double, waiting: (String) -> Void, _ body: () throws -> T) throws -> T { fatalError("stub") }
+    /// holds it; throws after `timeout` seconds. Leftovers of a crashed publish are removed first.
+    public func withPublishLock<T>(timeout: Double, waiting: (String) -> Void, _ body: () throws -> T) throws -> T {
+        let reentered = state.withLock { state in
+            guard state.lockDepth > 0 else { return false }
+            state.lockDepth += 1
+            return true
+        }
+        if reentered {
+            defer { state.withLock { $0.lockDepth -= 1 } }
+            return try body()
+        }
+        let lock = try PublishLock(path: layout.lock, site: site, timeout: timeout, waiting: waiting)
+        state.withLock { $0.lockDepth = 1 }
+        let result = Result { () throws -> T in
+            try removeLeftovers()
+            return try body()
+        }
+        state.withLock { $0.lockDepth = 0 }
+        _ = consume lock
+        return try result.get()
+    }
 
-    public func newestVersion() throws(StoreError) -> VersionID? { fatalError("stub") }
-    public func currentVersion() throws(StoreError) -> VersionID? { fatalError("stub") }
-    public func pinnedVersion() throws(StoreError) -> VersionID? { fatalError("stub") }
+    /// The lock for the ops methods: taken with `operationLockTimeout` unless already held.
+    func withOperationLock<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        do {
+            return try withPublishLock(timeout: operationLockTimeout, waiting: operationWaiting) { try body() }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError("\(error)")
+        }
+    }
+
+    /// Staging folders and temporary links a crashed process left behind (call with the lock held).
+    private func removeLeftovers() throws(StoreError) {
+        for name in try FileSystem.list(layout.staging) { try FileSystem.removeTree(layout.staging + "/" + name) }
+        for name in try FileSystem.list(root) where name.hasPrefix("current.tmp-") { try FileSystem.remove(root + "/" + name) }
+    }
+
+    // MARK: - Reading versions
+
+    /// The highest version number in `versions/` (not `current`, which a pin may hold back).
+    public func newestVersion() throws(StoreError) -> VersionID? {
+        try allVersions().last
+    }
+
+    public func currentVersion() throws(StoreError) -> VersionID? {
+        try CurrentLink(layout: layout).read()
+    }
+
+    public func pinnedVersion() throws(StoreError) -> VersionID? {
+        try PinFile(path: layout.pin).read()?.version
+    }
+
+    /// Every version in `versions/`, oldest first.
+    func allVersions() throws(StoreError) -> [VersionID] {
+        try FileSystem.list(layout.versions).compactMap(VersionID.init).sorted()
+    }
+
+    func manifest(of version: VersionID) throws(StoreError) -> VersionManifest {
+        let path = layout.versionManifest(version)
+        guard FileSystem.exists(layout.version(version)) else {
+            throw StoreError("site '\(site)' has no version '\(version)': list them with 'quire versions'")
+        }
+        return try VersionManifest(parsing: FileSystem.readFile(path), path: path)
+    }
 
     /// Every file of a version, by path (cached in memory for the newest version).
-    public func files(of version: VersionID) throws(StoreError) -> [String: PublishedFile] { fatalError("stub") }
+    public func files(of version: VersionID) throws(StoreError) -> [String: PublishedFile] {
+        try index(of: version).files
+    }
+
+    func index(of version: VersionID, trees: TreeReader? = nil) throws(StoreError) -> FileIndex {
+        if let cached = state.withLock({ $0.newest }), cached.version == version { return cached.index }
+        let index = try FileIndex(manifest: manifest(of: version), trees: trees ?? TreeReader(layout: layout))
+        if try version == newestVersion() { state.withLock { $0.newest = (version, index) } }
+        return index
+    }
+
+    // MARK: - Publishing
 
     /// Stages, syncs once, moves into `versions/` and swaps `current` (unless pinned). Call with the lock held.
-    public func publish(_ request: PublishRequest) throws(StoreError) -> PublishOutcome { fatalError("stub") }
+    public func publish(_ request: PublishRequest) throws(StoreError) -> PublishOutcome {
+        try withOperationLock { () throws(StoreError) -> PublishOutcome in try publishHoldingLock(request) }
+    }
+
+    private func publishHoldingLock(_ request: PublishRequest) throws(StoreError) -> PublishOutcome {
+        let newest = try newestVersion()
+        var previous: VersionManifest? = nil
+        var previousIndex = FileIndex()
+        if let newest {
+            previous = try manifest(of: newest)
+            previousIndex = try index(of: newest)
+        }
+        let planned = try TreePlanner(previous: previousIndex).plan(request.files)
+        let version = VersionID((newest?.number ?? 0) + 1)
+        let folders: [(name: String, folder: VersionManifest.Folder)] = planned.map { entry in
+            (entry.name, VersionManifest.Folder(tree: entry.tree.id, files: entry.tree.fileCount, bytes: entry.tree.byteCount))
+        }
+        let next = VersionManifest(
+            site: site, version: version, parent: newest, builtAt: Timestamp.now(), siteFields: request.manifest, folders: folders)
+        if let newest, let previous, next.hasSameContent(as: previous) { return .unchanged(newest) }
+
+        try VersionWriter(layout: layout).write(next, planned: planned, buildRecord: request.buildRecord)
+        let index = FileIndex(planned: planned, layout: layout)
+        state.withLock { $0.newest = (version, index) }
+
+        let before = try currentVersion()
+        let pin = try PinFile(path: layout.pin).read()
+        if pin == nil { try CurrentLink(layout: layout).point(at: version) }
+        let reason = pin.map { "current stays at \($0.version): pinned" } ?? ""
+        try History(path: layout.history).append(HistoryEntry(action: .publish, from: before, to: version, reason: reason))
+        return .published(version, isCurrent: pin == nil)
+    }
+
+    // MARK: - Status
 
     /// Replaces `status/status.json` (and any other status files) atomically.
-    public func writeStatus(_ files: [String: [UInt8]]) throws(StoreError) { fatalError("stub") }
+    public func writeStatus(_ files: [String: [UInt8]]) throws(StoreError) {
+        for (name, bytes) in files.sorted(by: { $0.key < $1.key }) {
+            let components = name.split(separator: "/", omittingEmptySubsequences: false)
+            guard !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
+                throw StoreError("cannot write the status file '\(name)': empty, '.' and '..' path segments are not allowed")
+            }
+            var folder = layout.status
+            for component in components.dropLast() {
+                folder += "/" + component
+                try FileSystem.makeDirectory(folder, ignoringExisting: true)
+            }
+            try FileSystem.replaceFile(layout.status + "/" + name, bytes)
+        }
+    }
 }

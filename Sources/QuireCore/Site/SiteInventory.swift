@@ -52,7 +52,7 @@ public struct SiteInventory: Sendable {
             diagnostics.append(.error("\(displayRoot)/\(relative)", "cannot list this folder: \(error.localizedDescription)"))
             return
         }
-        for name in names where !IgnoredNames.isIgnored(name) {
+        for name in names where !EditorTempFiles.isIgnored(name) {
             let relativePath = relative.isEmpty ? name : "\(relative)/\(name)"
             let path = "\(root)/\(relativePath)"
             let display = "\(displayRoot)/\(relativePath)"

@@ -1,4 +1,3 @@
-// STUB: replaced by the source-loading work. Signatures are the contract.
 public enum SourceFormat: String, Sendable {
     case json, yaml
 
@@ -11,9 +10,22 @@ public enum SourceFormat: String, Sendable {
     }
 }
 
+/// Reads a page source (JSON or YAML) into `SourceNode`s that remember where every value was
+/// written. The checks common to both formats run first, over the raw bytes: text that is not
+/// UTF-8, NUL bytes and empty files are refused here, so each format reader sees valid text.
 public enum SourceParser {
     /// Parses a whole file. Throws the first error as a positioned diagnostic for `file`.
     public static func parse(_ bytes: [UInt8], format: SourceFormat, file: String, limits: SourceLimits = .default) throws(Diagnostic) -> SourceNode {
-        fatalError("stub")
+        try bytes.withUnsafeBufferPointer { (buffer) throws(Diagnostic) -> SourceNode in
+            let start = SourceTextCheck.byteOrderMarkLength(buffer)
+            try SourceTextCheck.validate(buffer, from: start, file: file)
+            switch format {
+            case .json:
+                return try JSONSourceReader.read(buffer, from: start, file: file, limits: limits)
+            case .yaml:
+                let text = UnsafeBufferPointer(rebasing: buffer[start...])
+                return try YAMLSourceReader.read(text, file: file, limits: limits)
+            }
+        }
     }
 }

@@ -46,11 +46,15 @@ public enum StatusReport {
             "pages": .object(pages),
             "diagnostics": .array(result.diagnostics.map(\.json)),
             "coverage": .array(result.coverage.map(\.json)),
-            "history": [],
+            "history": .array(((try? store.history()) ?? []).suffix(25).map { entry in
+                ["at": .string(entry.when), "action": .string(entry.action.rawValue),
+                 "from": entry.from.map { .string($0.description) } ?? .null, "to": entry.to.map { .string($0.description) } ?? .null,
+                 "reason": .string(entry.reason), "user": .string(entry.user)]
+            }),
         ]
     }
 
     static func files(_ status: JSONValue) -> [String: [UInt8]] {
-        ["status.json": JSONWriter(pretty: true).bytes(status)]
+        ["status.json": JSONWriter(pretty: true).bytes(status), "index.html": StatusPage.html(status: status)]
     }
 }

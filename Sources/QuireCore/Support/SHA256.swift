@@ -32,10 +32,15 @@ public struct SHA256: ~Copyable {
 
     /// The digest as hex.
     public consuming func finalize() -> String {
+        Self.hex(finalizeBytes())
+    }
+
+    /// The raw 32-byte digest (a Content-Security-Policy hash is its base64).
+    public consuming func finalizeBytes() -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &digest, &length)
-        return Self.hex(digest.prefix(Int(length)))
+        return Array(digest.prefix(Int(length)))
     }
 
     public static func hex(_ bytes: some Collection<UInt8>) -> String {

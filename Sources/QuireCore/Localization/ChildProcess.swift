@@ -1,0 +1,101 @@
+import Foundation
+
+/// What a finished child process left: its standard output and how it ended.
+struct ChildProcessOutput {
+    enum Status: CustomStringConvertible {
+        case exited(Int32)
+        case signaled(Int32)
+
+        var description: String {
+            switch self {
+            case .exited(let code): return "exit status \(code)"
+            case .signaled(let signal): return "killed by signal \(signal)"
+            }
+        }
+    }
+
+    var stdout: [UInt8]
+    var status: Status
+}
+
+struct ChildProcessError: Error {
+    var reason: String
+
+    init(_ operation: String, errno code: Int32) {
+        reason = "\(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
+    }
+}
+
+/// Runs a program with `posix_spawn` (no shell), stdin and stderr on /dev/null, and collects its
+/// standard output. Blocking: call it off the main queue.
+enum ChildProcess {
+    static func run(executable: String, arguments: [String]) throws(ChildProcessError) -> ChildProcessOutput {
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else { throw ChildProcessError("pipe", errno: errno) }
+        let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
+        // Close-on-exec, so children spawned at the same time by other threads do not keep the
+        // pipe open (dup2 onto stdout clears the flag for ours).
+        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+        defer { close(readEnd) }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var processID: pid_t = 0
+        let spawned = posix_spawn(&processID, executable, &actions, nil, argv, environ)
+        close(writeEnd)
+        guard spawned == 0 else { throw ChildProcessError("posix_spawn \(executable)", errno: spawned) }
+
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
+            if count > 0 { output.append(contentsOf: buffer[0..<count]); continue }
+            if count < 0 && errno == EINTR { continue }
+            break
+        }
+        var rawStatus: Int32 = 0
+        while waitpid(processID, &rawStatus, 0) < 0 {
+            guard errno == EINTR else { throw ChildProcessError("waitpid", errno: errno) }
+        }
+        // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift cannot import.
+        let signal = rawStatus & 0x7F
+        let status: ChildProcessOutput.Status = signal == 0 ? .exited((rawStatus >> 8) & 0xFF) : .signaled(signal)
+        return ChildProcessOutput(stdout: output, status: status)
+    }
+}
+
+/// A private temporary copy of bytes that must be handed to a program by path.
+struct TemporaryFile {
+    let path: String
+
+    init(bytes: [UInt8], file: String) throws(Diagnostic) {
+        var template = Array((NSTemporaryDirectory() + "/quire-po-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else {
+            throw Diagnostic.error(file, "cannot create a temporary copy for the PO parser: \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                let code = errno
+                unlink(path)
+                throw Diagnostic.error(file, "cannot write a temporary copy for the PO parser: \(String(cString: strerror(code)))")
+            }
+            written += count
+        }
+    }
+
+    func remove() { unlink(path) }
+}

@@ -1,0 +1,244 @@
+/// Re-emits the markdown stage's HTML (cmark, safe mode) for a preview. cmark's output is
+/// already safe; this pass is a second fence and does what the preview needs on top:
+/// - only the tags and attributes cmark produces survive; anything else is dropped,
+/// - `href`s pass only when `https:`, `http:`, `mailto:`, `tel:` or relative,
+/// - images from site paths are rewritten against `assetBase`; remote images become a
+///   placeholder, so the preview makes no request that leaves the server.
+struct MarkdownHTMLFilter {
+    var assetBase: String
+
+    private static let allowedTags: Set<String> = [
+        "p", "h1", "h2", "h3", "h4", "h5", "h6", "em", "strong", "a", "img", "ul", "ol", "li",
+        "blockquote", "pre", "code", "hr", "br", "del", "s", "sup", "sub",
+        "table", "thead", "tbody", "tr", "th", "td",
+    ]
+    /// Elements whose content is not text to show either (`<script>`, `<style>`, ...).
+    private static let droppedWithContent: Set<String> = [
+        "script", "style", "iframe", "object", "embed", "template", "textarea", "title", "noscript", "xmp", "svg", "math",
+    ]
+    private static let allowedAttributes: [String: Set<String>] = [
+        "a": ["href", "title"], "img": ["src", "alt", "title"], "ol": ["start"], "code": ["class"],
+        "th": ["align"], "td": ["align"],
+    ]
+
+    private struct Tag {
+        var name: String
+        var isClosing: Bool
+        var attributes: [(name: String, value: String)]
+        var end: Int
+    }
+
+    func filter(_ html: String) -> String {
+        let bytes = Array(html.utf8)
+        var out = ""
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        var textStart = 0
+        func flushText(upTo end: Int) {
+            if textStart < end { out += Self.escapeText(bytes[textStart..<end]) }
+        }
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "<") else { index += 1; continue }
+            flushText(upTo: index)
+            if Self.hasPrefix(bytes, "<!--", at: index) {
+                // cmark leaves `<!-- raw HTML omitted -->` where it dropped markup.
+                index = Self.find(bytes, "-->", from: index + 4).map { $0 + 3 } ?? bytes.count
+            } else if let tag = Self.parseTag(bytes, at: index) {
+                out += render(tag)
+                index = tag.end
+                if !tag.isClosing && Self.droppedWithContent.contains(tag.name) {
+                    index = Self.endOfElement(tag.name, in: bytes, from: index)
+                }
+            } else {
+                out += "&lt;"
+                index += 1
+            }
+            textStart = index
+        }
+        flushText(upTo: bytes.count)
+        return out
+    }
+
+    private func render(_ tag: Tag) -> String {
+        guard Self.allowedTags.contains(tag.name) else { return "" }
+        if tag.isClosing { return tag.name == "img" || tag.name == "br" || tag.name == "hr" ? "" : "</\(tag.name)>" }
+        let allowed = Self.allowedAttributes[tag.name] ?? []
+        var attributes: [(String, String)] = []
+        for (name, rawValue) in tag.attributes where allowed.contains(name) {
+            guard let value = Self.decodeEntities(rawValue) else { continue }
+            switch name {
+            case "href":
+                guard let link = PreviewURL.link(value) ?? Self.mailOrPhone(value) else { continue }
+                attributes.append((name, link))
+            case "src":
+                switch PreviewURL.image(value, assetBase: assetBase) {
+                case .local(let path): attributes.append((name, path))
+                case .remote(let host): return Self.placeholder("remote image · \(host)")
+                case .invalid: return Self.placeholder("image not shown")
+                }
+            default:
+                attributes.append((name, value))
+            }
+        }
+        if tag.name == "img" && !attributes.contains(where: { $0.0 == "src" }) { return Self.placeholder("image not shown") }
+        var html = "<\(tag.name)"
+        for (name, value) in attributes { html += " \(name)=\"\(HTMLWriter.escape(value))\"" }
+        if tag.name == "a", attributes.contains(where: { $0.0 == "href" }) { html += " rel=\"noopener noreferrer\"" }
+        return html + ">"
+    }
+
+    private static func mailOrPhone(_ url: String) -> String? {
+        let scheme = URLPolicy.scheme(of: url)
+        return scheme == "mailto" || scheme == "tel" ? url : nil
+    }
+
+    private static func placeholder(_ label: String) -> String {
+        "<span class=\"remote-image\">\(HTMLWriter.escape(label))</span>"
+    }
+
+    /// Text between tags: entities cmark wrote pass through, any other `&` or `>` is escaped.
+    private static func escapeText(_ bytes: ArraySlice<UInt8>) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "&") {
+                if entityLength(bytes, at: index) == nil { out += Array("&amp;".utf8) } else { out.append(byte) }
+            } else if byte == UInt8(ascii: ">") {
+                out += Array("&gt;".utf8)
+            } else {
+                out.append(byte)
+            }
+            index += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Length of `&name;`, `&#123;` or `&#x1F;` at `index`, or nil when there is none.
+    private static func entityLength(_ bytes: ArraySlice<UInt8>, at index: Int) -> Int? {
+        var end = index + 1
+        while end < bytes.endIndex, end - index <= 32 {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: ";") { return end > index + 1 ? end - index + 1 : nil }
+            let isNameByte = (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+                || (byte == UInt8(ascii: "#") && end == index + 1)
+            if !isNameByte { return nil }
+            end += 1
+        }
+        return nil
+    }
+
+    /// An attribute value with the entities cmark writes decoded, or nil when it holds one we
+    /// do not know (a browser would decode `&colon;` and could reveal a scheme).
+    static func decodeEntities(_ value: String) -> String? {
+        guard value.contains("&") else { return value }
+        var out = ""
+        var rest = Substring(value)
+        while let ampersand = rest.firstIndex(of: "&") {
+            out += rest[..<ampersand]
+            guard let semicolon = rest[ampersand...].firstIndex(of: ";") else { return nil }
+            let name = rest[rest.index(after: ampersand)..<semicolon]
+            switch name {
+            case "amp": out += "&"
+            case "lt": out += "<"
+            case "gt": out += ">"
+            case "quot": out += "\""
+            case "apos": out += "'"
+            default:
+                let number: UInt32?
+                if name.hasPrefix("#x") || name.hasPrefix("#X") {
+                    number = UInt32(name.dropFirst(2), radix: 16)
+                } else if name.hasPrefix("#") {
+                    number = UInt32(name.dropFirst())
+                } else {
+                    number = nil
+                }
+                guard let number, let scalar = Unicode.Scalar(number) else { return nil }
+                out.unicodeScalars.append(scalar)
+            }
+            rest = rest[rest.index(after: semicolon)...]
+        }
+        return out + rest
+    }
+
+    // MARK: Tag scanning
+
+    private static func parseTag(_ bytes: [UInt8], at start: Int) -> Tag? {
+        var index = start + 1
+        var isClosing = false
+        if index < bytes.count, bytes[index] == UInt8(ascii: "/") { isClosing = true; index += 1 }
+        let nameStart = index
+        while index < bytes.count, isNameByte(bytes[index]) { index += 1 }
+        guard index > nameStart, isLetter(bytes[nameStart]) else { return nil }
+        let name = String(decoding: bytes[nameStart..<index], as: UTF8.self).lowercased()
+        var attributes: [(name: String, value: String)] = []
+        while index < bytes.count {
+            while index < bytes.count, isSpace(bytes[index]) { index += 1 }
+            guard index < bytes.count else { return nil }
+            if bytes[index] == UInt8(ascii: ">") {
+                return Tag(name: name, isClosing: isClosing, attributes: attributes, end: index + 1)
+            }
+            if bytes[index] == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: ">") {
+                return Tag(name: name, isClosing: isClosing, attributes: attributes, end: index + 2)
+            }
+            let attributeStart = index
+            while index < bytes.count, !isSpace(bytes[index]),
+                ![UInt8(ascii: "="), UInt8(ascii: ">"), UInt8(ascii: "/"), UInt8(ascii: "\""), UInt8(ascii: "'")].contains(bytes[index])
+            {
+                index += 1
+            }
+            guard index > attributeStart else { return nil }
+            let attributeName = String(decoding: bytes[attributeStart..<index], as: UTF8.self).lowercased()
+            var value = ""
+            if index < bytes.count, bytes[index] == UInt8(ascii: "=") {
+                index += 1
+                guard index < bytes.count else { return nil }
+                let quote = bytes[index]
+                if quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") {
+                    guard let close = bytes[(index + 1)...].firstIndex(of: quote) else { return nil }
+                    value = String(decoding: bytes[(index + 1)..<close], as: UTF8.self)
+                    index = close + 1
+                } else {
+                    let valueStart = index
+                    while index < bytes.count, !isSpace(bytes[index]), bytes[index] != UInt8(ascii: ">") { index += 1 }
+                    value = String(decoding: bytes[valueStart..<index], as: UTF8.self)
+                }
+            }
+            attributes.append((attributeName, value))
+        }
+        return nil
+    }
+
+    /// The index after `</name ...>` (case-insensitive), or the end of the input.
+    private static func endOfElement(_ name: String, in bytes: [UInt8], from start: Int) -> Int {
+        let closing = Array("</\(name)".utf8)
+        var index = start
+        while index + closing.count <= bytes.count {
+            if zip(bytes[index..<(index + closing.count)], closing).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) {
+                return find(bytes, ">", from: index).map { $0 + 1 } ?? bytes.count
+            }
+            index += 1
+        }
+        return bytes.count
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool { byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A }
+    private static func isNameByte(_ byte: UInt8) -> Bool { isLetter(byte) || (byte >= 0x30 && byte <= 0x39) }
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C }
+
+    private static func hasPrefix(_ bytes: [UInt8], _ prefix: String, at index: Int) -> Bool {
+        let prefix = Array(prefix.utf8)
+        return index + prefix.count <= bytes.count && Array(bytes[index..<(index + prefix.count)]) == prefix
+    }
+
+    private static func find(_ bytes: [UInt8], _ needle: String, from start: Int) -> Int? {
+        let needle = Array(needle.utf8)
+        var index = start
+        while index + needle.count <= bytes.count {
+            if Array(bytes[index..<(index + needle.count)]) == needle { return index }
+            index += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,63 @@
+public import QuireModel
+
+/// One published page drawn as the app's design system would draw it, inside a phone frame:
+/// a self-contained HTML5 document (inline CSS, one hashed inline script, no external request).
+///
+/// Content never reaches the document unescaped: text is escaped, URLs become `href`s only
+/// when `https:`, `http:` or relative, images load only from the version's assets, and the
+/// Content-Security-Policy allows no script but our own.
+public enum PagePreview {
+    public static func html(page: JSONValue, context: PreviewContext) -> [UInt8] {
+        let title = page["title"]?.displayText ?? context.pageID
+        var html = HTMLWriter()
+        html.raw("<!DOCTYPE html>\n<html")
+        html.attribute("lang", context.locale)
+        html.attribute("data-version", context.version ?? "")
+        html.attribute("data-page-id", context.pageID)
+        html.attribute("data-status-url", context.statusURL)
+        html.raw(">\n<head>\n<meta charset=\"utf-8\">\n")
+        html.raw("<meta http-equiv=\"Content-Security-Policy\" content=\"")
+        html.raw(PreviewScripts.contentSecurityPolicy(script: PreviewScripts.livePreview))
+        html.raw("\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+        html.raw("<meta name=\"referrer\" content=\"no-referrer\">\n<title>")
+        html.text("\(title) · \(context.locale) · preview")
+        html.raw("</title>\n<style>\n\(PreviewStyle.page)</style>\n</head>\n<body>\n")
+
+        html.raw("<header class=\"toolbar\">")
+        html.raw("<span class=\"brand\">Quire preview</span>")
+        toolbarField(&html, "site", context.site)
+        toolbarField(&html, "page", context.pageID)
+        toolbarField(&html, "locale", context.locale)
+        toolbarField(&html, "version", context.version ?? "unpublished")
+        html.raw("<a id=\"quire-status-link\" class=\"status-link\"")
+        let statusFile = "status.json"
+        html.attribute("href", context.statusURL.hasSuffix(statusFile)
+            ? String(context.statusURL.dropLast(statusFile.count)) + "index.html" : context.statusURL)
+        html.raw(">site status</a></header>\n")
+        html.raw("<div id=\"quire-diagnostics\" class=\"banner banner-error\" role=\"alert\" hidden></div>\n")
+        html.raw("<div id=\"quire-notice\" class=\"banner banner-notice\" role=\"status\" hidden></div>\n")
+
+        html.raw("<main class=\"stage\"><div class=\"phone\"><div class=\"screen\">\n")
+        html.raw("<div class=\"statusbar\"><span>9:41</span><span class=\"notch\"></span><span>●●● ▮</span></div>\n")
+        html.raw("<div class=\"navbar\">")
+        html.element("h1", title)
+        html.raw("</div>\n<div class=\"content\">\n")
+        let renderer = SectionRenderer(context: context)
+        let sections = page["sections"]?.arrayValue ?? []
+        if sections.isEmpty {
+            html.raw("<p class=\"empty\">This page has no sections.</p>\n")
+        }
+        for (index, section) in sections.enumerated() {
+            renderer.render(section, index: index, into: &html)
+        }
+        html.raw("</div>\n</div></div></main>\n")
+        html.raw("<script>\(PreviewScripts.livePreview)</script>\n</body>\n</html>\n")
+        return html.bytes
+    }
+
+    private static func toolbarField(_ html: inout HTMLWriter, _ label: String, _ value: String) {
+        html.raw("<span class=\"field\"><span class=\"label\">\(label)</span> ")
+        html.element("code", value)
+        html.raw("</span>")
+    }
+}

@@ -1,0 +1,44 @@
+/// How a URL from page content may appear in a preview. Previews make no request that leaves
+/// the server: images load only from the version's own assets, links open only on a click.
+enum PreviewURL {
+    enum Image: Equatable {
+        /// A site path (`/assets/x.jpg`), rewritten to be relative to the preview file.
+        case local(String)
+        /// `https://` or `http://`: never loaded, drawn as a labelled placeholder.
+        case remote(host: String)
+        case invalid
+    }
+
+    /// Where an image field may be loaded from, given the prefix that reaches the version folder.
+    static func image(_ url: String, assetBase: String) -> Image {
+        guard isClean(url) else { return .invalid }
+        if url.hasPrefix("/") && !url.hasPrefix("//") {
+            return .local(assetBase + url.dropFirst())
+        }
+        guard let scheme = URLPolicy.scheme(of: url), scheme == "https" || scheme == "http" else { return .invalid }
+        return .remote(host: host(of: url) ?? url)
+    }
+
+    /// A link target, or nil when it must not become an `href`: only `https:`, `http:` and
+    /// relative URLs (a site path, a path next to this file, a fragment) pass.
+    static func link(_ url: String) -> String? {
+        guard isClean(url), !url.hasPrefix("//") else { return nil }
+        guard let scheme = URLPolicy.scheme(of: url) else { return url }
+        return scheme == "https" || scheme == "http" ? url : nil
+    }
+
+    /// `example.com` of `https://example.com/x`.
+    static func host(of url: String) -> String? {
+        guard let range = url.range(of: "://") else { return nil }
+        let rest = url[range.upperBound...]
+        let host = rest.prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
+        return host.isEmpty ? nil : String(host)
+    }
+
+    /// No spaces around, no control characters: they can hide a scheme from a check.
+    private static func isClean(_ url: String) -> Bool {
+        guard let first = url.unicodeScalars.first, let last = url.unicodeScalars.last else { return false }
+        return first != " " && last != " "
+            && !url.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+    }
+}

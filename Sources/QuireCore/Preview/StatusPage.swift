@@ -1,0 +1,219 @@
+public import QuireModel
+
+/// `dist/<site>/status/index.html`: the site at a glance for editors. Built from the same
+/// `status.json` it sits next to (shape: `PreviewScripts`), self-contained, and reloading
+/// itself when a build changes that file.
+public enum StatusPage {
+    /// How many history entries to show, newest first.
+    static let historyLimit = 25
+
+    public static func html(status: JSONValue) -> [UInt8] {
+        let site = status["site"]?.displayText ?? "site"
+        let version = status["version"]?.displayText
+        let current = status["current"]?.displayText ?? version
+        var html = HTMLWriter()
+        html.raw("<!DOCTYPE html>\n<html lang=\"en\"")
+        html.attribute("data-built-at", status["built_at"]?.displayText ?? "")
+        html.attribute("data-version", version ?? "")
+        html.raw(">\n<head>\n<meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"")
+        html.raw(PreviewScripts.contentSecurityPolicy(script: PreviewScripts.statusRefresh))
+        html.raw("\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+        html.raw("<meta name=\"referrer\" content=\"no-referrer\">\n<title>")
+        html.text("\(site) · status")
+        html.raw("</title>\n<style>\n\(PreviewStyle.status)</style>\n</head>\n<body>\n")
+        html.raw("<header class=\"toolbar\"><span class=\"brand\">Quire status</span>")
+        html.raw("<span class=\"field\"><span class=\"label\">site</span> ")
+        html.element("code", site)
+        html.raw("</span></header>\n")
+
+        if let pinned = status["pinned"]?.displayText {
+            html.raw("<div class=\"banner banner-warning\" data-pinned><strong>")
+            html.text("Pinned to \(pinned).")
+            html.raw("</strong> ")
+            html.text("Apps get \(pinned); new builds are published but not served until ")
+            html.raw("<code>quire unpin</code>.")
+            html.raw("</div>\n")
+        }
+        let allDiagnostics = status["diagnostics"]?.arrayValue ?? []
+        let errorCount = allDiagnostics.filter { ($0["severity"]?.stringValue ?? "error") == "error" }.count
+        if errorCount > 0 {
+            html.raw("<div class=\"banner banner-error\"><strong>")
+            html.text(errorCount == 1 ? "The last build found 1 error." : "The last build found \(errorCount) errors.")
+            html.raw("</strong> Broken pages keep their last good version.</div>\n")
+        }
+
+        html.raw("<div class=\"wrap\">\n<h1>")
+        html.text(site)
+        html.raw("</h1>\n<p class=\"summary\">")
+        html.text("current: \(current ?? "none") · newest: \(version ?? "none")")
+        if let builtAt = status["built_at"]?.displayText { html.text(" · built at \(builtAt)") }
+        html.raw("</p>\n")
+
+        pages(status["pages"]?.objectValue, into: &html)
+        coverage(status["coverage"]?.arrayValue ?? [], into: &html)
+        diagnostics(allDiagnostics, into: &html)
+        history(status["history"]?.arrayValue ?? [], into: &html)
+        scheduled(status["scheduled"]?.arrayValue ?? [], into: &html)
+
+        html.raw("</div>\n<script>\(PreviewScripts.statusRefresh)</script>\n</body>\n</html>\n")
+        return html.bytes
+    }
+
+    // MARK: Parts
+
+    private static func pages(_ pages: JSONObject?, into html: inout HTMLWriter) {
+        html.raw("<h2>Pages</h2>\n")
+        guard let pages, !pages.isEmpty else {
+            html.raw("<p class=\"none\">No pages published yet.</p>\n")
+            return
+        }
+        var locales: [String] = []
+        for (_, page) in pages {
+            for locale in (page["locales"]?.arrayValue ?? []).compactMap(\.displayText)
+                + (page["preview"]?.objectValue?.keys ?? []) where !locales.contains(locale)
+            {
+                locales.append(locale)
+            }
+        }
+        html.raw("<table class=\"pages\">\n<thead><tr><th>page</th>")
+        for locale in locales { html.element("th", locale) }
+        html.raw("<th>last build</th></tr></thead>\n<tbody>\n")
+        for (pageID, page) in pages {
+            html.raw("<tr")
+            html.attribute("data-page-id", pageID)
+            html.raw("><td>")
+            html.element("code", pageID)
+            html.raw("</td>")
+            let pageLocales = (page["locales"]?.arrayValue ?? []).compactMap(\.displayText)
+            for locale in locales {
+                let preview = page["preview"]?[locale]?.stringValue.flatMap(PreviewURL.link)
+                if let preview {
+                    html.raw("<td><a")
+                    html.attribute("href", preview)
+                    html.raw(">preview</a></td>")
+                } else if pageLocales.contains(locale) {
+                    html.raw("<td>published</td>")
+                } else {
+                    html.raw("<td class=\"missing\">—</td>")
+                }
+            }
+            let problems = page["diagnostics"]?.arrayValue ?? []
+            let errors = problems.filter { ($0["severity"]?.stringValue ?? "error") == "error" }.count
+            if errors > 0 {
+                html.element("td", class: "bad", errors == 1 ? "1 error" : "\(errors) errors")
+            } else if !problems.isEmpty {
+                html.element("td", problems.count == 1 ? "1 warning" : "\(problems.count) warnings")
+            } else {
+                html.element("td", class: "ok", "ok")
+            }
+            html.raw("</tr>\n")
+        }
+        html.raw("</tbody></table>\n")
+    }
+
+    private static func coverage(_ rows: [JSONValue], into html: inout HTMLWriter) {
+        html.raw("<h2>Translation coverage</h2>\n")
+        guard !rows.isEmpty else {
+            html.raw("<p class=\"none\">No translations tracked.</p>\n")
+            return
+        }
+        html.raw("<table class=\"coverage\">\n<thead><tr><th>locale</th><th>translated</th><th>stale</th>")
+        html.raw("<th>missing</th><th>coverage</th></tr></thead>\n<tbody>\n")
+        for row in rows {
+            html.raw("<tr>")
+            html.raw("<td>")
+            html.element("code", row["locale"]?.displayText ?? "?")
+            html.raw("</td>")
+            for key in ["translated", "stale", "missing"] {
+                html.raw("<td>")
+                html.text(row[key]?.displayText ?? "")
+                html.raw("</td>")
+            }
+            let percent = Self.percent(row["percent"])
+            html.raw("<td><span class=\"bar\"><span style=\"width: \(percent)%\"></span></span>")
+            html.text("\(percent)%")
+            html.raw("</td></tr>\n")
+        }
+        html.raw("</tbody></table>\n")
+    }
+
+    private static func diagnostics(_ list: [JSONValue], into html: inout HTMLWriter) {
+        html.raw("<h2>Diagnostics of the last build</h2>\n")
+        guard !list.isEmpty else {
+            html.raw("<p class=\"none\">None: the last build was clean.</p>\n")
+            return
+        }
+        html.raw("<ul class=\"diagnostics\">\n")
+        for diagnostic in list {
+            let severity = diagnostic["severity"]?.stringValue ?? "error"
+            html.raw("<li")
+            html.attribute("class", severity)
+            html.raw(">")
+            html.text(Self.line(diagnostic))
+            html.raw("</li>\n")
+        }
+        html.raw("</ul>\n")
+    }
+
+    private static func history(_ entries: [JSONValue], into html: inout HTMLWriter) {
+        html.raw("<h2>Recent history</h2>\n")
+        guard !entries.isEmpty else {
+            html.raw("<p class=\"none\">Nothing published yet.</p>\n")
+            return
+        }
+        // Newest first: ISO 8601 times sort as text; the stable sort keeps file order for ties.
+        let newestFirst = entries.enumerated()
+            .sorted { ($0.element["at"]?.displayText ?? "", $0.offset) > ($1.element["at"]?.displayText ?? "", $1.offset) }
+            .prefix(historyLimit)
+        html.raw("<table class=\"history\">\n<thead><tr><th>at</th><th>action</th><th>from</th><th>to</th>")
+        html.raw("<th>reason</th><th>user</th></tr></thead>\n<tbody>\n")
+        for (_, entry) in newestFirst {
+            html.raw("<tr>")
+            for key in ["at", "action", "from", "to", "reason", "user"] {
+                html.raw("<td>")
+                html.text(entry[key]?.displayText ?? "")
+                html.raw("</td>")
+            }
+            html.raw("</tr>\n")
+        }
+        html.raw("</tbody></table>\n")
+    }
+
+    private static func scheduled(_ entries: [JSONValue], into html: inout HTMLWriter) {
+        guard !entries.isEmpty else { return }
+        html.raw("<h2>Scheduled</h2>\n<ul class=\"scheduled\">\n")
+        for entry in entries {
+            html.raw("<li>")
+            if let object = entry.objectValue {
+                html.text(object.map { "\($0.key): \($0.value.displayText ?? JSONWriter(pretty: false).string($0.value))" }
+                    .joined(separator: " · "))
+            } else {
+                html.text(entry.displayText ?? JSONWriter(pretty: false).string(entry))
+            }
+            html.raw("</li>\n")
+        }
+        html.raw("</ul>\n")
+    }
+
+    /// `file:line:col: severity: message`, or the `text` the build already wrote.
+    static func line(_ diagnostic: JSONValue) -> String {
+        if let text = diagnostic["text"]?.stringValue { return text }
+        if let text = diagnostic.stringValue { return text }
+        let file = diagnostic["file"]?.displayText ?? ""
+        let line = diagnostic["line"]?.displayText ?? "1"
+        let column = diagnostic["column"]?.displayText ?? "1"
+        let severity = diagnostic["severity"]?.displayText ?? "error"
+        return "\(file):\(line):\(column): \(severity): \(diagnostic["message"]?.displayText ?? "")"
+    }
+
+    /// A whole percentage in 0...100, whatever number arrives.
+    static func percent(_ value: JSONValue?) -> Int {
+        let number: Double
+        switch value {
+        case .integer(let whole): number = Double(whole)
+        case .number(let fraction) where fraction.isFinite: number = fraction
+        default: number = 0
+        }
+        return Int(min(100, max(0, number)).rounded())
+    }
+}

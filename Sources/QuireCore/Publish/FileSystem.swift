@@ -1,0 +1,242 @@
+import Glibc
+import Synchronization
+
+/// Every libc call the store makes goes through here, so errno becomes a `StoreError` that names
+/// the operation, the path and the system's reason in one place, and tests can inject faults.
+enum FileSystem {
+    static let directoryMode: mode_t = 0o755
+    static let fileMode: mode_t = 0o644
+
+    // MARK: - The one place errno is turned into an error
+
+    /// Runs `call`, which returns -1 and sets errno on failure (or an injected fault first).
+    @discardableResult
+    static func check(_ operation: String, _ path: String, to target: String? = nil, _ call: () -> Int32) throws(StoreError) -> Int32 {
+        if let injected = FaultInjection.fault(for: operation, path: path) {
+            throw StoreError.system(operation, path, to: target, errorNumber: injected)
+        }
+        let result = call()
+        if result == -1 { throw StoreError.system(operation, path, to: target, errorNumber: errno) }
+        return result
+    }
+
+    // MARK: - Reading
+
+    /// The `lstat` of `path`, or nil when it does not exist.
+    static func status(_ path: String) throws(StoreError) -> stat? {
+        var info = stat()
+        if Glibc.lstat(path, &info) == 0 { return info }
+        if errno == ENOENT || errno == ENOTDIR { return nil }
+        throw StoreError.system("inspect", path, errorNumber: errno)
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return Glibc.lstat(path, &info) == 0
+    }
+
+    static func isDirectory(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFDIR }
+    static func isRegularFile(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFREG }
+    static func isSymbolicLink(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFLNK }
+
+    static func readFile(_ path: String) throws(StoreError) -> [UInt8] {
+        let descriptor = try check("open", path) { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = try check("read", path) { Int32(clamping: chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }) }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<Int(count)])
+        }
+    }
+
+    static func readLink(_ path: String) throws(StoreError) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = try check("read the link", path) { Int32(clamping: readlink(path, &buffer, buffer.count - 1)) }
+        return String(decoding: buffer[0..<Int(count)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Names in a folder, without `.` and `..`, sorted.
+    static func list(_ path: String) throws(StoreError) -> [String] {
+        if let injected = FaultInjection.fault(for: "list", path: path) {
+            throw StoreError.system("list", path, errorNumber: injected)
+        }
+        guard let directory = opendir(path) else { throw StoreError.system("list", path, errorNumber: errno) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    // MARK: - Writing
+
+    /// A folder with mode 0755 whatever the umask (web servers read `dist/` as another user).
+    static func makeDirectory(_ path: String, ignoringExisting: Bool = false) throws(StoreError) {
+        if ignoringExisting, let info = try status(path), isDirectory(info) { return }
+        try check("create the folder", path) { mkdir(path, directoryMode) }
+        try check("set the mode of", path) { chmod(path, directoryMode) }
+    }
+
+    /// `mkdir -p`, for the store's own folders.
+    static func makeDirectories(_ path: String) throws(StoreError) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if let info = try status(prefix) {
+                if isDirectory(info) { continue }
+                if isSymbolicLink(info), let target = try? statFollowing(prefix), isDirectory(target) { continue }
+            }
+            try makeDirectory(prefix)
+        }
+    }
+
+    private static func statFollowing(_ path: String) throws(StoreError) -> stat {
+        var info = stat()
+        try check("inspect", path) { stat(path, &info) }
+        return info
+    }
+
+    /// A new file (never an existing one rewritten in place), mode 0644 whatever the umask.
+    static func createFile(_ path: String, _ bytes: [UInt8]) throws(StoreError) {
+        let descriptor = try check("create", path) { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, fileMode) }
+        var closed = false
+        defer { if !closed { close(descriptor) } }
+        try check("set the mode of", path) { fchmod(descriptor, fileMode) }
+        try writeAll(descriptor, bytes, path: path)
+        closed = true
+        try check("close", path) { close(descriptor) }
+    }
+
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8], path: String) throws(StoreError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = try check("write", path) {
+                Int32(clamping: bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) })
+            }
+            offset += Int(written)
+        }
+    }
+
+    /// Writes a sibling temporary file and renames it over `path`: readers see old or new, never half.
+    static func replaceFile(_ path: String, _ bytes: [UInt8]) throws(StoreError) {
+        let temporary = path + ".tmp-\(getpid())"
+        if exists(temporary) { try remove(temporary) }
+        do {
+            try createFile(temporary, bytes)
+            try rename(temporary, to: path)
+        } catch {
+            _ = unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Appends one record with O_APPEND and syncs it: history lines are few and must survive.
+    static func appendAndSync(_ path: String, _ bytes: [UInt8]) throws(StoreError) {
+        let descriptor = try check("open", path) { open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, fileMode) }
+        defer { close(descriptor) }
+        try check("set the mode of", path) { fchmod(descriptor, fileMode) }
+        try writeAll(descriptor, bytes, path: path)
+        try check("sync", path) { fsync(descriptor) }
+    }
+
+    static func rename(_ source: String, to target: String) throws(StoreError) {
+        try check("rename", source, to: target) { Glibc.rename(source, target) }
+    }
+
+    static func symbolicLink(_ target: String, at path: String) throws(StoreError) {
+        try check("create the link", path) { symlink(target, path) }
+    }
+
+    static func hardLink(_ source: String, at path: String) throws(StoreError) {
+        try check("hard-link", source, to: path) { link(source, path) }
+    }
+
+    /// Removes a file or a symbolic link (never what it points at).
+    static func remove(_ path: String) throws(StoreError) {
+        try check("remove", path) { unlink(path) }
+    }
+
+    /// `rm -rf` that never follows symbolic links: shared trees are reached through links.
+    static func removeTree(_ path: String) throws(StoreError) {
+        guard let info = try status(path) else { return }
+        if isDirectory(info) {
+            for name in try list(path) { try removeTree(path + "/" + name) }
+            try check("remove the folder", path) { rmdir(path) }
+        } else {
+            try remove(path)
+        }
+    }
+
+    // MARK: - Durability
+
+    /// One `syncfs` for the whole file system holding `path` (DESIGN.md §8: not one fsync per file).
+    static func syncFileSystem(containing path: String) throws(StoreError) {
+        let descriptor = try check("open", path) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { close(descriptor) }
+        try check("sync the file system of", path) { SyncFS.call(descriptor) }
+    }
+
+    /// Makes the renames inside a folder durable.
+    static func syncDirectory(_ path: String) throws(StoreError) {
+        let descriptor = try check("open", path) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { close(descriptor) }
+        try check("sync", path) { fsync(descriptor) }
+    }
+}
+
+/// `syncfs(2)`, which Swift's Glibc module does not declare: looked up once in libc.
+enum SyncFS {
+    private typealias Function = @convention(c) (Int32) -> Int32
+    private static let function: Function? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syncfs") else { return nil }
+        return unsafeBitCast(symbol, to: Function.self)
+    }()
+
+    static func call(_ descriptor: Int32) -> Int32 {
+        if let function { return function(descriptor) }
+        sync()
+        return 0
+    }
+}
+
+/// Faults for tests: the next matching call fails with the given errno. Keyed by path prefix so
+/// tests running in parallel in their own temporary folders do not see each other's faults.
+enum FaultInjection {
+    struct Fault: Sendable {
+        var operation: String
+        var pathPrefix: String
+        var errorNumber: Int32
+    }
+
+    private static let faults = Mutex<[Fault]>([])
+
+    static func inject(_ fault: Fault) { faults.withLock { $0.append(fault) } }
+
+    static func clear(pathPrefix: String) { faults.withLock { $0.removeAll { $0.pathPrefix == pathPrefix } } }
+
+    static func fault(for operation: String, path: String) -> Int32? {
+        faults.withLock { list in
+            list.first { $0.operation == operation && path.hasPrefix($0.pathPrefix) }?.errorNumber
+        }
+    }
+}
+
+extension StoreError {
+    /// `cannot rename 'a' to 'b': no space left on device`.
+    static func system(_ operation: String, _ path: String, to target: String? = nil, errorNumber: Int32) -> StoreError {
+        let reason = String(cString: strerror(errorNumber))
+        let lowered = reason.prefix(1).lowercased() + reason.dropFirst()
+        let subject = target.map { "'\(path)' to '\($0)'" } ?? "'\(path)'"
+        var error = StoreError("cannot \(operation) \(subject): \(lowered)")
+        error.operation = operation
+        error.path = path
+        error.errorNumber = errorNumber
+        return error
+    }
+}

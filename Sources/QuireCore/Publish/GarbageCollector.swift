@@ -1,0 +1,59 @@
+import Glibc
+
+/// Removes old versions, then every tree no kept version reaches (mark and sweep). Things
+/// disappear by rename into the staging folder first, so a crash never leaves half a version or
+/// a tree whose manifest says it is complete; the next lock holder sweeps the staging folder.
+struct GarbageCollector {
+    let layout: SiteLayout
+
+    /// The versions `gc(keep:)` keeps: the newest `keep`, `current`, the pinned one, and all newer than current.
+    static func kept(_ versions: [VersionID], keep: Int, current: VersionID?, pinned: VersionID?) -> Set<VersionID> {
+        var kept = Set(versions.suffix(max(keep, 1)))
+        if let current {
+            kept.insert(current)
+            kept.formUnion(versions.filter { $0 > current })
+        }
+        if let pinned { kept.insert(pinned) }
+        return kept
+    }
+
+    func collect(versions: [VersionID], keeping kept: Set<VersionID>) throws(StoreError) -> CollectionReport {
+        let garbage = layout.staging + "/gc-\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        try FileSystem.makeDirectory(garbage)
+        let removed = versions.filter { !kept.contains($0) }
+        for version in removed { try FileSystem.rename(layout.version(version), to: garbage + "/" + version.description) }
+
+        // Mark: every tree a kept version reaches, through the manifests.
+        let trees = TreeReader(layout: layout)
+        var reachable: Set<String> = []
+        for version in kept.sorted() {
+            let path = layout.versionManifest(version)
+            let manifest = try VersionManifest(parsing: FileSystem.readFile(path), path: path)
+            for entry in manifest.folders { try mark(entry.folder.tree, trees: trees, reachable: &reachable) }
+        }
+
+        // Sweep: the manifest goes first, so an interrupted sweep leaves a tree that is not "stored".
+        var removedTrees = 0
+        let stored = try FileSystem.list(layout.trees)
+        for id in stored where !id.hasSuffix(".json") && !reachable.contains(id) {
+            if FileSystem.exists(layout.treeManifest(id)) { try FileSystem.remove(layout.treeManifest(id)) }
+            try FileSystem.rename(layout.tree(id), to: garbage + "/" + id)
+            removedTrees += 1
+        }
+        // Unreachable manifests left without their folder (a folder removed by hand).
+        for name in stored where name.hasSuffix(".json") && !reachable.contains(String(name.dropLast(5))) {
+            if FileSystem.exists(layout.trees + "/" + name) { try FileSystem.remove(layout.trees + "/" + name) }
+        }
+        try FileSystem.syncDirectory(layout.versions)
+        try FileSystem.syncDirectory(layout.trees)
+        try FileSystem.removeTree(garbage)
+        return CollectionReport(removedVersions: removed, removedTrees: removedTrees)
+    }
+
+    private func mark(_ id: String, trees: TreeReader, reachable: inout Set<String>) throws(StoreError) {
+        guard reachable.insert(id).inserted else { return }
+        for entry in try trees.manifest(id).entries {
+            if case .tree(let child) = entry.kind { try mark(child, trees: trees, reachable: &reachable) }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+/// What ops do to a site (issue 5): list versions, roll back and pin, unpin, verify, collect
+/// garbage, export. The mutating ones take the publish lock unless the caller holds it.
+extension SiteStore {
+    /// Every version, oldest first, with what changed since its parent.
+    public func versions() throws(StoreError) -> [VersionInfo] {
+        let all = try allVersions()
+        let current = try currentVersion()
+        let pinned = try pinnedVersion()
+        let trees = TreeReader(layout: layout)
+        var indexes: [VersionID: [String: PublishedFile]] = [:]
+        var infos: [VersionInfo] = []
+        for version in all {
+            let manifest = try manifest(of: version)
+            let files = try index(of: version, trees: trees).files
+            indexes[version] = files
+            let locales = manifest.localeFolders
+            let pages = files.keys.filter { path in
+                guard let slash = path.firstIndex(of: "/") else { return false }
+                return locales.contains(String(path[..<slash])) && path.hasSuffix(".json")
+            }.count
+            let changes = manifest.parent.flatMap { indexes[$0] }.map { VersionChanges(from: $0, to: files) }
+                ?? (manifest.parent == nil ? VersionChanges(from: [:], to: files) : nil)
+            infos.append(VersionInfo(
+                id: version, builtAt: manifest.builtAt, parent: manifest.parent, pages: pages, locales: locales,
+                bytes: manifest.folders.reduce(0) { $0 + $1.folder.bytes }, changes: changes,
+                isCurrent: version == current, isPinned: version == pinned))
+        }
+        return infos
+    }
+
+    /// Points `current` at `version` (default: the version before current) and pins it there, so
+    /// new publishes add versions without moving `current` until `unpin`.
+    @discardableResult
+    public func rollback(to version: VersionID? = nil, reason: String) throws(StoreError) -> VersionID {
+        try withOperationLock { () throws(StoreError) -> VersionID in
+            let current = try currentVersion()
+            let all = try allVersions()
+            let target: VersionID
+            if let version {
+                guard all.contains(version) else { throw StoreError("site '\(site)' has no version '\(version)': list them with 'quire versions'") }
+                target = version
+            } else {
+                guard let current, let before = all.last(where: { $0 < current }) else {
+                    throw StoreError("site '\(site)' has no version before \(current?.description ?? "current") to roll back to")
+                }
+                target = before
+            }
+            try movePinned(to: target, action: .rollback, from: current, reason: reason)
+            return target
+        }
+    }
+
+    /// Pins `current` where it is now (or at `version`), without rolling back.
+    @discardableResult
+    public func pin(_ version: VersionID? = nil, reason: String) throws(StoreError) -> VersionID {
+        try withOperationLock { () throws(StoreError) -> VersionID in
+            let current = try currentVersion()
+            guard let target = version ?? current else { throw StoreError("site '\(site)' has no version to pin yet") }
+            guard try allVersions().contains(target) else { throw StoreError("site '\(site)' has no version '\(target)': list them with 'quire versions'") }
+            try movePinned(to: target, action: .pin, from: current, reason: reason)
+            return target
+        }
+    }
+
+    private func movePinned(to target: VersionID, action: HistoryEntry.Action, from current: VersionID?, reason: String) throws(StoreError) {
+        // Only a complete version is served: its manifest and every folder's tree must be there.
+        let manifest = try manifest(of: target)
+        let trees = TreeReader(layout: layout)
+        for entry in manifest.folders where !trees.isStored(entry.folder.tree) {
+            throw StoreError("version \(target) is incomplete (the tree of '\(entry.name)' is gone); run 'quire verify --version \(target)'")
+        }
+        try PinFile(path: layout.pin).write(target, reason: reason)
+        if current != target { try CurrentLink(layout: layout).point(at: target) }
+        try History(path: layout.history).append(HistoryEntry(action: action, from: current, to: target, reason: reason))
+    }
+
+    /// Removes the pin and points `current` at the newest version again.
+    @discardableResult
+    public func unpin(reason: String) throws(StoreError) -> VersionID? {
+        try withOperationLock { () throws(StoreError) -> VersionID? in
+            let current = try currentVersion()
+            try PinFile(path: layout.pin).remove()
+            let newest = try newestVersion()
+            if let newest, newest != current { try CurrentLink(layout: layout).point(at: newest) }
+            try History(path: layout.history).append(HistoryEntry(action: .unpin, from: current, to: newest, reason: reason))
+            return newest
+        }
+    }
+
+    /// The pin with its reason, for `quire versions`.
+    public func pin() throws(StoreError) -> (version: VersionID, reason: String, pinnedAt: String)? {
+        try PinFile(path: layout.pin).read().map { ($0.version, $0.reason, $0.pinnedAt) }
+    }
+
+    /// Re-hashes every file reachable from `version` (default: current) against the manifests.
+    public func verify(version: VersionID? = nil) throws(StoreError) -> [VerificationProblem] {
+        let current = try currentVersion()
+        guard let target = version ?? current else { throw StoreError("site '\(site)' has no current version to verify") }
+        var verifier = Verifier(layout: layout)
+        try verifier.verify(target)
+        return verifier.problems
+    }
+
+    /// Verifies a folder written by `export(version:to:)`.
+    public static func verify(exportedFolder folder: String) throws(StoreError) -> [VerificationProblem] {
+        var verifier = Verifier(layout: SiteLayout(root: folder))
+        try verifier.verify(exportedFolder: folder)
+        return verifier.problems
+    }
+
+    /// Keeps the newest `keep` versions plus current, the pinned one and all newer than current;
+    /// removes the others and every tree no kept version reaches.
+    @discardableResult
+    public func gc(keep: Int, reason: String = "") throws(StoreError) -> CollectionReport {
+        try withOperationLock { () throws(StoreError) -> CollectionReport in
+            let all = try allVersions()
+            let current = try currentVersion()
+            let kept = GarbageCollector.kept(all, keep: keep, current: current, pinned: try pinnedVersion())
+            let report = try GarbageCollector(layout: layout).collect(versions: all, keeping: kept)
+            let detail = "removed \(report.removedVersions.count) versions, \(report.removedTrees) trees"
+            try History(path: layout.history).append(HistoryEntry(
+                action: .gc, from: report.removedVersions.first, to: report.removedVersions.last,
+                reason: reason.isEmpty ? detail : reason + " (" + detail + ")"))
+            return report
+        }
+    }
+
+    /// Writes `version` (default: current) as plain files into the new folder `destination`.
+    public func export(version: VersionID? = nil, to destination: String) throws(StoreError) {
+        let current = try currentVersion()
+        guard let target = version ?? current else { throw StoreError("site '\(site)' has no current version to export") }
+        try Exporter(layout: layout).export(manifest(of: target), index: index(of: target), to: destination)
+    }
+
+    /// `state/history.jsonl`, oldest first.
+    public func history() throws(StoreError) -> [HistoryEntry] {
+        try History(path: layout.history).entries()
+    }
+}
+
+extension VersionManifest {
+    /// The locale folders: the site's `locales` field when it lists them, else every folder but
+    /// `assets` and `preview`.
+    var localeFolders: [String] {
+        let names = folders.map(\.name)
+        if let listed = siteFields["locales"]?.arrayValue?.compactMap(\.stringValue), !listed.isEmpty {
+            return listed.filter(names.contains)
+        }
+        return names.filter { $0 != "assets" && $0 != "preview" }
+    }
+}

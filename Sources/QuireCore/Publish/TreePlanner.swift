@@ -1,0 +1,111 @@
+/// A folder of the new version, hashed but not yet written.
+struct PlannedTree: Sendable {
+    enum FileSource: Sendable {
+        case bytes([UInt8])
+        /// Hard-link this stored file: the same bytes are already in an immutable tree.
+        case storedFile(String)
+    }
+
+    let manifest: TreeManifest
+    let id: String
+    let files: [String: FileSource]
+    let subtrees: [String: PlannedTree]
+    /// Files and bytes in this folder and below.
+    let fileCount: Int
+    let byteCount: Int
+}
+
+/// Turns the flat file list of a `PublishRequest` into content-addressed trees, bottom-up,
+/// reusing what the newest version already stores.
+struct TreePlanner {
+    static let reservedTopLevelNames: Set<String> = ["manifest.json", "build.json"]
+
+    /// A folder being assembled from paths.
+    private struct Folder {
+        var files: [String: OutputFile] = [:]
+        var folders: [String: Folder] = [:]
+
+        mutating func insert(_ file: OutputFile, components: ArraySlice<String>) throws(StoreError) {
+            guard let name = components.first else { return }
+            if components.count == 1 {
+                guard files[name] == nil, folders[name] == nil else {
+                    throw StoreError("the output lists '\(file.path)' twice, or as both a file and a folder")
+                }
+                files[name] = file
+            } else {
+                guard files[name] == nil else { throw StoreError("the output lists '\(file.path)' inside the file '\(name)'") }
+                try folders[name, default: Folder()].insert(file, components: components.dropFirst())
+            }
+        }
+    }
+
+    let previous: FileIndex
+
+    /// The top-level folders, by name.
+    func plan(_ files: [OutputFile]) throws(StoreError) -> [(name: String, tree: PlannedTree)] {
+        var root = Folder()
+        for file in files {
+            let components = try Self.components(of: file.path)
+            try root.insert(file, components: components[...])
+        }
+        var planned: [(name: String, tree: PlannedTree)] = []
+        for (name, folder) in root.folders {
+            planned.append((name, try plan(folder, path: name)))
+        }
+        return planned.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+    }
+
+    static func components(of path: String) throws(StoreError) -> [String] {
+        let components = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard components.count >= 2 else {
+            throw StoreError("cannot publish '\(path)': files of a version must be inside a folder (a locale, assets/ or preview/)")
+        }
+        for component in components where component.isEmpty || component == "." || component == ".." || component.utf8.contains(0) {
+            throw StoreError("cannot publish '\(path)': empty, '.' and '..' path segments are not allowed")
+        }
+        if reservedTopLevelNames.contains(components[0]) {
+            throw StoreError("cannot publish '\(path)': '\(components[0])' is the version's own file")
+        }
+        return components
+    }
+
+    private func plan(_ folder: Folder, path: String) throws(StoreError) -> PlannedTree {
+        var entries: [TreeManifest.Entry] = []
+        var sources: [String: PlannedTree.FileSource] = [:]
+        var subtrees: [String: PlannedTree] = [:]
+        var fileCount = 0
+        var byteCount = 0
+        for (name, file) in folder.files {
+            let published: PublishedFile
+            switch file.content {
+            case .carried:
+                guard let old = previous.locations[file.path] else {
+                    throw StoreError("cannot carry '\(file.path)' over: the newest version has no such file")
+                }
+                published = PublishedFile(sha256: old.file.sha256, size: old.file.size, inputDigest: file.inputDigest, metadata: file.metadata)
+                sources[name] = .storedFile(old.storedPath)
+            case .bytes(let bytes):
+                let sha256 = SHA256.hash(bytes)
+                published = PublishedFile(sha256: sha256, size: bytes.count, inputDigest: file.inputDigest, metadata: file.metadata)
+                if let stored = previous.bySHA256[sha256] {
+                    sources[name] = .storedFile(stored)
+                } else {
+                    sources[name] = .bytes(bytes)
+                }
+            }
+            entries.append(.init(name: name, kind: .file(published)))
+            fileCount += 1
+            byteCount += published.size
+        }
+        for (name, child) in folder.folders {
+            let subtree = try plan(child, path: path + "/" + name)
+            subtrees[name] = subtree
+            entries.append(.init(name: name, kind: .tree(subtree.id)))
+            fileCount += subtree.fileCount
+            byteCount += subtree.byteCount
+        }
+        let manifest = TreeManifest(entries: entries)
+        return PlannedTree(
+            manifest: manifest, id: manifest.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount)
+    }
+}

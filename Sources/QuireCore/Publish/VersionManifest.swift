@@ -1,0 +1,80 @@
+import QuireModel
+
+/// `versions/<v>/manifest.json`: the site fields of the build plus where each top-level folder's
+/// tree is. Files are listed through the tree manifests.
+struct VersionManifest: Sendable {
+    struct Folder: Sendable, Equatable {
+        var tree: String
+        var files: Int
+        var bytes: Int
+    }
+
+    static let format = 1
+    /// Keys the store writes itself; a site field of the same name is dropped.
+    static let reservedKeys: Set<String> = ["format", "site", "version", "parent", "built_at", "folders", "files"]
+
+    var site: String
+    var version: VersionID
+    var parent: VersionID?
+    var builtAt: String
+    var siteFields: JSONObject
+    /// By folder name, sorted.
+    var folders: [(name: String, folder: Folder)]
+
+    var json: JSONValue {
+        var object = header
+        object["folders"] = .object(JSONObject(folders.map { entry in
+            (entry.name, JSONValue.object(JSONObject([
+                ("tree", .string(entry.folder.tree)), ("files", .integer(entry.folder.files)), ("bytes", .integer(entry.folder.bytes)),
+            ])))
+        }))
+        return .object(object)
+    }
+
+    /// Everything but the folders: what an exported copy keeps before listing its files.
+    var header: JSONObject {
+        var object = JSONObject([
+            ("format", .integer(Self.format)), ("site", .string(site)), ("version", .string(version.description)),
+            ("parent", parent.map { .string($0.description) } ?? .null), ("built_at", .string(builtAt)),
+        ])
+        for member in siteFields where !Self.reservedKeys.contains(member.key) { object[member.key] = member.value }
+        return object
+    }
+
+    var bytes: [UInt8] { JSONWriter(pretty: true).bytes(json) }
+
+    /// True when `other` would publish the same thing: same trees, same site fields.
+    func hasSameContent(as other: VersionManifest) -> Bool {
+        folders.map(\.name) == other.folders.map(\.name)
+            && zip(folders, other.folders).allSatisfy { $0.folder.tree == $1.folder.tree }
+            && JSONWriter().bytes(.object(siteFields)) == JSONWriter().bytes(.object(other.siteFields))
+    }
+
+    init(site: String, version: VersionID, parent: VersionID?, builtAt: String, siteFields: JSONObject, folders: [(name: String, folder: Folder)]) {
+        self.site = site
+        self.version = version
+        self.parent = parent
+        self.builtAt = builtAt
+        var fields = JSONObject()
+        for member in siteFields where !Self.reservedKeys.contains(member.key) { fields[member.key] = member.value }
+        self.siteFields = fields
+        self.folders = folders.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+    }
+
+    init(parsing bytes: [UInt8], path: String) throws(StoreError) {
+        guard let value = StoredJSONReader.parse(bytes), let object = value.objectValue, value["format"]?.intValue == Self.format,
+            let site = value["site"]?.stringValue, let version = value["version"]?.stringValue.flatMap(VersionID.init),
+            let builtAt = value["built_at"]?.stringValue, let folderObject = value["folders"]?.objectValue
+        else { throw StoreError("the version manifest '\(path)' is damaged: not a format \(Self.format) version manifest") }
+        var folders: [(name: String, folder: Folder)] = []
+        for member in folderObject {
+            guard let tree = member.value["tree"]?.stringValue, let files = member.value["files"]?.intValue,
+                let bytes = member.value["bytes"]?.intValue
+            else { throw StoreError("the version manifest '\(path)' is damaged: folder '\(member.key)' lacks tree, files or bytes") }
+            folders.append((member.key, Folder(tree: tree, files: files, bytes: bytes)))
+        }
+        self.init(
+            site: site, version: version, parent: value["parent"]?.stringValue.flatMap(VersionID.init), builtAt: builtAt,
+            siteFields: object, folders: folders)
+    }
+}

@@ -1,0 +1,38 @@
+import Glibc
+import QuireModel
+
+/// Publishes one version folder and its new trees: stage everything under
+/// `staging/<pid>-<random>/`, sync the file system once, then rename into `trees/` and
+/// `versions/` and sync those folders. On failure the staging folder is removed and nothing
+/// outside it has changed (`current` is swapped later, by the caller).
+struct VersionWriter {
+    let layout: SiteLayout
+
+    func write(_ manifest: VersionManifest, planned: [(name: String, tree: PlannedTree)], buildRecord: JSONObject) throws(StoreError) {
+        let staging = layout.staging + "/\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        do {
+            try FileSystem.makeDirectory(staging)
+            try FileSystem.makeDirectory(staging + "/trees")
+            var trees = TreeWriter(trees: TreeReader(layout: layout), stagingTrees: staging + "/trees")
+            for entry in planned { try trees.write(entry.tree) }
+
+            let folder = staging + "/version"
+            try FileSystem.makeDirectory(folder)
+            try FileSystem.createFile(folder + "/manifest.json", manifest.bytes)
+            try FileSystem.createFile(folder + "/build.json", JSONWriter(pretty: true).bytes(.object(buildRecord)))
+            for entry in manifest.folders {
+                try FileSystem.symbolicLink(SiteLayout.folderTarget(entry.folder.tree), at: folder + "/" + entry.name)
+            }
+
+            try FileSystem.syncFileSystem(containing: layout.root)
+            try trees.moveIntoPlace()
+            try FileSystem.rename(folder, to: layout.version(manifest.version))
+            try FileSystem.syncDirectory(layout.trees)
+            try FileSystem.syncDirectory(layout.versions)
+        } catch {
+            try? FileSystem.removeTree(staging)
+            throw error
+        }
+        try FileSystem.removeTree(staging)
+    }
+}

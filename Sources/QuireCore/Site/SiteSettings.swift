@@ -1,0 +1,63 @@
+public import QuireModel
+
+/// A site's `site.yaml` and vocabulary file, read and checked: what validation needs, and one
+/// digest of both (every output depends on them).
+public struct SiteSettings: Sendable {
+    /// Nil when either file has errors: the site cannot be built (only this site stops).
+    public var context: ValidationContext?
+    public var digest: String
+    public var diagnostics: [Diagnostic]
+
+    public static func load(siteRoot: String, site: String, displayRoot: String) -> SiteSettings {
+        load(SiteInventory.scan(root: siteRoot, site: site, displayRoot: displayRoot), site: site, displayRoot: displayRoot)
+    }
+
+    static func load(_ inventory: SiteInventory, site: String, displayRoot: String) -> SiteSettings {
+        var settings = SiteSettings(context: nil, digest: "", diagnostics: [])
+        var digest = SHA256()
+        digest.update(SiteBuilder.outputFormat)
+        var config = SiteConfig(name: site)
+        if let file = inventory.siteFile {
+            let display = "\(displayRoot)/\(file.relativePath)"
+            guard let root = parse(file, display: display, into: &settings.diagnostics) else { return settings }
+            let (read, diagnostics) = SiteConfig.read(root.node, site: site, file: display)
+            settings.diagnostics += diagnostics
+            guard !diagnostics.hasErrors else { return settings }
+            config = read
+            digest.update(root.digest)
+        } else {
+            settings.diagnostics.append(.warning(displayRoot, "no site.yaml: using defaults (locale en, ttl 300)"))
+        }
+        var vocabulary = Vocabulary.builtIn
+        if let file = inventory.vocabularyFile {
+            let display = "\(displayRoot)/\(file.relativePath)"
+            guard let root = parse(file, display: display, into: &settings.diagnostics) else { return settings }
+            let (read, diagnostics) = SiteVocabulary.read(root.node, file: display)
+            settings.diagnostics += diagnostics
+            guard !diagnostics.hasErrors else { return settings }
+            vocabulary = read
+            digest.update(root.digest)
+        }
+        settings.context = ValidationContext(config: config, vocabulary: vocabulary, pageIDs: Set(inventory.pages.keys), assets: Set(inventory.assets.keys))
+        settings.digest = digest.finalize()
+        return settings
+    }
+
+    /// Reads and parses one settings file through the one source reader.
+    static func parse(_ file: SiteInventory.SourceFile, display: String, into diagnostics: inout [Diagnostic]) -> (node: SourceNode, digest: String)? {
+        let bytes: [UInt8]
+        do throws(SourceReadError) {
+            bytes = try SourceFileReader().read(file.path)
+        } catch {
+            diagnostics.append(.error(display, error.message))
+            return nil
+        }
+        let format = SourceFormat(pathExtension: SiteInventory.splitExtension(file.relativePath).pathExtension) ?? .yaml
+        do throws(Diagnostic) {
+            return (try SourceParser.parse(bytes, format: format, file: display), SHA256.hash(bytes))
+        } catch {
+            diagnostics.append(error)
+            return nil
+        }
+    }
+}

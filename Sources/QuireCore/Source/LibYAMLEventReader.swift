@@ -1,0 +1,97 @@
+internal import CYAML
+
+/// One libyaml parse event, in Swift values, with a 1-based position.
+struct YAMLEvent {
+    enum Kind {
+        case documentStart
+        case sequenceStart
+        case mappingStart
+        case collectionEnd
+        /// `plain` is false for quoted and block (`|`, `>`) scalars, which are always text.
+        case scalar(text: String, plain: Bool)
+        case alias
+        case other
+    }
+
+    var kind: Kind
+    var anchor: String?
+    /// The resolved tag (`tag:yaml.org,2002:str` for `!!str`), nil when none was written.
+    var tag: String?
+    var position: SourcePosition
+}
+
+/// The only type that sees libyaml: it runs the event parser over UTF-8 text and hands each
+/// event to `body` as a `YAMLEvent`. Parser and events are freed before it returns, also when
+/// `body` throws; a libyaml error becomes a diagnostic at libyaml's own problem position.
+enum LibYAMLEventReader {
+    static func forEachEvent(
+        in text: UnsafeBufferPointer<UInt8>, file: String,
+        _ body: (YAMLEvent) throws(Diagnostic) -> Void
+    ) throws(Diagnostic) {
+        let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
+        defer { parser.deallocate() }
+        guard yaml_parser_initialize(parser) != 0 else { throw .error(file, "invalid YAML: libyaml could not start (out of memory)") }
+        defer { yaml_parser_delete(parser) }
+        guard let base = text.baseAddress else { return }  // no text, no events
+        yaml_parser_set_input_string(parser, base, text.count)
+        yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
+
+        var event = yaml_event_t()
+        while true {
+            guard yaml_parser_parse(parser, &event) != 0 else { throw syntaxError(parser, text: text, file: file) }
+            defer { yaml_event_delete(&event) }
+            if event.type == YAML_STREAM_END_EVENT { return }
+            try body(convert(event))
+        }
+    }
+
+    private static func convert(_ event: yaml_event_t) -> YAMLEvent {
+        let position = SourcePosition(line: Int(event.start_mark.line) + 1, column: Int(event.start_mark.column) + 1)
+        switch event.type {
+        case YAML_DOCUMENT_START_EVENT:
+            return YAMLEvent(kind: .documentStart, position: position)
+        case YAML_SEQUENCE_START_EVENT:
+            let data = event.data.sequence_start
+            return YAMLEvent(kind: .sequenceStart, anchor: string(data.anchor), tag: string(data.tag), position: position)
+        case YAML_MAPPING_START_EVENT:
+            let data = event.data.mapping_start
+            return YAMLEvent(kind: .mappingStart, anchor: string(data.anchor), tag: string(data.tag), position: position)
+        case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+            return YAMLEvent(kind: .collectionEnd, position: position)
+        case YAML_SCALAR_EVENT:
+            let data = event.data.scalar
+            let text = data.value.map { String(decoding: UnsafeBufferPointer(start: $0, count: data.length), as: UTF8.self) } ?? ""
+            return YAMLEvent(
+                kind: .scalar(text: text, plain: data.style == YAML_PLAIN_SCALAR_STYLE),
+                anchor: string(data.anchor), tag: string(data.tag), position: position)
+        case YAML_ALIAS_EVENT:
+            return YAMLEvent(kind: .alias, anchor: string(event.data.alias.anchor), position: position)
+        default:
+            return YAMLEvent(kind: .other, position: position)
+        }
+    }
+
+    private static func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+        pointer.map { String(cString: $0) }
+    }
+
+    private static func syntaxError(_ parser: UnsafeMutablePointer<yaml_parser_t>, text: UnsafeBufferPointer<UInt8>, file: String) -> Diagnostic {
+        let problem = parser.pointee.problem.map { String(cString: $0) } ?? "the parser failed"
+        if parser.pointee.error == YAML_MEMORY_ERROR { return .error(file, "invalid YAML: out of memory") }
+        let position: SourcePosition
+        if parser.pointee.error == YAML_READER_ERROR {
+            // Reader errors carry a byte offset, not a mark.
+            var tracker = SourcePositionTracker(text)
+            position = tracker.position(at: Int(parser.pointee.problem_offset))
+        } else {
+            position = mark(parser.pointee.problem_mark)
+        }
+        let context = parser.pointee.context.map { String(cString: $0) }
+        let contextPosition = context == nil ? nil : mark(parser.pointee.context_mark)
+        return .error(file, at: position, SourceMessages.yamlSyntax(problem, context: context, at: contextPosition))
+    }
+
+    private static func mark(_ mark: yaml_mark_t) -> SourcePosition {
+        SourcePosition(line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+    }
+}

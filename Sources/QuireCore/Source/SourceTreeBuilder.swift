@@ -1,0 +1,109 @@
+/// Assembles `SourceNode`s from a stream of open / key / value / close steps, shared by the JSON
+/// and YAML readers so both enforce the same rules: the depth limit, the string limit and unique
+/// keys. It keeps explicit stacks instead of recursing, so no input can exhaust the thread stack.
+struct SourceTreeBuilder {
+    struct Frame {
+        var isObject: Bool
+        var start: SourcePosition
+        /// Where this container's children begin in `items` or `members`.
+        var firstIndex: Int
+        var pendingKey: String?
+        var pendingKeyPosition = SourcePosition.start
+        /// Key -> index in `members`, built once an object is too large for a linear scan.
+        var keyIndex: [String: Int]?
+    }
+
+    /// Objects up to this many members find duplicates by scanning, which beats hashing.
+    private static let linearScanLimit = 12
+
+    let file: String
+    let limits: SourceLimits
+    private(set) var frames: [Frame] = []
+    private var items: [SourceNode] = []
+    private var members: [SourceMember] = []
+    private(set) var root: SourceNode?
+
+    init(file: String, limits: SourceLimits) {
+        self.file = file
+        self.limits = limits
+    }
+
+    var innermost: Frame? { frames.last }
+
+    /// True when the next scalar is the key of a member.
+    var expectsKey: Bool {
+        guard let frame = frames.last else { return false }
+        return frame.isObject && frame.pendingKey == nil
+    }
+
+    mutating func open(object isObject: Bool, at position: SourcePosition) throws(Diagnostic) {
+        guard frames.count < limits.maxDepth else {
+            throw .error(file, at: position, SourceMessages.tooDeep(limit: limits.maxDepth))
+        }
+        frames.append(Frame(isObject: isObject, start: position, firstIndex: isObject ? members.count : items.count))
+    }
+
+    mutating func key(_ key: String, at position: SourcePosition) throws(Diagnostic) {
+        try checkLength(key, at: position)
+        guard let frame = frames.last else { return }
+        if let first = firstMember(named: key, in: frame) {
+            throw .error(file, at: position, SourceMessages.duplicateKey(key, firstLine: first.keyPosition.line))
+        }
+        frames[frames.count - 1].pendingKey = key
+        frames[frames.count - 1].pendingKeyPosition = position
+    }
+
+    mutating func string(_ text: String, at position: SourcePosition) throws(Diagnostic) {
+        try checkLength(text, at: position)
+        value(SourceNode(.string(text), at: position))
+    }
+
+    /// Adds a finished value to the innermost container, or makes it the root.
+    mutating func value(_ node: SourceNode) {
+        guard let last = frames.indices.last else {
+            root = node
+            return
+        }
+        guard frames[last].isObject else {
+            items.append(node)
+            return
+        }
+        guard let key = frames[last].pendingKey else { return }  // readers always send the key first
+        members.append(SourceMember(key: key, keyPosition: frames[last].pendingKeyPosition, value: node))
+        frames[last].pendingKey = nil
+        let count = members.count - frames[last].firstIndex
+        if frames[last].keyIndex != nil {
+            frames[last].keyIndex?[key] = members.count - 1
+        } else if count > Self.linearScanLimit {
+            var index: [String: Int] = [:]
+            for position in frames[last].firstIndex..<members.count { index[members[position].key] = position }
+            frames[last].keyIndex = index
+        }
+    }
+
+    mutating func close() {
+        guard let frame = frames.popLast() else { return }
+        if frame.isObject {
+            let children = Array(members[frame.firstIndex...])
+            members.removeSubrange(frame.firstIndex...)
+            value(SourceNode(.object(children), at: frame.start))
+        } else {
+            let children = Array(items[frame.firstIndex...])
+            items.removeSubrange(frame.firstIndex...)
+            value(SourceNode(.array(children), at: frame.start))
+        }
+    }
+
+    private func firstMember(named key: String, in frame: Frame) -> SourceMember? {
+        if let keyIndex = frame.keyIndex { return keyIndex[key].map { members[$0] } }
+        for index in frame.firstIndex..<members.count where members[index].key == key { return members[index] }
+        return nil
+    }
+
+    private func checkLength(_ text: String, at position: SourcePosition) throws(Diagnostic) {
+        let length = text.utf8.count
+        guard length <= limits.maxStringBytes else {
+            throw .error(file, at: position, SourceMessages.stringTooLong(length, limit: limits.maxStringBytes))
+        }
+    }
+}

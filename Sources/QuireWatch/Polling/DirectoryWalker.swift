@@ -1,0 +1,68 @@
+import QuireCore
+import Foundation
+
+/// What `lstat` says about one entry, enough to notice a change without reading it.
+struct FileStamp: Sendable, Equatable {
+    var inode: UInt64
+    var size: Int64
+    var modifiedSeconds: Int
+    var modifiedNanoseconds: Int
+    var changedSeconds: Int
+    var changedNanoseconds: Int
+    var mode: UInt32
+
+    var isDirectory: Bool { (mode & S_IFMT) == S_IFDIR }
+
+    init(_ status: stat) {
+        inode = UInt64(status.st_ino)
+        size = Int64(status.st_size)
+        modifiedSeconds = Int(status.st_mtim.tv_sec)
+        modifiedNanoseconds = Int(status.st_mtim.tv_nsec)
+        changedSeconds = Int(status.st_ctim.tv_sec)
+        changedNanoseconds = Int(status.st_ctim.tv_nsec)
+        mode = UInt32(status.st_mode)
+    }
+}
+
+/// Walks a tree with `readdir` and `lstat`, never following symbolic links and skipping
+/// editor temp names (by name, before `lstat`) together with everything under them.
+enum DirectoryWalker {
+    struct Listing {
+        /// Folders, the start folder first, parents before children.
+        var directories: [String] = []
+        /// Everything else (files, symlinks, FIFOs, ...), by absolute path.
+        var entries: [String: FileStamp] = [:]
+    }
+
+    /// Lists `folder` and everything under it. `visit` runs on each folder before it is read,
+    /// so a watch added there sees every entry created after the listing.
+    static func walk(_ folder: String, visit: (String) -> Void = { _ in }) -> Listing {
+        var listing = Listing()
+        var stack = [folder]
+        while let current = stack.popLast() {
+            visit(current)
+            listing.directories.append(current)
+            guard let stream = opendir(current) else { continue }  // gone meanwhile, or unreadable
+            defer { closedir(stream) }
+            let prefix = current.hasSuffix("/") ? current : current + "/"
+            var children: [String] = []
+            while let entry = readdir(stream) {
+                let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+                    pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+                }
+                if name == "." || name == ".." || EditorTempFiles.isIgnored(name) { continue }
+                let path = prefix + name
+                var status = stat()
+                guard lstat(path, &status) == 0 else { continue }  // deleted meanwhile
+                let stamp = FileStamp(status)
+                if stamp.isDirectory {
+                    children.append(path)
+                } else {
+                    listing.entries[path] = stamp
+                }
+            }
+            stack.append(contentsOf: children.reversed())
+        }
+        return listing
+    }
+}

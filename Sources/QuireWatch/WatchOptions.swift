@@ -1,0 +1,17 @@
+/// How the watcher settles events into change sets.
+public struct WatchOptions: Sendable, Equatable {
+    /// A burst ends after this many seconds without events.
+    public var quietWindow: Double
+    /// A change set is emitted at most this many seconds after its first event, even if the
+    /// burst goes on.
+    public var maxDelay: Double
+    /// When set, no inotify is used: the tree is walked every `pollInterval` seconds and the
+    /// changed paths are reported (`--poll`, for file systems inotify cannot see, such as NFS).
+    public var pollInterval: Double?
+
+    public init(quietWindow: Double = 0.03, maxDelay: Double = 1.0, pollInterval: Double? = nil) {
+        self.quietWindow = quietWindow
+        self.maxDelay = maxDelay
+        self.pollInterval = pollInterval
+    }
+}

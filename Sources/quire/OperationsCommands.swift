@@ -1,0 +1,139 @@
+import Foundation
+import QuireCore
+import QuireModel
+
+/// The ops commands: `versions`, `diff`, `rollback`, `unpin`, `verify`, `gc`, `export`.
+/// Each opens the site's store and calls one operation of it.
+struct OperationsCommand {
+    var name: String
+    var arguments: Arguments
+
+    func run() throws -> ExitCode {
+        try arguments.rejectUnknown(flags: [])
+        if name == "verify", let folder = arguments.positionals.first, VersionID(folder) == nil, Int(folder) == nil {
+            return try verifyExport(folder)
+        }
+        guard let site = arguments.site else { throw UsageError("\(name) needs --site NAME") }
+        guard Identifier.isValidSiteName(site) else { throw UsageError("'\(site)' is not a site name: \(Identifier.rule)") }
+        guard FileManager.default.fileExists(atPath: "\(arguments.dist)/\(site)") || name == "export" else {
+            throw CommandFailure(.operational, "\(arguments.dist)/\(site): no such site in dist (run quire build first, or give --dist)")
+        }
+        let store = try SiteStore(dist: arguments.dist, site: site)
+        store.operationLockTimeout = try arguments.number("lock-timeout") ?? 30
+        store.operationWaiting = { Console.shared.error("quire: \($0)") }
+        let format = try arguments.format()
+        let reason = arguments.option("reason") ?? ""
+        switch name {
+        case "versions": return try versions(store, format: format)
+        case "diff": return try diff(store, format: format)
+        case "rollback":
+            let target = try arguments.positionals.first.map(version)
+            let from = try store.currentVersion()
+            let to = try store.rollback(to: target, reason: reason)
+            Console.shared.error("quire: \(site): current is now \(to) (was \(from.map(\.description) ?? "none")), pinned; `quire unpin --site \(site)` lets new versions go live again")
+            return .ok
+        case "unpin":
+            let current = try store.unpin(reason: reason)
+            Console.shared.error("quire: \(site): unpinned; current is \(current.map(\.description) ?? "none")")
+            return .ok
+        case "verify": return try verify(store, format: format)
+        case "gc":
+            guard let keepText = arguments.option("keep"), let keep = Int(keepText), keep >= 1 else { throw UsageError("gc needs --keep N (at least 1)") }
+            let report = try store.gc(keep: keep, reason: reason)
+            Console.shared.error("quire: \(site): removed \(report.removedVersions.count) version\(report.removedVersions.count == 1 ? "" : "s") (\(report.removedVersions.map(\.description).joined(separator: ", "))) and \(report.removedTrees) unreachable tree\(report.removedTrees == 1 ? "" : "s")")
+            return .ok
+        case "export":
+            let positionals = arguments.positionals
+            guard let destination = positionals.last else { throw UsageError("export needs a destination folder: quire export --site S [VERSION] DIR") }
+            let target = positionals.count > 1 ? try version(positionals[0]) : nil
+            try store.export(version: target, to: destination)
+            Console.shared.error("quire: \(site): exported \(target.map(\.description) ?? "current") to \(destination)")
+            return .ok
+        default: throw UsageError("unknown command '\(name)'")
+        }
+    }
+
+    private func version(_ text: String) throws(UsageError) -> VersionID {
+        if let id = VersionID(text) { return id }
+        if let number = Int(text), number > 0 { return VersionID(number) }
+        throw UsageError("'\(text)' is not a version (write v000012 or 12)")
+    }
+
+    private func versions(_ store: SiteStore, format: OutputFormat) throws -> ExitCode {
+        let versions = try store.versions()
+        if format == .json {
+            Console.shared.json(["site": .string(store.site), "versions": .array(versions.map(Self.json))])
+            return .ok
+        }
+        Console.shared.out("VERSION   BUILT                 PAGES  LOCALES          SIZE       CHANGES (+added ~changed -removed)")
+        for info in versions {
+            let marks = (info.isCurrent ? " current" : "") + (info.isPinned ? " pinned" : "")
+            let changes = info.changes.map { "+\($0.added.count) ~\($0.changed.count) -\($0.removed.count)" } ?? "-"
+            let line = [info.id.description.padding(toLength: 9, withPad: " ", startingAt: 0),
+                        info.builtAt.padding(toLength: 21, withPad: " ", startingAt: 0),
+                        String(info.pages).padding(toLength: 6, withPad: " ", startingAt: 0),
+                        info.locales.joined(separator: ",").padding(toLength: 16, withPad: " ", startingAt: 0),
+                        Self.size(info.bytes).padding(toLength: 10, withPad: " ", startingAt: 0),
+                        changes + marks].joined(separator: " ")
+            Console.shared.out(line)
+        }
+        return .ok
+    }
+
+    static func json(_ info: VersionInfo) -> JSONValue {
+        var object: JSONObject = [
+            "id": .string(info.id.description), "built_at": .string(info.builtAt),
+            "parent": info.parent.map { .string($0.description) } ?? .null,
+            "pages": .integer(info.pages), "locales": .array(info.locales.map { .string($0) }),
+            "bytes": .integer(info.bytes), "current": .bool(info.isCurrent), "pinned": .bool(info.isPinned),
+        ]
+        if let changes = info.changes {
+            object["changes"] = ["added": .array(changes.added.map { .string($0) }), "changed": .array(changes.changed.map { .string($0) }),
+                                 "removed": .array(changes.removed.map { .string($0) })]
+        }
+        return .object(object)
+    }
+
+    static func size(_ bytes: Int) -> String {
+        bytes < 1024 ? "\(bytes) B" : bytes < 1 << 20 ? String(format: "%.1f KiB", Double(bytes) / 1024) : String(format: "%.1f MiB", Double(bytes) / 1048576)
+    }
+
+    private func diff(_ store: SiteStore, format: OutputFormat) throws -> ExitCode {
+        guard arguments.positionals.count == 2 else { throw UsageError("diff needs two versions: quire diff --site S V1 V2") }
+        let old = try store.files(of: try version(arguments.positionals[0]))
+        let new = try store.files(of: try version(arguments.positionals[1]))
+        let added = new.keys.filter { old[$0] == nil }.sorted()
+        let removed = old.keys.filter { new[$0] == nil }.sorted()
+        let changed = new.keys.filter { old[$0] != nil && old[$0]?.sha256 != new[$0]?.sha256 }.sorted()
+        if format == .json {
+            Console.shared.json(["added": .array(added.map { .string($0) }), "changed": .array(changed.map { .string($0) }), "removed": .array(removed.map { .string($0) })])
+        } else {
+            for path in added { Console.shared.out("+ \(path)") }
+            for path in changed { Console.shared.out("~ \(path)") }
+            for path in removed { Console.shared.out("- \(path)") }
+            Console.shared.error("quire: \(added.count) added, \(changed.count) changed, \(removed.count) removed")
+        }
+        return .ok
+    }
+
+    /// `quire verify DIR`: a folder written by `quire export`.
+    private func verifyExport(_ folder: String) throws -> ExitCode {
+        let problems = try SiteStore.verify(exportedFolder: folder)
+        for problem in problems { Console.shared.error("\(folder): error: \(problem)") }
+        Console.shared.error("quire: \(folder): \(problems.isEmpty ? "verified" : "\(problems.count) problem\(problems.count == 1 ? "" : "s")")")
+        return problems.isEmpty ? .ok : .contentProblems
+    }
+
+    private func verify(_ store: SiteStore, format: OutputFormat) throws -> ExitCode {
+        let target = try arguments.positionals.first.map(version)
+        let problems = try store.verify(version: target)
+        if format == .json {
+            Console.shared.json(["site": .string(store.site), "problems": .array(problems.map { .string($0.description) })])
+        } else {
+            for problem in problems { Console.shared.error("\(arguments.dist)/\(store.site): error: \(problem)") }
+            let name = try target ?? store.currentVersion()
+            Console.shared.error("quire: \(store.site): \(name.map(\.description) ?? "current"): \(problems.isEmpty ? "verified" : "\(problems.count) problem\(problems.count == 1 ? "" : "s")")")
+        }
+        return problems.isEmpty ? .ok : .contentProblems
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Glibc
+import QuireModel
+import Testing
+@testable import QuireCore
+
+@Suite struct PublishRecoveryTests {
+    @Test func leftoverStagingIsRemovedWhenTheLockIsTaken() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        _ = try store.publish(request(baseFiles))
+        let leftover = store.root + "/staging/999-dead"
+        try FileSystem.makeDirectories(leftover + "/trees/abc")
+        try FileSystem.createFile(leftover + "/trees/abc/x.json", [1])
+        try FileSystem.symbolicLink("versions/v000001", at: store.root + "/current.tmp-999")
+        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {}
+        #expect(try FileSystem.list(store.root + "/staging").isEmpty)
+        #expect(!FileSystem.exists(store.root + "/current.tmp-999"))
+        #expect(try store.verify() == [])
+    }
+
+    @Test func aSecondHolderWaitsSaysWhoHoldsTheLockAndGivesUp() throws {
+        let dist = TemporaryDist()
+        let first = try dist.store()
+        let second = try dist.store()
+        var messages: [String] = []
+        try first.withPublishLock(timeout: 1, waiting: { _ in }) {
+            // flock belongs to the open file description: a second open conflicts even in-process.
+            var refused = false
+            do { try second.withPublishLock(timeout: 0.2, waiting: { messages.append($0) }) {} } catch is StoreError { refused = true }
+            #expect(refused)
+            // Re-entrant for the holder: publish inside the lock does not wait for itself.
+            #expect(try first.publish(request(baseFiles)) == .published(VersionID(1), isCurrent: true))
+        }
+        #expect(messages == ["waiting for the publish lock of site 'trex' held by pid \(getpid())"])
+        try second.withPublishLock(timeout: 1, waiting: { _ in Issue.record("the lock is free") }) {}
+    }
+
+    @Test func aFailedWriteLeavesCurrentAndCleansStaging() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        _ = try store.publish(request(baseFiles))
+        FaultInjection.inject(.init(operation: "write", pathPrefix: store.root + "/staging/", errorNumber: ENOSPC))
+        defer { FaultInjection.clear(pathPrefix: store.root + "/staging/") }
+        let error = #expect(throws: StoreError.self) {
+            try store.publish(request(baseFiles + [page("en/new.json", "{}")]))
+        }
+        #expect(error?.errorNumber == ENOSPC)
+        #expect(error?.operation == "write")
+        #expect(error?.description.contains("no space left on device") == true)
+        #expect(try store.currentVersion() == VersionID(1))
+        #expect(try store.newestVersion() == VersionID(1))
+        #expect(try FileSystem.list(store.root + "/staging").isEmpty)
+    }
+
+    /// A real full disk and a real read-only file system need a mount (tests run as root, so
+    /// `chmod 0555` would not stop writes). Without mount rights the test returns early.
+    @Test func realFullAndReadOnlyFileSystemsGiveCleanErrors() throws {
+        let dist = TemporaryDist()
+        let mountPoint = dist.path + "/mnt"
+        try FileSystem.makeDirectory(mountPoint)
+        guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint]) else { return }
+        defer { _ = run("/bin/umount", [mountPoint]) }
+        let store = try SiteStore(dist: mountPoint, site: "trex")
+        _ = try store.publish(request(baseFiles))
+
+        let big = OutputFile(path: "en/big.json", content: .bytes([UInt8](repeating: 0x20, count: 512 * 1024)), inputDigest: "d")
+        let full = #expect(throws: StoreError.self) { try store.publish(request(baseFiles + [big])) }
+        #expect(full?.errorNumber == ENOSPC)
+        #expect(try store.currentVersion() == VersionID(1))
+        #expect(try FileSystem.list(store.root + "/staging").isEmpty)
+
+        guard run("/bin/mount", ["-o", "remount,ro", mountPoint]) else { return }
+        let readOnly = #expect(throws: StoreError.self) { try store.publish(request(baseFiles + [page("en/x.json", "{}")])) }
+        #expect(readOnly?.errorNumber == EROFS)
+        #expect(readOnly?.description.contains("read-only file system") == true)
+        #expect(try SiteStore(dist: mountPoint, site: "trex").currentVersion() == VersionID(1))
+        #expect(try store.verify() == [])
+    }
+
+    private func run(_ tool: String, _ arguments: [String]) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+}

@@ -1,0 +1,132 @@
+import Testing
+@testable import QuireWatch
+
+@Suite("Settler")
+struct SettlerTests {
+    @Test("a lone save on an idle tree is emitted at once")
+    func leadingEdge() {
+        var settle = EmbeddedSettler()
+        settle.write("/p/a.yaml", at: 5)
+        #expect(settle.changeSets == [ChangeSet(paths: ["/p/a.yaml"])])
+        #expect(settle.emitted.first?.time == 5)
+        #expect(!settle.settler.hasPending)
+    }
+
+    @Test("a safe save (old copy moved away, new one moved in) is still a lone save")
+    func safeSaveIsLeadingEdge() {
+        var settle = EmbeddedSettler()
+        settle.record(.changed("/p/a.yaml"), at: 1)
+        settle.write("/p/a.yaml", at: 1.001)
+        #expect(settle.emitted.map(\.time) == [1.001])
+        #expect(settle.changeSets == [ChangeSet(paths: ["/p/a.yaml"])])
+    }
+
+    @Test("saves spaced wider than the quiet window are each emitted at once")
+    func separateSaves() {
+        var settle = EmbeddedSettler()
+        settle.write("/p/a.yaml", at: 1)
+        settle.write("/p/b.yaml", at: 2)
+        #expect(settle.emitted.map(\.time) == [1, 2])
+        #expect(settle.changeSets == [ChangeSet(paths: ["/p/a.yaml"]), ChangeSet(paths: ["/p/b.yaml"])])
+    }
+
+    @Test("events following a save within the quiet window are coalesced into the next set")
+    func coalescing() {
+        var settle = EmbeddedSettler()
+        settle.write("/p/a.yaml", at: 0)
+        settle.write("/p/b.yaml", at: 0.01)
+        settle.record(.changed("/p/c.yaml"), at: 0.02)
+        settle.write("/p/d.yaml", at: 0.04)
+        settle.advance(to: 0.069)
+        #expect(settle.changeSets.count == 1)
+        settle.advance(to: 0.5)
+        #expect(settle.changeSets == [
+            ChangeSet(paths: ["/p/a.yaml"]), ChangeSet(paths: ["/p/b.yaml", "/p/c.yaml", "/p/d.yaml"]),
+        ])
+        #expect(settle.emitted.last?.time == 0.07)
+        #expect(!settle.settler.hasPending)
+    }
+
+    @Test("a deletion alone waits for the quiet window")
+    func deletionWaitsForQuiet() {
+        var settle = EmbeddedSettler()
+        settle.record(.changed("/p/gone.yaml"), at: 1)
+        #expect(settle.changeSets.isEmpty)
+        settle.advance(to: 2)
+        #expect(settle.emitted.map(\.time) == [1.03])
+        #expect(settle.changeSets == [ChangeSet(paths: ["/p/gone.yaml"])])
+    }
+
+    @Test("a never-ending stream is emitted at the latest maxDelay after each event")
+    func maxDelayCap() {
+        var settle = EmbeddedSettler(quietWindow: 0.03, maxDelay: 1.0)
+        var writtenAt: [String: Double] = [:]
+        for step in 0..<500 {  // every 10 ms for 5 s
+            let path = "/p/\(step).yaml"
+            writtenAt[path] = Double(step) * 0.01
+            settle.write(path, at: Double(step) * 0.01)
+        }
+        settle.advance(to: 10)
+        #expect(settle.changeSets.reduce(into: Set<String>()) { $0.formUnion($1.paths) } == Set(writtenAt.keys))
+        #expect(settle.changeSets.count >= 5 && settle.changeSets.count <= 7)
+        for (time, changeSet) in settle.emitted {
+            for path in changeSet.paths {
+                #expect(time - (writtenAt[path] ?? -1) <= 1.0 + 1e-9, "\(path) waited too long")
+            }
+        }
+    }
+
+    @Test("while the consumer is busy, events accumulate into one set")
+    func busyConsumer() {
+        var settle = EmbeddedSettler()
+        settle.consumerReturnsAtOnce = false
+        settle.write("/p/first.yaml", at: 0)
+        for step in 1...300 {
+            settle.write("/p/\(step % 50).yaml", at: Double(step) * 0.01)
+        }
+        settle.advance(to: 10)
+        #expect(settle.changeSets.count == 1)
+        settle.finishConsumer()
+        #expect(settle.changeSets.count == 2)
+        #expect(settle.changeSets.last?.paths.count == 50)
+        #expect(settle.emitted.last?.time == 10)
+        settle.finishConsumer()
+        #expect(!settle.settler.hasPending)
+    }
+
+    @Test("too many pending paths collapse into a full rescan")
+    func boundedMemory() {
+        var settle = EmbeddedSettler(maxPendingPaths: 10)
+        settle.consumerReturnsAtOnce = false
+        settle.write("/p/first.yaml", at: 0)
+        for step in 1...11 {
+            settle.write("/p/\(step).yaml", at: 0.001 * Double(step))
+        }
+        settle.write("/p/after.yaml", at: 0.1)
+        settle.finishConsumer()
+        settle.advance(to: 2)
+        #expect(settle.changeSets.last == ChangeSet(needsFullRescan: true))
+    }
+
+    @Test("lost events ask for a full rescan")
+    func rescan() {
+        var settle = EmbeddedSettler()
+        settle.record(.rescan, at: 0)
+        settle.advance(to: 1)
+        #expect(settle.changeSets == [ChangeSet(needsFullRescan: true)])
+    }
+
+    @Test("a git index lock holds a due set until it is gone")
+    func gitHold() {
+        var settle = EmbeddedSettler()
+        settle.gitHoldsTree = true
+        settle.write("/p/a.yaml", at: 0)
+        settle.write("/p/b.yaml", at: 0.5)
+        settle.advance(to: 30)
+        #expect(settle.changeSets.isEmpty)
+        settle.gitHoldsTree = false
+        settle.advance(to: 30.1)
+        #expect(settle.changeSets == [ChangeSet(paths: ["/p/a.yaml", "/p/b.yaml"])])
+        #expect(settle.emitted.first?.time == 30)
+    }
+}

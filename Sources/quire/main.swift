@@ -10,7 +10,7 @@ let usage = """
     commands:
       build      \(BuildCommand.buildAbstract)
       check      \(BuildCommand.checkAbstract)
-      watch      Publish every site, then publish again on every change (inotify).
+      watch      \(WatchCommand.abstract)
       versions   List a site's versions.
       diff       Show what changed between two versions.
       rollback   Point current at an earlier version and pin it there.
@@ -38,6 +38,7 @@ func run(_ arguments: [String]) -> ExitCode {
         case "build": return try BuildCommand(arguments: parsed, publish: true).run()
         case "check": return try BuildCommand(arguments: parsed, publish: false).run()
         case "schema": return try SchemaCommand(arguments: parsed).run()
+        case "watch": return try WatchCommand(arguments: parsed).run()
         case "versions", "diff", "rollback", "unpin", "verify", "gc", "export":
             return try OperationsCommand(name: command, arguments: parsed).run()
         case "bench": return try BenchCommand(arguments: Array(arguments.dropFirst())).run()

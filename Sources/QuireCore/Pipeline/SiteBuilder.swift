@@ -135,7 +135,7 @@ public final class SiteBuilder: @unchecked Sendable {
         guard options.publish else { return result }
         var manifest = context.config.manifestFields
         manifest["source_digest"] = .string(sourceDigest(files))
-        manifest["pages"] = .integer(pages.count)
+        manifest["pages"] = .integer(Set(files.compactMap { $0.metadata?["page_id"]?.stringValue }).count)
         manifest["coverage"] = .array(result.coverage.map(\.json))
         let record = JSONObject([
             ("pages", .object(pageRecords)),

@@ -1,0 +1,84 @@
+import Foundation
+import QuireCore
+import QuireWatch
+
+/// `quire watch`: publishes every site once, then again on every settled change. One
+/// `SiteBuilder` per site keeps parsed sources between builds; builds run one at a time on one
+/// serial queue, so a site never has two publishes in flight, and SIGINT/SIGTERM wait for the
+/// running build to finish before exiting (no staging is left behind).
+final class WatchCommand: @unchecked Sendable {
+    static let abstract = "Publish every site, then publish again on every change (inotify)."
+
+    let arguments: Arguments
+    private let buildQueue = DispatchQueue(label: "quire.watch.build")
+    private var builders: [String: SiteBuilder] = [:]
+    private var signalSources: [any DispatchSourceSignal] = []
+
+    init(arguments: Arguments) { self.arguments = arguments }
+
+    func run() throws -> ExitCode {
+        try arguments.rejectUnknown(flags: ["no-preview"])
+        let pages = arguments.pages
+        var options = WatchOptions()
+        if let window = try arguments.number("quiet-window") { options.quietWindow = window }
+        options.pollInterval = try arguments.number("poll")
+        for site in try Sites.names(pages: pages, only: arguments.site) { build(site) }
+
+        let absolutePages = URL(fileURLWithPath: pages).standardizedFileURL.path
+        let watcher = try PageWatcher(root: pages, options: options, log: { Console.shared.error("quire: watch: \($0)") }) { [self] change in
+            buildQueue.sync { self.handle(change, pagesRoot: absolutePages) }
+        }
+        try watcher.start()
+        Console.shared.error("quire: watching \(pages)/ (\(options.pollInterval.map { "polling every \($0) s" } ?? "inotify")); Ctrl-C stops")
+
+        let stopped = DispatchSemaphore(value: 0)
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { stopped.signal() }
+            source.resume()
+            signalSources.append(source)
+        }
+        stopped.wait()
+        Console.shared.error("quire: stopping: finishing the current build")
+        watcher.stop()
+        buildQueue.sync {}
+        return .ok
+    }
+
+    /// Which sites a change touches: the first path component under the pages folder.
+    private func handle(_ change: ChangeSet, pagesRoot: String) {
+        var sites: Set<String> = []
+        if change.needsFullRescan {
+            sites = Set((try? Sites.names(pages: arguments.pages, only: arguments.site)) ?? [])
+        }
+        for path in change.paths {
+            guard path.hasPrefix(pagesRoot + "/") else { continue }
+            let relative = path.dropFirst(pagesRoot.count + 1)
+            guard let site = relative.split(separator: "/").first.map(String.init), Identifier.isValidSiteName(site) else { continue }
+            if let only = arguments.site, only != site { continue }
+            sites.insert(site)
+        }
+        for site in sites.sorted() {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: "\(arguments.pages)/\(site)", isDirectory: &isDirectory), isDirectory.boolValue {
+                build(site)
+            } else if builders.removeValue(forKey: site) != nil {
+                Console.shared.error("quire: \(site): its folder is gone; its published versions stay in \(arguments.dist)/\(site)")
+            }
+        }
+    }
+
+    private func build(_ site: String) {
+        let builder = builders[site] ?? {
+            var options = BuildOptions()
+            options.previews = !arguments.flag("no-preview")
+            options.lockTimeout = (try? arguments.number("lock-timeout")) ?? 30
+            options.log = { Console.shared.error("quire: \($0)") }
+            let created = SiteBuilder(site: site, pagesRoot: arguments.pages, distRoot: arguments.dist, options: options)
+            builders[site] = created
+            return created
+        }()
+        _ = BuildCommand.report(builder.build(), format: .text, publishing: true)
+    }
+}

@@ -204,6 +204,13 @@ struct SyntheticSite {
     /// The structure (and every link) depends only on the page; the words on the locale, so a
     /// translation keeps the source's links as the localization checks require.
     func markdown(_ index: Int, locale: String) -> String {
+        let source = markdown(index, locale: defaultLocale, blocks: nil)
+        return locale == defaultLocale ? source.text : markdown(index, locale: locale, blocks: source.blocks).text
+    }
+
+    /// The default locale's text sets the number of blocks; other locales write as many, so
+    /// their words may make them a little longer or shorter but never change their links.
+    private func markdown(_ index: Int, locale: String, blocks: Int?) -> (text: String, blocks: Int) {
         var random = SeededRandom(seed: seed, stream: UInt64(index) &* 31 &+ 7)
         let words = WordList.words(for: locale)
         func phrase(_ count: Int) -> String {
@@ -211,7 +218,7 @@ struct SyntheticSite {
         }
         var text = ""
         var block = 0
-        while text.utf8.count < markdownBytes {
+        while blocks.map({ block < $0 }) ?? (text.utf8.count < markdownBytes) {
             switch block % 4 {
             case 0:
                 text += "### " + phrase(3 + random.next(4)).capitalizedFirst + "\n\n"
@@ -234,7 +241,7 @@ struct SyntheticSite {
             }
             block += 1
         }
-        return text
+        return (text, block)
     }
 
     func heroTitle(_ index: Int, locale: String) -> String { phrase(index, salt: 1, words: 4, locale: locale).capitalizedFirst + " \(index)" }

@@ -57,7 +57,10 @@ final class BenchWatchSession {
         while BenchClock.now < deadline {
             if process.stderrLines.contains(where: { Self.isPublishLine($0.text) }) && access(firstPage, R_OK) == 0 {
                 initialPublishSeconds = Double(BenchClock.now - process.started) / 1e9
-                usleep(100_000) // let the watcher finish its status write and go idle
+                // The watcher may add its watches after the first publish: wait for it to say so.
+                let watching = BenchClock.now + 5_000_000_000
+                while BenchClock.now < watching && !process.stderrLines.contains(where: { $0.text.hasPrefix("quire: watching") }) { usleep(2_000) }
+                usleep(100_000) // let it go idle
                 return
             }
             if process.stderrLines.contains(where: { $0.text.contains("error:") && $0.text.hasPrefix("quire: error") }) { break }
@@ -68,6 +71,12 @@ final class BenchWatchSession {
     }
 
     static func isPublishLine(_ line: String) -> Bool { line.contains(": published v") }
+
+    /// 12 for `quire: bench: published v000012, ...`.
+    static func publishedVersion(_ line: String) -> Int? {
+        guard let range = line.range(of: ": published v") else { return nil }
+        return Int(line[range.upperBound...].prefix(while: \.isNumber))
+    }
 
     // MARK: Saves
 
@@ -157,7 +166,7 @@ final class BenchWatchSession {
                 quietSince = BenchClock.now
             }
         }
-        let publishes = process.stderrLines.dropFirst(linesBefore).filter { Self.isPublishLine($0.text) }
+        let publishes = process.stderrLines.dropFirst(linesBefore).filter { (Self.publishedVersion($0.text) ?? 0) > versionsBefore }
         burst.versionsPublished = publishes.count
         burst.versionNumberDelta = newestVersionNumber() - versionsBefore
         if let last = publishes.last, last.nanoseconds > lastWrite {

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+/// `quire bench` end to end, through the built binary. Figures are checked for presence and
+/// sense (counts), never against times.
+@Suite(.serialized)
+struct BenchCommandTests {
+    /// The `quire` executable SwiftPM built next to this test bundle.
+    static var quire: String {
+        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var folder = testBinary.deletingLastPathComponent()
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent("quire").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug/quire").standardized.path
+    }
+
+    static func temporaryFolder() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("quire-bench-test-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: quire)
+        process.arguments = arguments
+        let output = Pipe()
+        // stderr to a file, so a chatty child never blocks on a full pipe we are not reading.
+        let errorPath = try temporaryFolder() + "/stderr"
+        FileManager.default.createFile(atPath: errorPath, contents: nil)
+        let errors = try #require(FileHandle(forWritingAtPath: errorPath))
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try errors.close()
+        let stderr = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: (errorPath as NSString).deletingLastPathComponent)
+        return (process.terminationStatus, data, stderr)
+    }
+
+    @Test func generatedSitePassesCheckAndIsDeterministic() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in ["a", "b"] {
+            let generated = try Self.run(["bench", "generate", "--out", "\(folder)/\(name)", "--pages-count", "30", "--layout", "nested"])
+            #expect(generated.status == 0, "\(generated.stderr)")
+        }
+        let check = try Self.run(["check", "--pages", "\(folder)/a/pages"])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(!check.stderr.contains("error:"), "\(check.stderr)")
+        for relative in ["pages/bench/site.yaml", "pages/bench/group-000/page-00007.yaml", "pages/bench/l10n/fr/group-000/page-00007.yaml",
+                         "hugo/content/es/group-000/page-00029.md"] {
+            let first = FileManager.default.contents(atPath: "\(folder)/a/\(relative)")
+            #expect(first != nil, "\(relative) was not written")
+            #expect(first == FileManager.default.contents(atPath: "\(folder)/b/\(relative)"), "\(relative) differs between two runs")
+        }
+    }
+
+    @Test func benchReportsEveryFigureAsJSON() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try Self.run(["bench", "--pages-count", "20", "--saves", "5", "--burst", "20", "--layout", "flat",
+                                   "--format", "json", "--out", folder])
+        #expect(result.status == 0, "\(result.stderr)")
+        let root = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "stdout is not a JSON object")
+        let conditions = try #require(root["conditions"] as? [String: Any])
+        for key in ["date", "cores", "file_system", "sync", "previews", "kernel"] { #expect(conditions[key] != nil, "conditions.\(key) missing") }
+        let runs = try #require(root["runs"] as? [[String: Any]])
+        let run = try #require(runs.first)
+        #expect(run["pages"] as? Int == 20)
+        #expect(run["layout"] as? String == "flat")
+        #expect((run["problems"] as? [Any])?.isEmpty == true, "\(run["problems"] ?? "")")
+
+        let builds = try #require(run["cold_builds"] as? [[String: Any]])
+        #expect(builds.map { $0["previews"] as? Bool } == [true, false])
+        for build in builds {
+            for key in ["wall_s", "pages_per_s", "page_files_per_s", "peak_rss_mib"] { #expect(build[key] is Double || build[key] is Int, "cold_builds.\(key)") }
+            #expect(build["exit_status"] as? Int == 0)
+        }
+        let stages = try #require(run["stages_cold_ms"] as? [String: Any])
+        for stage in ["parse", "validate", "markdown", "encode", "publish", "wall"] { #expect(stages[stage] != nil, "stages_cold_ms.\(stage)") }
+        #expect(run["stages_one_edit_ms"] is [String: Any])
+
+        let latency = try #require(run["save_to_published"] as? [String: Any])
+        #expect(latency["saves"] as? Int == 5)
+        #expect(latency["published"] as? Int == 5)
+        for key in ["p50_ms", "p90_ms", "p99_ms"] { #expect(latency[key] is Double || latency[key] is Int, "save_to_published.\(key)") }
+        #expect(latency["torn_reads"] as? Int == 0)
+        #expect(latency["missing_reads"] as? Int == 0)
+
+        let burst = try #require(run["burst"] as? [String: Any])
+        #expect(burst["files"] as? Int == 20)
+        #expect(burst["lost"] as? Int == 0)
+        #expect((burst["versions_published"] as? Int ?? 0) >= 1)
+        #expect(burst["last_publish_after_last_write_ms"] != nil)
+    }
+}

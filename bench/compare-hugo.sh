@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Builds the same generated content with Hugo and with Quire in one run and prints both and the
+# ratios: cold build wall time and peak RSS (GNU time), and edit -> output latency of
+# `hugo server --renderToDisk` against save -> published of `quire watch`, with torn reads.
+#
+#   bench/compare-hugo.sh [--pages 1000] [--locales 3] [--edits 20] [--layout flat|nested]
+#                         [--quire PATH] [--work DIR] [--port 1313] [--keep]
+#
+# The default is quick (1,000 pages x 3 locales); the issue's anchor is --pages 10000.
+# Needs: hugo (Debian's), GNU time (/usr/bin/time), jq, and a release build of quire
+# (built here with `swift build -c release` when --quire is not given and it is missing).
+set -euo pipefail
+
+pages=1000
+locales=3
+edits=20
+layout=flat
+quire=""
+work=""
+port=1313
+keep=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --pages) pages="$2"; shift 2 ;;
+        --locales) locales="$2"; shift 2 ;;
+        --edits) edits="$2"; shift 2 ;;
+        --layout) layout="$2"; shift 2 ;;
+        --quire) quire="$2"; shift 2 ;;
+        --work) work="$2"; shift 2 ;;
+        --port) port="$2"; shift 2 ;;
+        --keep) keep=1; shift ;;
+        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        *) echo "compare-hugo: unknown option $1 (see --help)" >&2; exit 2 ;;
+    esac
+done
+
+for tool in hugo jq /usr/bin/time; do
+    command -v "$tool" >/dev/null || { echo "compare-hugo: $tool is missing: apt-get install hugo jq time" >&2; exit 3; }
+done
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+if [ -z "$quire" ]; then
+    quire="$repo/.build/release/quire"
+    if [ ! -x "$quire" ]; then
+        echo "compare-hugo: building quire (release)" >&2
+        (cd "$repo" && swift build -c release --product quire >&2)
+    fi
+fi
+# Same file system as the repository (not a tmpfs /tmp), removed afterwards unless --keep.
+if [ -z "$work" ]; then work="$(mktemp -d "$repo/.quire-compare-XXXXXX")"; else mkdir -p "$work"; fi
+cleanup() { if [ "$keep" = 0 ]; then rm -rf "$work"; else echo "compare-hugo: files kept in $work" >&2; fi; }
+trap cleanup EXIT
+
+say() { echo "compare-hugo: $*" >&2; }
+common=(--out "$work" --pages-count "$pages" --locales "$locales" --layout "$layout")
+
+say "generating $pages pages x $locales locales ($layout) in $work"
+"$quire" bench generate "${common[@]}" >&2
+
+# GNU time's "Elapsed (wall clock) time (h:mm:ss or m:ss): 0:01.23" -> seconds.
+wall_seconds() { grep 'Elapsed (wall clock)' "$1" | awk -F': ' '{print $2}' | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }'; }
+peak_mib() { grep 'Maximum resident set size' "$1" | awk -F': ' '{ printf "%.0f", $2 / 1024 }'; }
+
+say "cold hugo build"
+/usr/bin/time -v -o "$work/hugo.time" hugo --source "$work/hugo" --destination "$work/hugo-public" --quiet >"$work/hugo-build.log" 2>&1
+say "cold quire build"
+/usr/bin/time -v -o "$work/quire.time" "$quire" build --pages "$work/pages" --dist "$work/dist" >"$work/quire-build.log" 2>&1 \
+    || { status=$?; [ "$status" -le 1 ] || { say "quire build failed ($status): $(tail -3 "$work/quire-build.log")"; exit 3; }; }
+
+hugo_wall=$(wall_seconds "$work/hugo.time"); hugo_rss=$(peak_mib "$work/hugo.time")
+quire_wall=$(wall_seconds "$work/quire.time"); quire_rss=$(peak_mib "$work/quire.time")
+files=$((pages * locales))
+
+say "hugo server --renderToDisk: $edits edits"
+"$quire" bench hugo-edits "${common[@]}" --saves "$edits" --port "$port" --format json >"$work/hugo-edits.json"
+say "quire watch: $edits saves"
+"$quire" bench watch-edits "${common[@]}" --saves "$edits" --format json >"$work/quire-edits.json"
+
+field() { jq -r "$2 // \"-\"" "$1"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a != "-") printf "%.1f", a / b; else printf "-" }'; }
+h="$work/hugo-edits.json"; q="$work/quire-edits.json"
+
+echo "compare-hugo: $pages pages x $locales locales ($files page files), $layout, ~3 KB markdown a page; $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(stat -f -c %T "$work")"
+echo "hugo $(hugo version | awk '{print $2}'), quire $quire"
+echo
+printf '%-34s %12s %12s %10s\n' "" "hugo" "quire" "hugo/quire"
+printf '%-34s %12s %12s %10s\n' "cold build wall s" "$hugo_wall" "$quire_wall" "$(ratio "$hugo_wall" "$quire_wall")"
+printf '%-34s %12s %12s %10s\n' "cold build page files/s" \
+    "$(awk -v f=$files -v s="$hugo_wall" 'BEGIN{printf "%.0f", f/s}')" "$(awk -v f=$files -v s="$quire_wall" 'BEGIN{printf "%.0f", f/s}')" "$(ratio "$quire_wall" "$hugo_wall")"
+printf '%-34s %12s %12s %10s\n' "cold build peak RSS MiB" "$hugo_rss" "$quire_rss" "$(ratio "$hugo_rss" "$quire_rss")"
+for p in p50 p90 p99; do
+    hv=$(field "$h" ".latency.${p}_ms"); qv=$(field "$q" ".latency.${p}_ms")
+    printf '%-34s %12s %12s %10s\n' "edit -> output $p ms" "$hv" "$qv" "$(ratio "$hv" "$qv")"
+done
+printf '%-34s %12s %12s\n' "edits with torn/empty reads" \
+    "$(field "$h" .latency.saves_with_torn_reads)/$(field "$h" .latency.saves)" "$(field "$q" .latency.saves_with_torn_reads)/$(field "$q" .latency.saves)"
+printf '%-34s %12s %12s\n' "torn reads, missing reads" \
+    "$(field "$h" .latency.torn_reads), $(field "$h" .latency.missing_reads)" "$(field "$q" .latency.torn_reads), $(field "$q" .latency.missing_reads)"
+printf '%-34s %12s %12s\n' "edits not seen (timeouts)" "$(field "$h" .latency.timeouts)" "$(field "$q" .latency.timeouts)"

@@ -13,6 +13,8 @@ struct BenchOptions {
     var seed: UInt64 = 2024
     /// Pause after each save is live, so the next one lands on an idle watcher.
     var saveGap = 0.05
+    /// Most seconds the saves of one size may take; the loop stops there and says so.
+    var saveBudget: Double = 600
     var out: String?
     var format: OutputFormat = .text
     /// Cold builds with and without previews unless `--no-preview`; the watcher with previews.
@@ -23,7 +25,7 @@ struct BenchOptions {
     var subcommand: String?
     var arguments: Arguments
 
-    static let ownValueOptions: Set<String> = ["burst", "seed", "save-gap", "port"]
+    static let ownValueOptions: Set<String> = ["burst", "seed", "save-gap", "save-budget", "port"]
 
     init(_ raw: [String]) throws(UsageError) {
         var rest: [String] = []
@@ -67,6 +69,12 @@ struct BenchOptions {
         if let text = own["seed"] {
             guard let value = UInt64(text) else { throw UsageError("--seed must be a whole number, found '\(text)'") }
             seed = value
+        }
+        if let text = own["save-budget"] {
+            guard let value = Double(text.hasSuffix("s") ? String(text.dropLast()) : text), value > 0 else {
+                throw UsageError("--save-budget must be seconds, like 600s, found '\(text)'")
+            }
+            saveBudget = value
         }
         if let text = own["save-gap"] {
             guard let value = Double(text.hasSuffix("ms") ? String(text.dropLast(2)) : text), value >= 0 else {

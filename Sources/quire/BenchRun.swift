@@ -142,7 +142,7 @@ struct BenchRun {
         try session.waitForFirstPublish(timeout: 900)
         result.watcherInitialPublishSeconds = session.initialPublishSeconds
         progress("\(result.label): \(options.saves) saves")
-        result.latency = try session.measureSaves(count: options.saves, gap: options.saveGap)
+        result.latency = try session.measureSaves(count: options.saves, gap: options.saveGap, budget: options.saveBudget)
         if options.burst > 0 {
             progress("\(result.label): burst of \(options.burst) files")
             result.burst = try session.measureBurst(files: options.burst)
@@ -163,12 +163,14 @@ struct BenchRun {
             .split(separator: ":", maxSplits: 1).last?.trimmingCharacters(in: .whitespaces) ?? "unknown"
         let fileSystem = BenchProcess.output("/usr/bin/stat", ["-f", "-c", "%T", out]) ?? "unknown"
         let formatter = ISO8601DateFormatter()
+        let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
         return .object(JSONObject([
             ("date", .string(formatter.string(from: Date()))),
             ("cpu", .string(model)),
             ("cores", .integer(ProcessInfo.processInfo.activeProcessorCount)),
             ("memory_gib", BenchFormat.number(Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824)),
             ("kernel", .string(kernel)),
+            ("load_average_at_end", .string(load)),
             ("file_system", .string(fileSystem)),
             ("folder", .string(out)),
             ("sync", .string("the store's: one syncfs per published version, no fsync per file")),
@@ -258,7 +260,7 @@ struct BenchRun {
         let c = conditions
         sections.append("quire bench, \(c["date"]?.stringValue ?? ""): \(c["cores"]?.intValue ?? 0) cores (\(c["cpu"]?.stringValue ?? "")), kernel \(c["kernel"]?.stringValue ?? "")\n"
             + "file system \(c["file_system"]?.stringValue ?? "") (\(c["folder"]?.stringValue ?? "")); sync: \(c["sync"]?.stringValue ?? "")\n"
-            + "\(options.locales) locales, \(options.sections) sections a page, ~\(options.markdownBytes) B of markdown a page; page cache warm")
+            + "\(options.locales) locales, \(options.sections) sections a page, ~\(options.markdownBytes) B of markdown a page; page cache warm; load average at end \(c["load_average_at_end"]?.stringValue ?? "")")
 
         var cold: [[String]] = []
         for result in results {
@@ -273,6 +275,7 @@ struct BenchRun {
         sections.append("Cold build (quire build as a child process)\n" + BenchFormat.table(
             ["layout/pages", "files", "previews", "wall s", "pages/s", "files/s", "peak RSS MiB", "cpu s", "exit"], cold))
 
+        var latencyNotes: [String] = []
         let latencyRows: [[String]] = results.compactMap { result in
             guard let latency = result.latency else { return nil }
             let statistics = BenchStatistics(latency.milliseconds)
@@ -282,9 +285,13 @@ struct BenchRun {
                     BenchFormat.text(result.watcherInitialPublishSeconds, decimals: 2),
                     BenchFormat.text(result.watcherPeakRSSKilobytes.map(BenchFormat.mebibytes), decimals: 0)]
         }
+        for result in results where result.latency?.stoppedByBudget == true {
+            latencyNotes.append("\(result.label): saves stopped after \(Int(options.saveBudget)) s (--save-budget)")
+        }
         if !latencyRows.isEmpty {
             sections.append("Save -> published (quire watch child; read from current/ by this process)\n" + BenchFormat.table(
-                ["layout/pages", "saves", "p50 ms", "p90 ms", "p99 ms", "max ms", "torn", "missing", "timeouts", "first publish s", "watch RSS MiB"], latencyRows))
+                ["layout/pages", "saves", "p50 ms", "p90 ms", "p99 ms", "max ms", "torn", "missing", "timeouts", "first publish s", "watch RSS MiB"], latencyRows)
+                + latencyNotes.map { "\n" + $0 }.joined())
         }
         let burstRows: [[String]] = results.compactMap { result in
             guard let burst = result.burst else { return nil }

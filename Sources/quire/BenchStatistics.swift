@@ -35,6 +35,7 @@ extension BenchWatchSession.Latency {
             ("saves_with_torn_reads", .integer(savesWithTornReads)),
             ("missing_reads", .integer(missingReads)),
             ("timeouts", .integer(timeouts)),
+            ("stopped_by_time_budget", .bool(stoppedByBudget)),
         ]))
     }
 }

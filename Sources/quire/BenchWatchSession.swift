@@ -15,6 +15,8 @@ final class BenchWatchSession {
         /// Saves whose text never showed up within the timeout.
         var timeouts = 0
         var reads = 0
+        /// The save loop ran out of its time budget before `count` saves.
+        var stoppedByBudget = false
     }
 
     struct Burst {
@@ -82,9 +84,15 @@ final class BenchWatchSession {
 
     /// `count` saves of one page each, one at a time, `gap` seconds apart once the previous one
     /// is live (so each lands on an idle watcher, as an editor's save does).
-    func measureSaves(count: Int, gap: Double, timeout: Double = 10) throws -> Latency {
+    /// Stops early when `budget` seconds have gone by (a slow watcher on a large site), and says so.
+    func measureSaves(count: Int, gap: Double, timeout: Double = 30, budget: Double = .infinity) throws -> Latency {
         var latency = Latency()
+        let deadline = BenchClock.now + UInt64(min(budget, 1e9) * 1e9)
         for save in 0..<count {
+            if BenchClock.now > deadline {
+                latency.stoppedByBudget = true
+                break
+            }
             let page = (save &* 7919 &+ 13) % site.pageCount
             let token = "Saved \(runTag)s\(save)"
             let target = site.publishedPath(distRoot: distRoot, page: page)

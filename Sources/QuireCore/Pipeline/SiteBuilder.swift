@@ -363,7 +363,7 @@ public final class SiteBuilder: @unchecked Sendable {
                 let rendered = clock.measure(.markdown) { renderer.render(model, audience: audience) }
                 if locale == config.defaultLocale && audience == nil {
                     for (string, what) in rendered.removed {
-                        output.diagnostics.append(.warning(page.file, at: string.position, keyPath: string.key, "removed \(what): apps never receive it"))
+                        output.diagnostics.append(.warning(page.file, at: string.position, keyPath: string.keyPath, "removed \(what): apps never receive it"))
                     }
                 }
                 if needsPreview {

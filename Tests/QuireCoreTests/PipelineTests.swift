@@ -103,29 +103,63 @@ import QuireModel
     }
 
     /// While builds publish new versions, `current` always resolves to a complete version.
-    @Test func currentAlwaysResolvesToACompleteVersion() async throws {
+    @Test func currentAlwaysResolvesToACompleteVersion() throws {
         let fixture = try SiteFixture()
         try fixture.write("title: Round 0\nsections:\n  - type: divider\n", to: "page.yaml")
         _ = fixture.build()
         let path = "\(fixture.dist)/site/current/en/page.json"
-        let reader = Task.detached { () -> (reads: Int, failures: Int) in
-            var reads = 0, failures = 0
-            while !Task.isCancelled {
-                reads += 1
-                guard let data = FileManager.default.contents(atPath: path),
-                      let page = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                      (page["title"] as? String)?.hasPrefix("Round") == true else { failures += 1; continue }
-            }
-            return (reads, failures)
-        }
+        let reader = CurrentReader(path: path)
+        let thread = Thread { reader.run() }
+        thread.start()
         for round in 1...40 {
             try fixture.write("title: Round \(round)\nsections:\n  - type: divider\n", to: "page.yaml")
             _ = fixture.build()
+            reader.waitForReads(round * 5)
         }
-        reader.cancel()
-        let (reads, failures) = await reader.value
-        #expect(reads > 0)
+        let (reads, failures) = reader.stop()
+        #expect(reads >= 200)
         #expect(failures == 0, "\(failures) of \(reads) reads saw a missing or partial page")
         #expect(fixture.versions.count == 41)
+    }
+}
+
+/// Reads a published page in a loop on its own thread, counting reads that fail.
+final class CurrentReader: @unchecked Sendable {
+    let path: String
+    private let condition = NSCondition()
+    private var reads = 0
+    private var failures = 0
+    private var stopping = false
+
+    init(path: String) { self.path = path }
+
+    func run() {
+        while true {
+            let data = FileManager.default.contents(atPath: path)
+            let page = data.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+            let ok = (page?["title"] as? String)?.hasPrefix("Round") == true
+            condition.lock()
+            reads += 1
+            if !ok { failures += 1 }
+            condition.broadcast()
+            let done = stopping
+            condition.unlock()
+            if done { return }
+        }
+    }
+
+    /// Blocks until the reader has done at least `count` reads, so it runs during the builds.
+    func waitForReads(_ count: Int) {
+        condition.lock()
+        while reads < count { condition.wait() }
+        condition.unlock()
+    }
+
+    func stop() -> (Int, Int) {
+        condition.lock()
+        stopping = true
+        let result = (reads, failures)
+        condition.unlock()
+        return result
     }
 }

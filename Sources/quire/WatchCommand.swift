@@ -48,28 +48,36 @@ final class WatchCommand: @unchecked Sendable {
 
     /// Which sites a change touches: the first path component under the pages folder.
     private func handle(_ change: ChangeSet, pagesRoot: String) {
-        var sites: Set<String> = []
+        // Site -> its changed paths; nil means "read everything" (a rescan).
+        var sites: [String: Set<String>?] = [:]
         if change.needsFullRescan {
-            sites = Set((try? Sites.names(pages: arguments.pages, only: arguments.site)) ?? [])
+            for site in (try? Sites.names(pages: arguments.pages, only: arguments.site)) ?? [] { sites[site] = .some(nil) }
         }
         for path in change.paths {
             guard path.hasPrefix(pagesRoot + "/") else { continue }
             let relative = path.dropFirst(pagesRoot.count + 1)
-            guard let site = relative.split(separator: "/").first.map(String.init), Identifier.isValidSiteName(site) else { continue }
+            let parts = relative.split(separator: "/")
+            guard let site = parts.first.map(String.init), Identifier.isValidSiteName(site) else { continue }
             if let only = arguments.site, only != site { continue }
-            sites.insert(site)
+            if parts.count == 1 {
+                sites[site] = .some(nil)  // the site folder itself appeared, moved or vanished
+            } else if let existing = sites[site] {
+                sites[site] = existing.map { $0.union([path]) }
+            } else {
+                sites[site] = [path]
+            }
         }
-        for site in sites.sorted() {
+        for (site, paths) in sites.sorted(by: { $0.key < $1.key }) {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: "\(arguments.pages)/\(site)", isDirectory: &isDirectory), isDirectory.boolValue {
-                build(site)
+                build(site, changed: paths)
             } else if builders.removeValue(forKey: site) != nil {
                 Console.shared.error("quire: \(site): its folder is gone; its published versions stay in \(arguments.dist)/\(site)")
             }
         }
     }
 
-    private func build(_ site: String) {
+    private func build(_ site: String, changed: Set<String>? = nil) {
         let builder = builders[site] ?? {
             var options = BuildOptions()
             options.previews = !arguments.flag("no-preview")
@@ -79,6 +87,6 @@ final class WatchCommand: @unchecked Sendable {
             builders[site] = created
             return created
         }()
-        _ = BuildCommand.report(builder.build(), format: .text, publishing: true)
+        _ = BuildCommand.report(builder.build(changed: changed), format: .text, publishing: true)
     }
 }

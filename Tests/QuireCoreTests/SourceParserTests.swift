@@ -28,7 +28,7 @@ struct SourceParserTests {
         #expect(mag["price"]?.value == .number(19.5))
         #expect(mag["stock"]?.value == .integer(12))
         #expect(mag["rating"]?.value == .number(-0.425))
-        #expect(mag["big"]?.value == .number(12345678901234567890))
+        #expect(mag["big"]?.value == .number(1.2345678901234567e19))
         #expect(json["published"]?.value == .bool(true))
         #expect(json["note"]?.value == .null)
     }

@@ -37,6 +37,14 @@ public final class SiteBuilder: @unchecked Sendable {
     static let previewFormat = "quire-preview-1"
 
     private var sourceCache: [String: CachedSource] = [:]
+    /// Watch mode: the last scan, pages and outputs, reused for whatever a change set leaves alone.
+    private var inventory: SiteInventory?
+    private var pageCache: [String: ProcessedPage] = [:]
+    private var outputCache: [String: (key: String, output: PageOutput)] = [:]
+    private var assetDigests: [String: String] = [:]
+    private var lastContext: (settings: String, pageIDs: Set<String>, assets: Set<String>)?
+    /// True when the newest version holds every output of the last build (so it can be carried).
+    private var lastBuildPublished = false
     private var translationCache: [String: CachedTranslation] = [:]
     private var store: SiteStore?
 
@@ -52,25 +60,44 @@ public final class SiteBuilder: @unchecked Sendable {
 
     public init(site: String, pagesRoot: String, distRoot: String, options: BuildOptions = BuildOptions()) {
         self.site = site
-        self.siteRoot = "\(pagesRoot)/\(site)"
+        // Absolute, so the watcher's paths (absolute) match the inventory's.
+        self.siteRoot = URL(fileURLWithPath: pagesRoot).standardizedFileURL.path + "/\(site)"
         self.displayRoot = "\(pagesRoot)/\(site)"
         self.distRoot = distRoot
         self.options = options
     }
 
     /// Builds the site from what is on disk now and publishes it (unless `options.publish` is off).
-    public func build() -> SiteBuildResult {
+    /// `changed`: absolute paths that changed since the last build of this builder (from the
+    /// watcher); nil reads everything. Only changed sources are read again.
+    public func build(changed: Set<String>? = nil) -> SiteBuildResult {
         let started = DispatchTime.now().uptimeNanoseconds
         let clock = StageClock()
-        var result = build(clock: clock)
+        var result = build(clock: clock, changed: changed)
+        if result.operationalError != nil { forgetCaches() }
         result.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         result.stageMilliseconds = clock.milliseconds.map { ($0.stage.rawValue, $0.ms) }
         return result
     }
 
-    private func build(clock: StageClock) -> SiteBuildResult {
+    private func forgetCaches() {
+        inventory = nil
+        pageCache = [:]
+        outputCache = [:]
+        assetDigests = [:]
+        lastContext = nil
+        lastBuildPublished = false
+    }
+
+    private func build(clock: StageClock, changed: Set<String>?) -> SiteBuildResult {
         var result = SiteBuildResult(site: site)
-        let inventory = clock.measure(.scan) { SiteInventory.scan(root: siteRoot, site: site, displayRoot: displayRoot) }
+        let inventory = clock.measure(.scan) { () -> SiteInventory in
+            if let changed, var previous = self.inventory, previous.update(changed: changed, displayRoot: displayRoot) { return previous }
+            return SiteInventory.scan(root: siteRoot, site: site, displayRoot: displayRoot)
+        }
+        self.inventory = inventory
+        // What may be reused: sources the change set does not name, while settings, the page set
+        // and the assets (what validation looks at besides the page) are the same.
         result.diagnostics += inventory.diagnostics
 
         let settings = SiteSettings.load(inventory, site: site, displayRoot: displayRoot)
@@ -80,6 +107,11 @@ public final class SiteBuilder: @unchecked Sendable {
             return result
         }
         let reader = SourceFileReader(maxBytes: context.config.limits.maxFileBytes)
+        let contextKey = (settings: settings.digest, pageIDs: context.pageIDs, assets: context.assets)
+        let sameContext = lastContext.map { $0.settings == contextKey.settings && $0.pageIDs == contextKey.pageIDs && $0.assets == contextKey.assets } ?? false
+        lastContext = contextKey
+        let isUnchanged: @Sendable (String) -> Bool = { path in changed.map { !$0.contains(path) } ?? false }
+        let canReuse: @Sendable (String) -> Bool = { path in sameContext && isUnchanged(path) }
 
         // Newest version: what can be carried.
         let published: [String: PublishedFile]
@@ -91,17 +123,33 @@ public final class SiteBuilder: @unchecked Sendable {
         }
 
         let pageIDs = inventory.pages.keys.sorted()
-        let pages = processPages(pageIDs, inventory: inventory, context: context, reader: reader, clock: clock)
-        let translations = clock.measure(.translations) { loadTranslations(inventory, reader: reader, context: context) }
+        let pages = processPages(pageIDs, inventory: inventory, context: context, reader: reader, clock: clock, canReuse: canReuse)
+        let translations = clock.measure(.translations) { loadTranslations(inventory, reader: reader, context: context, isUnchanged: isUnchanged) }
         result.diagnostics += translations.diagnostics
 
         // Per page: check translations, then render each locale (and audience variant).
         let slots = ResultSlots<PageOutput>(count: pages.count)
         let chains = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, context.config.chain(for: $0)) })
+        let previousOutputs = lastBuildPublished && sameContext ? outputCache : [:]
+        let outputKeys = pages.map { page in
+            ([settings.digest, page.sourceDigest, String(options.previews)]
+                + (translations.byPage[page.pageID] ?? []).map { $0.locale + $0.digest }.sorted()).joined(separator: "|")
+        }
         DispatchQueue.concurrentPerform(iterations: pages.count) { index in
-            slots.set(index, self.render(pages[index], context: context, chains: chains, catalogs: translations.byPage[pages[index].pageID] ?? [],
+            let page = pages[index]
+            if page.model != nil, let previous = previousOutputs[page.pageID], previous.key == outputKeys[index] {
+                slots.set(index, previous.output.carried)
+                return
+            }
+            slots.set(index, self.render(page, context: context, chains: chains, catalogs: translations.byPage[page.pageID] ?? [],
                                          settingsDigest: settings.digest, published: published, clock: clock))
         }
+        var newOutputs: [String: (key: String, output: PageOutput)] = [:]
+        for (index, output) in slots.values.enumerated() where pages[index].model != nil {
+            if let output { newOutputs[pages[index].pageID] = (outputKeys[index], output) }
+        }
+        outputCache = newOutputs
+        lastBuildPublished = false
         var files: [OutputFile] = []
         var coverage = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, LocaleCoverage(locale: $0)) })
         var pageRecords = JSONObject()
@@ -127,7 +175,7 @@ public final class SiteBuilder: @unchecked Sendable {
                 result.diagnostics.append(.warning(catalog.catalog.file, "translates page '\(pageID)', which does not exist: it is not used"))
             }
         }
-        files += clock.measure(.read) { assetFiles(inventory, published: published, into: &result) }
+        files += clock.measure(.read) { assetFiles(inventory, published: published, canReuse: canReuse, into: &result) }
         result.pagesTotal = pages.filter { $0.model != nil || !$0.diagnostics.hasErrors }.count
         result.coverage = context.config.locales.compactMap { coverage[$0] }
         result.diagnostics.sort { ($0.file, $0.position) < ($1.file, $1.position) }
@@ -150,6 +198,7 @@ public final class SiteBuilder: @unchecked Sendable {
                 }
             }
             result.outcome = outcome
+            lastBuildPublished = true
             if case .published(let version, _) = outcome { afterPublish(version, config: context.config, store: store, into: &result) }
         } catch {
             result.operationalError = "\(error)"
@@ -198,8 +247,9 @@ public final class SiteBuilder: @unchecked Sendable {
 
     /// Reads, parses and validates every page, in parallel; unchanged bytes reuse the parse.
     private func processPages(_ pageIDs: [String], inventory: SiteInventory, context: ValidationContext,
-                              reader: SourceFileReader, clock: StageClock) -> [ProcessedPage] {
+                              reader: SourceFileReader, clock: StageClock, canReuse: @Sendable (String) -> Bool) -> [ProcessedPage] {
         let cache = sourceCache
+        let processed = pageCache
         let slots = ResultSlots<(ProcessedPage, CachedSource?)>(count: pageIDs.count)
         let limits = context.config.limits
         DispatchQueue.concurrentPerform(iterations: pageIDs.count) { index in
@@ -213,6 +263,10 @@ public final class SiteBuilder: @unchecked Sendable {
                 return
             }
             let file = display[0]
+            if canReuse(source.path), let page = processed[source.path], let cached = cache[source.path] {
+                slots.set(index, (page, cached))
+                return
+            }
             let bytes: [UInt8]
             let readStarted = DispatchTime.now().uptimeNanoseconds
             defer { clock.add(.read, DispatchTime.now().uptimeNanoseconds - readStarted) }
@@ -242,12 +296,17 @@ public final class SiteBuilder: @unchecked Sendable {
         }
         var pages: [ProcessedPage] = []
         var newCache: [String: CachedSource] = [:]
+        var newPages: [String: ProcessedPage] = [:]
         for (index, slot) in slots.values.enumerated() {
             guard let (page, cached) = slot else { continue }
             pages.append(page)
-            if let cached, let source = inventory.pages[pageIDs[index]]?.first { newCache[source.path] = cached }
+            if let cached, let source = inventory.pages[pageIDs[index]]?.first {
+                newCache[source.path] = cached
+                newPages[source.path] = page
+            }
         }
         sourceCache = newCache
+        pageCache = newPages
         return pages
     }
 
@@ -258,7 +317,8 @@ public final class SiteBuilder: @unchecked Sendable {
         var diagnostics: [Diagnostic] = []
     }
 
-    private func loadTranslations(_ inventory: SiteInventory, reader: SourceFileReader, context: ValidationContext) -> LoadedTranslations {
+    private func loadTranslations(_ inventory: SiteInventory, reader: SourceFileReader, context: ValidationContext,
+                                  isUnchanged: (String) -> Bool) -> LoadedTranslations {
         var loaded = LoadedTranslations()
         var newCache: [String: CachedTranslation] = [:]
         for translation in inventory.translations {
@@ -270,18 +330,23 @@ public final class SiteBuilder: @unchecked Sendable {
                 loaded.diagnostics.append(.warning(display, "\(why): not used"))
                 continue
             }
-            let bytes: [UInt8]
-            do throws(SourceReadError) { bytes = try reader.read(translation.file.path) } catch {
-                loaded.diagnostics.append(.error(display, error.message))
-                continue
-            }
-            let digest = SHA256.hash(bytes)
+            let digest: String
             let parsed: Result<(TranslationCatalog, [Diagnostic]), Diagnostic>
-            if let cached = translationCache[translation.file.path], cached.digest == digest {
-                parsed = cached.parsed
+            if isUnchanged(translation.file.path), let cached = translationCache[translation.file.path] {
+                (digest, parsed) = (cached.digest, cached.parsed)
             } else {
-                let format = TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml
-                parsed = Result { () throws(Diagnostic) in try TranslationFileReader.read(bytes, file: display, format: format) }
+                let bytes: [UInt8]
+                do throws(SourceReadError) { bytes = try reader.read(translation.file.path) } catch {
+                    loaded.diagnostics.append(.error(display, error.message))
+                    continue
+                }
+                digest = SHA256.hash(bytes)
+                if let cached = translationCache[translation.file.path], cached.digest == digest {
+                    parsed = cached.parsed
+                } else {
+                    let format = TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml
+                    parsed = Result { () throws(Diagnostic) in try TranslationFileReader.read(bytes, file: display, format: format) }
+                }
             }
             newCache[translation.file.path] = CachedTranslation(digest: digest, parsed: parsed)
             switch parsed {
@@ -307,6 +372,15 @@ public final class SiteBuilder: @unchecked Sendable {
         var rendered = 0
         var coverage: [String: LocaleCoverage] = [:]
         var milliseconds: Double = 0
+
+        /// The same output once published: every file carried from the newest version.
+        var carried: PageOutput {
+            var copy = self
+            copy.files = files.map { OutputFile(path: $0.path, content: .carried, inputDigest: $0.inputDigest, metadata: $0.metadata) }
+            copy.rendered = 0
+            copy.milliseconds = 0
+            return copy
+        }
     }
 
     private func render(_ page: ProcessedPage, context: ValidationContext, chains: [String: [String]],
@@ -363,7 +437,7 @@ public final class SiteBuilder: @unchecked Sendable {
                 let rendered = clock.measure(.markdown) { renderer.render(model, audience: audience) }
                 if locale == config.defaultLocale && audience == nil {
                     for (string, what) in rendered.removed {
-                        output.diagnostics.append(.warning(page.file, at: string.position, keyPath: string.key, "removed \(what): apps never receive it"))
+                        output.diagnostics.append(.warning(page.file, at: string.position, keyPath: string.keyPath, "removed \(what): apps never receive it"))
                     }
                 }
                 if needsPreview {
@@ -402,15 +476,24 @@ public final class SiteBuilder: @unchecked Sendable {
 
     // MARK: Assets
 
-    private func assetFiles(_ inventory: SiteInventory, published: [String: PublishedFile], into result: inout SiteBuildResult) -> [OutputFile] {
+    private func assetFiles(_ inventory: SiteInventory, published: [String: PublishedFile], canReuse: (String) -> Bool,
+                            into result: inout SiteBuildResult) -> [OutputFile] {
         let reader = SourceFileReader(maxBytes: 64 * 1024 * 1024)
         var files: [OutputFile] = []
+        var digests: [String: String] = [:]
+        defer { assetDigests = digests }
         for (relative, file) in inventory.assets.sorted(by: { $0.key < $1.key }) {
             let display = "\(displayRoot)/\(file.relativePath)"
+            let path = "assets/\(relative)"
+            if canReuse(file.path), let digest = assetDigests[file.path], published[path]?.sha256 == digest {
+                digests[file.path] = digest
+                files.append(OutputFile(path: path, content: .carried, inputDigest: digest))
+                continue
+            }
             do throws(SourceReadError) {
                 let bytes = try reader.read(file.path)
                 let digest = SHA256.hash(bytes)
-                let path = "assets/\(relative)"
+                digests[file.path] = digest
                 let content: OutputFile.Content = published[path]?.sha256 == digest ? .carried : .bytes(bytes)
                 files.append(OutputFile(path: path, content: content, inputDigest: digest))
             } catch {

@@ -39,6 +39,52 @@ public struct SiteInventory: Sendable {
         return inventory
     }
 
+    /// Applies changed paths (absolute, under `root`) to an earlier scan, touching only them.
+    /// False when a change needs a full scan (a folder appeared, moved or vanished).
+    public mutating func update(changed paths: Set<String>, displayRoot: String) -> Bool {
+        for path in paths {
+            guard path.hasPrefix(root + "/") else { continue }
+            let relativePath = String(path.dropFirst(root.count + 1))
+            if relativePath.split(separator: "/").contains(where: { EditorTempFiles.isIgnored(String($0)) }) { continue }
+            let display = "\(displayRoot)/\(relativePath)"
+            forget(path: path, display: display)
+            var info = stat()
+            guard lstat(path, &info) == 0 else {
+                // Gone: a file is simply forgotten; a folder we knew files under needs a rescan.
+                if knowsFiles(under: path) { return false }
+                continue
+            }
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: classify(SourceFile(path: path, relativePath: relativePath), display: display)
+            case S_IFDIR: return false
+            case S_IFLNK:
+                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
+                diagnostics.append(.error(display, "is a symbolic link (to '\(target)'): quire reads only regular files inside pages/, so it is refused"))
+            default:
+                diagnostics.append(.error(display, "is \(Self.kindName(info.st_mode)), not a regular file: refused"))
+            }
+        }
+        return true
+    }
+
+    private mutating func forget(path: String, display: String) {
+        if siteFile?.path == path { siteFile = nil }
+        if vocabularyFile?.path == path { vocabularyFile = nil }
+        for (id, files) in pages where files.contains(where: { $0.path == path }) {
+            let rest = files.filter { $0.path != path }
+            pages[id] = rest.isEmpty ? nil : rest
+        }
+        translations.removeAll { $0.file.path == path }
+        for (name, file) in assets where file.path == path { assets[name] = nil }
+        diagnostics.removeAll { $0.file == display }
+    }
+
+    private func knowsFiles(under folder: String) -> Bool {
+        let prefix = folder + "/"
+        return pages.values.contains { $0.contains { $0.path.hasPrefix(prefix) } }
+            || translations.contains { $0.file.path.hasPrefix(prefix) } || assets.values.contains { $0.path.hasPrefix(prefix) }
+    }
+
     private mutating func walk(relative: String, displayRoot: String, depth: Int) {
         let directory = relative.isEmpty ? root : "\(root)/\(relative)"
         guard depth < 32 else {

@@ -65,9 +65,28 @@ struct SourceNodeReader {
     mutating func warnUnknownKeys(_ members: [SourceMember], allowed: Set<String>, keyPath: String, where place: String) {
         for member in members where !allowed.contains(member.key) {
             let path = keyPath.isEmpty ? member.key : "\(keyPath).\(member.key)"
+            let hint = Self.closest(to: member.key, in: allowed).map { "did you mean '\($0)'?" }
+                ?? "known keys: \(allowed.sorted().joined(separator: ", "))"
             diagnostics.append(.warning(file, at: member.keyPosition, keyPath: path,
-                "unknown key '\(member.key)' in \(place): it is ignored (known keys: \(allowed.sorted().joined(separator: ", ")))"))
+                "unknown key '\(member.key)' in \(place) is ignored; \(hint)"))
         }
+    }
+
+    /// The allowed key within two edits of a typo, if there is one.
+    static func closest(to word: String, in candidates: Set<String>) -> String? {
+        func distance(_ a: [Character], _ b: [Character]) -> Int {
+            var previous = Array(0...b.count)
+            for (i, x) in a.enumerated() {
+                var current = [i + 1]
+                for (j, y) in b.enumerated() {
+                    current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+                }
+                previous = current
+            }
+            return previous[b.count]
+        }
+        let scored = candidates.map { ($0, distance(Array(word), Array($0))) }.filter { $0.1 <= 2 }
+        return scored.min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
     }
 }
 

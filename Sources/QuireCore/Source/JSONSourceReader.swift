@@ -4,7 +4,14 @@
 struct JSONSourceReader {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index: Int
-    private var positions: SourcePositionTracker
+    /// Where line 1 starts (after a byte-order mark).
+    private let origin: Int
+    // Line breaks only occur between tokens (a JSON string cannot hold one), so skipping
+    // whitespace counts lines, and scanning strings counts the UTF-8 continuation bytes that
+    // make a column differ from a byte offset.
+    private var line = 1
+    private var lineStart: Int
+    private var continuationBytesOnLine = 0
     private var tree: SourceTreeBuilder
     private let file: String
 
@@ -16,7 +23,8 @@ struct JSONSourceReader {
     private init(bytes: UnsafeBufferPointer<UInt8>, start: Int, file: String, limits: SourceLimits) {
         self.bytes = bytes
         self.index = start
-        self.positions = SourcePositionTracker(bytes, origin: start)
+        self.origin = start
+        self.lineStart = start
         self.tree = SourceTreeBuilder(file: file, limits: limits)
         self.file = file
     }
@@ -33,29 +41,29 @@ struct JSONSourceReader {
                 expectsValue = pendingValue
                 pendingValue = false
             } else {
-                guard let frame = tree.innermost else { break }
-                guard index < bytes.count else { throw unclosed(frame) }
+                guard let isObject = tree.innermostIsObject else { break }
+                guard index < bytes.count else { throw unclosedInnermost() }
                 let byte = bytes[index]
                 if byte == 0x2C {  // ,
                     index += 1
                     skipWhitespace()
-                    if frame.isObject {
+                    if isObject {
                         if isNext(0x7D) { throw error(SourceMessages.trailingComma(before: "}")) }
                         try readKey()
                     } else if isNext(0x5D) {
                         throw error(SourceMessages.trailingComma(before: "]"))
                     }
                     expectsValue = true
-                } else if byte == (frame.isObject ? 0x7D : 0x5D) {  // } or ]
+                } else if byte == (isObject ? 0x7D : 0x5D) {  // } or ]
                     index += 1
                     tree.close()
-                } else if frame.isObject {
+                } else if isObject {
                     throw error(SourceMessages.expectedAfterMember(found: describeNext()))
                 } else {
                     throw error(SourceMessages.expectedAfterItem(found: describeNext()))
                 }
             }
-            if let root = tree.root, tree.innermost == nil {
+            if tree.isComplete, let root = tree.root {
                 skipWhitespace()
                 guard index >= bytes.count else { throw error(SourceMessages.trailingContent(found: describeNext())) }
                 return root
@@ -69,7 +77,7 @@ struct JSONSourceReader {
 
     private mutating func readValue() throws(Diagnostic) {
         guard index < bytes.count else {
-            if let frame = tree.innermost { throw unclosed(frame) }
+            if tree.innermostIsObject != nil { throw unclosedInnermost() }
             throw error(SourceMessages.expectedValue(found: describeNext()))
         }
         let start = index
@@ -119,7 +127,7 @@ struct JSONSourceReader {
     /// Reads `"key"` and the `:` after it; the index is at the opening quote.
     private mutating func readKey() throws(Diagnostic) {
         guard isNext(0x22) else {
-            if index >= bytes.count, let frame = tree.innermost { throw unclosed(frame) }
+            if index >= bytes.count { throw unclosedInnermost() }
             throw error(SourceMessages.expectedKey(found: describeNext()))
         }
         let at = position(index)
@@ -140,9 +148,18 @@ struct JSONSourceReader {
         var hasEscapes = false
         while true {
             guard index < bytes.count else {
-                throw error(SourceMessages.unclosed("string", openedAt: position(open)))
+                throw error(SourceMessages.unclosed("string", openedAt: exactPosition(open)))
             }
             let byte = bytes[index]
+            if byte >= 0x20 && byte < 0x80 && byte != 0x22 && byte != 0x5C {
+                index += 1
+                continue
+            }
+            if byte >= 0x80 {
+                if byte & 0xC0 == 0x80 { continuationBytesOnLine += 1 }
+                index += 1
+                continue
+            }
             if byte == 0x22 { break }
             if byte == 0x5C {  // backslash
                 if !hasEscapes {
@@ -155,10 +172,9 @@ struct JSONSourceReader {
                 continue
             }
             if byte == 0x0A || byte == 0x0D {
-                throw error(SourceMessages.stringNotClosedOnLine(openedAt: position(open)))
+                throw error(SourceMessages.stringNotClosedOnLine(openedAt: exactPosition(open)))
             }
-            if byte < 0x20 { throw error(SourceMessages.controlCharacter(byte)) }
-            index += 1
+            throw error(SourceMessages.controlCharacter(byte))
         }
         let run = UnsafeBufferPointer(rebasing: bytes[runStart..<index])
         index += 1
@@ -171,7 +187,7 @@ struct JSONSourceReader {
     private mutating func readEscape(into decoded: inout [UInt8]) throws(Diagnostic) {
         let start = index
         guard index + 1 < bytes.count else {
-            throw error(SourceMessages.unclosed("string", openedAt: position(start)))
+            throw error(SourceMessages.unclosed("string", openedAt: exactPosition(start)))
         }
         let letter = bytes[index + 1]
         index += 2
@@ -282,8 +298,18 @@ struct JSONSourceReader {
     private mutating func skipWhitespace() {
         while index < bytes.count {
             let byte = bytes[index]
-            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
-            index += 1
+            if byte == 0x20 || byte == 0x09 {
+                index += 1
+            } else if byte == 0x0A || byte == 0x0D {
+                index += 1
+                // CR LF is one break, counted at the LF; a lone CR breaks the line too.
+                if byte == 0x0D && index < bytes.count && bytes[index] == 0x0A { continue }
+                line += 1
+                lineStart = index
+                continuationBytesOnLine = 0
+            } else {
+                return
+            }
         }
     }
 
@@ -339,13 +365,24 @@ struct JSONSourceReader {
 
     // MARK: Diagnostics
 
-    private mutating func position(_ offset: Int) -> SourcePosition { positions.position(at: offset) }
-
-    private mutating func error(_ message: String, at offset: Int? = nil) -> Diagnostic {
-        .error(file, at: position(offset ?? index), message)
+    /// The position of a token that starts at `offset`, on the current line, with nothing but
+    /// ASCII scanned after it.
+    private func position(_ offset: Int) -> SourcePosition {
+        SourcePosition(line: line, column: offset - lineStart - continuationBytesOnLine + 1)
     }
 
-    private mutating func unclosed(_ frame: SourceTreeBuilder.Frame) -> Diagnostic {
-        error(SourceMessages.unclosed(frame.isObject ? "object" : "list", openedAt: frame.start))
+    /// The position of any offset, counted from the start: for diagnostics, off the fast path.
+    private func exactPosition(_ offset: Int) -> SourcePosition {
+        var tracker = SourcePositionTracker(bytes, origin: origin)
+        return tracker.position(at: offset)
+    }
+
+    private func error(_ message: String, at offset: Int? = nil) -> Diagnostic {
+        .error(file, at: exactPosition(offset ?? index), message)
+    }
+
+    private func unclosedInnermost() -> Diagnostic {
+        guard let frame = tree.innermost else { return error(SourceMessages.expectedValue(found: describeNext())) }
+        return error(SourceMessages.unclosed(frame.isObject ? "object" : "list", openedAt: frame.start))
     }
 }

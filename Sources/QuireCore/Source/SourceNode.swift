@@ -3,7 +3,7 @@ public import QuireModel
 /// A value read from a page source (JSON or YAML) that remembers where it was written, so every
 /// diagnostic can point at `file:line:col`.
 public struct SourceNode: Sendable, Hashable {
-    public indirect enum Value: Sendable, Hashable {
+    public enum Value: Sendable, Hashable {
         case null
         case bool(Bool)
         case integer(Int)

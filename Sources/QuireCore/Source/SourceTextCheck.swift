@@ -6,29 +6,37 @@ enum SourceTextCheck {
     }
 
     static func validate(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, file: String) throws(Diagnostic) {
-        var onlyWhitespace = true
-        var index = start
         let count = bytes.count
+        var index = start
+        while index < count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+            index += 1
+        }
+        guard index < count, let base = bytes.baseAddress else { throw .error(file, at: .start, SourceMessages.emptyFile) }
         while index < count {
+            // Eight bytes at a time while they are ASCII without NUL: the common case.
+            if index + 8 <= count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                let highBits = word & 0x8080_8080_8080_8080
+                let zeroBytes = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+                if highBits | zeroBytes == 0 {
+                    index += 8
+                    continue
+                }
+            }
             let byte = bytes[index]
             if byte < 0x80 {
                 if byte == 0 {
                     throw .error(file, at: position(of: index, in: bytes, origin: start), SourceMessages.nulByte)
                 }
-                if onlyWhitespace && !(byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09) {
-                    onlyWhitespace = false
-                }
                 index += 1
                 continue
             }
-            onlyWhitespace = false
             let length = sequenceLength(bytes, at: index)
             guard length > 0 else {
                 throw .error(file, at: position(of: index, in: bytes, origin: start), SourceMessages.invalidUTF8(byte))
             }
             index += length
         }
-        if onlyWhitespace { throw .error(file, at: .start, SourceMessages.emptyFile) }
     }
 
     /// The length of the well-formed UTF-8 sequence at `index` (RFC 3629: no overlong forms, no

@@ -30,6 +30,13 @@ struct SourceTreeBuilder {
 
     var innermost: Frame? { frames.last }
 
+    /// Whether the innermost container is an object; nil at the top level. Cheaper than
+    /// `innermost`, which copies the frame.
+    var innermostIsObject: Bool? { frames.isEmpty ? nil : frames[frames.count - 1].isObject }
+
+    /// True once the top-level value is complete.
+    var isComplete: Bool { frames.isEmpty && root != nil }
+
     /// True when the next scalar is the key of a member.
     var expectsKey: Bool {
         guard let frame = frames.last else { return false }
@@ -45,8 +52,8 @@ struct SourceTreeBuilder {
 
     mutating func key(_ key: String, at position: SourcePosition) throws(Diagnostic) {
         try checkLength(key, at: position)
-        guard let frame = frames.last else { return }
-        if let first = firstMember(named: key, in: frame) {
+        guard !frames.isEmpty else { return }
+        if let first = firstMember(named: key, in: frames.count - 1) {
             throw .error(file, at: position, SourceMessages.duplicateKey(key, firstLine: first.keyPosition.line))
         }
         frames[frames.count - 1].pendingKey = key
@@ -68,9 +75,8 @@ struct SourceTreeBuilder {
             items.append(node)
             return
         }
-        guard let key = frames[last].pendingKey else { return }  // readers always send the key first
+        guard let key = frames[last].pendingKey.take() else { return }  // readers always send the key first
         members.append(SourceMember(key: key, keyPosition: frames[last].pendingKeyPosition, value: node))
-        frames[last].pendingKey = nil
         let count = members.count - frames[last].firstIndex
         if frames[last].keyIndex != nil {
             frames[last].keyIndex?[key] = members.count - 1
@@ -94,9 +100,16 @@ struct SourceTreeBuilder {
         }
     }
 
-    private func firstMember(named key: String, in frame: Frame) -> SourceMember? {
-        if let keyIndex = frame.keyIndex { return keyIndex[key].map { members[$0] } }
-        for index in frame.firstIndex..<members.count where members[index].key == key { return members[index] }
+    /// The member already named `key` in the frame at `frameIndex` (read in place: copying a
+    /// frame costs more than the search).
+    private func firstMember(named key: String, in frameIndex: Int) -> SourceMember? {
+        if frames[frameIndex].keyIndex != nil { return frames[frameIndex].keyIndex?[key].map { members[$0] } }
+        // Comparing lengths first skips most string comparisons outright.
+        let length = key.utf8.count
+        for index in frames[frameIndex].firstIndex..<members.count
+        where members[index].key.utf8.count == length && members[index].key == key {
+            return members[index]
+        }
         return nil
     }
 

@@ -23,6 +23,8 @@ public struct PageModel: Sendable, Hashable {
 /// A text or markdown value; `key` is its translation key (`hero.title`, `grid.items.idpa-50.title`).
 public struct LocalizableText: Sendable, Hashable {
     public var key: String
+    /// Where it is in the source: `sections[2].body`.
+    public var keyPath: String
     public var text: String
     public var position: SourcePosition
     public var translatable: Bool

@@ -55,7 +55,7 @@ public struct PageValidator {
         }
         var title: LocalizableText?
         if let node = root["title"], let text = reader.string(node, "title") {
-            title = LocalizableText(key: "title", text: text, position: node.position, translatable: true, isMarkdown: false)
+            title = LocalizableText(key: "title", keyPath: "title", text: text, position: node.position, translatable: true, isMarkdown: false)
         }
         let ttl = reader.integer(root["ttl"], "ttl")
         var extras = JSONObject()
@@ -83,7 +83,7 @@ public struct PageValidator {
         return PageModel(pageID: pageID, file: reader.file, title: title, ttl: ttl, sections: sections, extras: extras)
     }
 
-    mutating func section(_ node: SourceNode, keyPath: String, index: Int, seenIDs: inout [String: SourcePosition]) -> SectionModel? {
+    mutating func section(_ node: SourceNode, keyPath: String, index: Int, seenIDs: inout [String: SourcePosition], isFallback: Bool = false) -> SectionModel? {
         guard let members = node.members else {
             reader.error(node, keyPath, "a section must be a mapping with a 'type', found \(node.kindDescription)")
             return nil
@@ -119,7 +119,7 @@ public struct PageValidator {
             if fallbackNode["fallback"] != nil {
                 reader.error(fallbackNode, "\(keyPath).fallback", "a fallback section cannot have a fallback of its own")
             }
-            if var fallback = section(fallbackNode, keyPath: "\(keyPath).fallback", index: index, seenIDs: &fallbackIDs) {
+            if var fallback = section(fallbackNode, keyPath: "\(keyPath).fallback", index: index, seenIDs: &fallbackIDs, isFallback: true) {
                 if fallback.id == nil { fallback = Self.rekey(fallback, base: "\(base).fallback") }
                 fields.append(FieldEntry(name: "fallback", value: .section(fallback)))
             }
@@ -129,7 +129,7 @@ public struct PageValidator {
                 fields.append(FieldEntry(name: key, value: .plain(value.json)))
             }
         }
-        if id == nil, !fields.isEmpty, context.config.locales.count > 1,
+        if id == nil, !isFallback, !fields.isEmpty, context.config.locales.count > 1,
            spec.fields.contains(where: \.translatable) {
             reader.warning(node, keyPath, "this section has no 'id': its translations are keyed by position (\(base)) and break when sections move; give it an id")
         }
@@ -192,12 +192,12 @@ public struct PageValidator {
             if spec.required && text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                 reader.error(node, keyPath, "must not be empty")
             }
-            let value = LocalizableText(key: translationKey, text: text, position: node.position, translatable: spec.translatable, isMarkdown: spec.kind == .markdown)
+            let value = LocalizableText(key: translationKey, keyPath: keyPath, text: text, position: node.position, translatable: spec.translatable, isMarkdown: spec.kind == .markdown)
             return spec.kind == .markdown ? .markdown(value) : .text(value)
         case .url, .image:
             guard let url = reader.string(node, keyPath) else { return nil }
-            checkURL(url, node: node, keyPath: keyPath, isImage: spec.kind == .image)
-            if spec.name == "destination" { checkDestination(url, node: node, keyPath: keyPath, section: section) }
+            let isSafe = checkURL(url, node: node, keyPath: keyPath, isImage: spec.kind == .image)
+            if isSafe && spec.name == "destination" { checkDestination(url, node: node, keyPath: keyPath, section: section) }
             return .plain(node.json)
         case .idList:
             guard let ids = reader.stringList(node, keyPath) else { return nil }
@@ -259,10 +259,12 @@ public struct PageValidator {
         }
     }
 
-    mutating func checkURL(_ url: String, node: SourceNode, keyPath: String, isImage: Bool) {
+    /// False when the URL is refused outright (then no further checks are worth reporting).
+    @discardableResult
+    mutating func checkURL(_ url: String, node: SourceNode, keyPath: String, isImage: Bool) -> Bool {
         if case .refused(let why) = URLPolicy.checkField(url) {
             reader.error(node, keyPath, why)
-            return
+            return false
         }
         if url.hasPrefix("/assets/") {
             let asset = String(url.dropFirst("/assets/".count).prefix { $0 != "?" && $0 != "#" })
@@ -272,6 +274,7 @@ public struct PageValidator {
         } else if isImage, url.hasPrefix("/") {
             reader.error(node, keyPath, "'\(url)' is not an asset: images are served from /assets/... or an https: URL")
         }
+        return true
     }
 
     /// `navigate` goes to a page of the site or a declared app route; `external` to a web URL.

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import QuireCore
+
+/// `quire watch` keeps one builder per site and hands it the changed paths: whatever it
+/// publishes must equal what a fresh full build of the same files publishes.
+@Suite struct IncrementalBuildTests {
+    /// The published files of current, path -> bytes.
+    static func snapshot(_ dist: String, site: String) -> [String: Data] {
+        let root = "\(dist)/\(site)/current"
+        var files: [String: Data] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: root)
+        while let path = enumerator?.nextObject() as? String {
+            if path == "manifest.json" || path == "build.json" { continue }
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: "\(root)/\(path)", isDirectory: &isDirectory), !isDirectory.boolValue {
+                files[path] = FileManager.default.contents(atPath: "\(root)/\(path)")
+            }
+        }
+        return files
+    }
+
+    /// Same site, built from scratch into another dist.
+    static func fresh(_ fixture: SiteFixture) -> [String: Data] {
+        let dist = fixture.root + "/fresh-dist-" + UUID().uuidString
+        _ = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: dist).build()
+        return snapshot(dist, site: fixture.site)
+    }
+
+    @Test func changedPathsGiveTheSameOutputAsAFullBuild() throws {
+        let fixture = try SiteFixture()
+        try fixture.write("title: A\nsections:\n  - type: cta_button\n    id: go\n    label: To B\n    action: navigate\n    destination: /b\n", to: "a.yaml")
+        try fixture.write("title: B\nsections:\n  - type: divider\n", to: "b.yaml")
+        let builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist)
+        #expect(!builder.build().hasErrors)
+        let absolute = URL(fileURLWithPath: fixture.siteFolder).standardizedFileURL.path
+
+        // An edit: only that page is rendered again.
+        try fixture.write("title: A2\nsections:\n  - type: cta_button\n    id: go\n    label: To B\n    action: navigate\n    destination: /b\n", to: "a.yaml")
+        var result = builder.build(changed: ["\(absolute)/a.yaml"])
+        #expect(result.pagesRebuilt == ["a"])
+        #expect(Self.snapshot(fixture.dist, site: fixture.site) == Self.fresh(fixture))
+
+        // A translation drop.
+        try fixture.write("title: B (fr)\n", to: "l10n/fr/b.yaml")
+        result = builder.build(changed: ["\(absolute)/l10n/fr/b.yaml"])
+        #expect(result.pagesRebuilt == ["b"])
+        #expect(try fixture.published("fr/b.json").contains("B (fr)"))
+        #expect(Self.snapshot(fixture.dist, site: fixture.site) == Self.fresh(fixture))
+
+        // Deleting B breaks A's navigate button: A is validated again though its file is unchanged.
+        try fixture.remove("b.yaml")
+        result = builder.build(changed: ["\(absolute)/b.yaml"])
+        #expect(fixture.lines(result).contains { $0.hasPrefix("site/a.yaml:7:18: error: sections[0].destination: '/b' is neither a page") })
+        #expect(!FileManager.default.fileExists(atPath: "\(fixture.dist)/site/current/en/b.json"))
+
+        // A new page in a new folder, and a settings change.
+        try fixture.write("title: B again\nsections:\n  - type: divider\n", to: "b.yaml")
+        try fixture.write("sections:\n  - type: divider\n", to: "guides/new.yaml")
+        try fixture.write("default_locale: en\nlocales: [en, fr]\napp_routes: [/drills]\nttl: 30\n", to: "site.yaml")
+        result = builder.build(changed: ["\(absolute)/b.yaml", "\(absolute)/guides", "\(absolute)/site.yaml"])
+        #expect(!result.hasErrors, "\(fixture.lines(result))")
+        #expect(try fixture.published("en/guides/new.json").contains("\"ttl\": 30"))
+        #expect(Self.snapshot(fixture.dist, site: fixture.site) == Self.fresh(fixture))
+
+        // Nothing changed: nothing published.
+        let before = fixture.versions
+        #expect(builder.build(changed: []).outcome.map { if case .unchanged = $0 { true } else { false } } == true)
+        #expect(fixture.versions == before)
+    }
+}

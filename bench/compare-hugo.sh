@@ -47,7 +47,7 @@ if [ -z "$quire" ]; then
     fi
 fi
 # Same file system as the repository (not a tmpfs /tmp), removed afterwards unless --keep.
-if [ -z "$work" ]; then work="$(mktemp -d "$repo/.quire-compare-XXXXXX")"; else mkdir -p "$work"; fi
+if [ -z "$work" ]; then mkdir -p "$repo/bench/out"; work="$(mktemp -d "$repo/bench/out/compare-XXXXXX")"; else mkdir -p "$work"; fi
 cleanup() { if [ "$keep" = 0 ]; then rm -rf "$work"; else echo "compare-hugo: files kept in $work" >&2; fi; }
 trap cleanup EXIT
 

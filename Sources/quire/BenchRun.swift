@@ -62,11 +62,14 @@ struct BenchRun {
             }
         }
         let conditions = self.conditions(out: out)
-        if options.format == .json {
-            Console.shared.json(json(results, conditions: conditions))
-        } else {
-            Console.shared.out(text(results, conditions: conditions))
+        let document = json(results, conditions: conditions)
+        let table = text(results, conditions: conditions)
+        if options.keepFiles {
+            // Both forms next to the sites, whichever was printed.
+            try? Data(JSONWriter(pretty: true).string(document).utf8).write(to: URL(fileURLWithPath: "\(out)/bench.json"))
+            try? Data((table + "\n").utf8).write(to: URL(fileURLWithPath: "\(out)/bench.txt"))
         }
+        if options.format == .json { Console.shared.json(document) } else { Console.shared.out(table) }
         return results.contains(where: { !$0.problems.isEmpty }) ? .operational : .ok
     }
 
@@ -77,7 +80,14 @@ struct BenchRun {
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             return out
         }
-        var template = Array((FileManager.default.currentDirectoryPath + "/.quire-bench-XXXXXX").utf8CString)
+        // In a checkout, under the ignored `bench/out/`.
+        let here = FileManager.default.currentDirectoryPath
+        var parent = here
+        if FileManager.default.fileExists(atPath: "\(here)/bench/compare-hugo.sh") {
+            parent = "\(here)/bench/out"
+            try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        }
+        var template = Array((parent + "/.quire-bench-XXXXXX").utf8CString)
         guard mkdtemp(&template) != nil else { throw BenchError("cannot make a folder in \(FileManager.default.currentDirectoryPath): \(String(cString: strerror(errno)))") }
         return String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }

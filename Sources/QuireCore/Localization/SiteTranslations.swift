@@ -1,4 +1,4 @@
-public import QuireModel
+import QuireModel
 import Foundation
 
 /// A site's pages and translations as the pipeline sees them, without publishing anything: what

@@ -39,6 +39,7 @@ func run(_ arguments: [String]) -> ExitCode {
         case "check": return try BuildCommand(arguments: parsed, publish: false).run()
         case "schema": return try SchemaCommand(arguments: parsed).run()
         case "watch": return try WatchCommand(arguments: parsed).run()
+        case "l10n": return try L10nCommand(arguments: parsed).run()
         case "versions", "diff", "rollback", "unpin", "verify", "gc", "export":
             return try OperationsCommand(name: command, arguments: parsed).run()
         default:

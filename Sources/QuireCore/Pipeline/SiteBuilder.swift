@@ -323,10 +323,7 @@ public final class SiteBuilder: @unchecked Sendable {
         var newCache: [String: CachedTranslation] = [:]
         for translation in inventory.translations {
             let display = "\(displayRoot)/\(translation.file.relativePath)"
-            guard context.config.locales.contains(translation.locale), translation.locale != context.config.defaultLocale else {
-                let why = translation.locale == context.config.defaultLocale
-                    ? "is for the default locale '\(translation.locale)', whose text is the page source itself"
-                    : "is for '\(translation.locale)', which is not in the site's locales (\(context.config.locales.joined(separator: ", ")))"
+            if let why = TranslationFileRules.unusedReason(locale: translation.locale, config: context.config) {
                 loaded.diagnostics.append(.warning(display, "\(why): not used"))
                 continue
             }
@@ -354,7 +351,7 @@ public final class SiteBuilder: @unchecked Sendable {
             case .success(let (catalog, warnings)):
                 loaded.diagnostics += warnings
                 if let declared = catalog.locale, declared != translation.locale {
-                    loaded.diagnostics.append(.error(display, "the file says it is for locale '\(declared)' but lies in l10n/\(translation.locale)/: move it or fix its target language"))
+                    loaded.diagnostics.append(.error(display, TranslationFileRules.misplaced(declared: declared, folder: translation.locale)))
                     continue
                 }
                 loaded.byPage[translation.pageID, default: []].append((translation.locale, catalog, digest))
@@ -401,15 +398,7 @@ public final class SiteBuilder: @unchecked Sendable {
         let audiences = isDraft ? [] : PageRenderer.audiences(of: model)
         for locale in config.locales {
             let chain = chains[locale] ?? [locale]
-            var coverage = LocaleCoverage(locale: locale)
-            for string in strings {
-                switch translations.state(of: string, locale: locale, defaultLocale: config.defaultLocale) {
-                case .source, .translated: coverage.translated += 1
-                case .stale: coverage.stale += 1
-                case .missing: coverage.missing += 1
-                }
-            }
-            output.coverage[locale] = coverage
+            output.coverage[locale] = translations.coverage(of: strings, locale: locale, defaultLocale: config.defaultLocale)
             var inputs = SHA256()
             inputs.update(settingsDigest)
             inputs.update(page.sourceDigest)

@@ -150,7 +150,7 @@ public struct SiteTranslations: Sendable {
         let placeholders = Placeholders.find(in: string.text).sorted()
         if !placeholders.isEmpty { lines.append("keep the placeholders \(placeholders.map { "{\($0)}" }.joined(separator: ", ")) as they are") }
         if state == .stale, let old = entry?.sourceText, old != string.text {
-            lines.append("stale: translated from an older source text: \(PageTranslations.excerpt(old))")
+            lines.append("stale: translated from an older source text:\n\(old)")
         }
         return lines.isEmpty ? nil : lines.joined(separator: "\n")
     }

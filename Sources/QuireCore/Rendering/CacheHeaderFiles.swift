@@ -1,18 +1,18 @@
 public import QuireModel
 
-/// Turns each page's `ttl` into files web servers read, published in every version next to
-/// `manifest.json` (and, like it, kept private by `deploy/nginx.conf`):
+/// Turns each page's `ttl` into files web servers read, published in every version under
+/// `http/` (a version's files live in folders; `deploy/nginx.conf` keeps `http/` private):
 ///
 /// - `nginx-ttl.map`: entries of an nginx `map $uri $quire_max_age { ... }` block, one per public
 ///   page file under `/<site>/current/`; `deploy/nginx.conf` includes every site's
 ///   `current/nginx-ttl.map` and sends `Cache-Control: public, max-age=$quire_max_age`.
 /// - `_headers`: the Netlify / Cloudflare Pages format, paths relative to the version folder,
-///   for hosts that serve `current/` as the site root.
+///   for hosts that serve a copy of `current/` as the site root (copy it to the root there).
 ///
 /// Neither names the version, so an unchanged set of TTLs is shared between versions.
 public enum CacheHeaderFiles {
-    public static let nginxMapName = "nginx-ttl.map"
-    public static let headersName = "_headers"
+    public static let nginxMapName = "http/nginx-ttl.map"
+    public static let headersName = "http/_headers"
 
     /// `pageFiles` are the version's files; those with `page_id` and `ttl` metadata are pages.
     static func make(site: String, pageFiles: [OutputFile], published: [String: PublishedFile]) -> [OutputFile] {

@@ -49,12 +49,16 @@ public struct PageRenderer {
     /// `en/trex-store.json`, `en/trex-store.2.json`, `en/trex-store@pro.json`, `en/trex-store.2@pro.json`.
     /// Page ids never hold '.', so a part cannot collide with a page.
     public static func path(pageID: String, locale: String, audience: String?, part: Int = 1) -> String {
-        "\(locale)/\(fileName(pageID: pageID, audience: audience, part: part))"
+        "\(locale)/\(pageID)\(suffix(audience: audience, part: part))"
     }
 
+    /// The file name of a part, for `next`: relative to the part that links to it (same folder).
     static func fileName(pageID: String, audience: String?, part: Int) -> String {
-        let base = pageID.split(separator: "/").last.map(String.init) ?? pageID
-        return "\(base)\(part > 1 ? ".\(part)" : "")\(audience.map { "@\($0)" } ?? "").json"
+        (pageID.split(separator: "/").last.map(String.init) ?? pageID) + suffix(audience: audience, part: part)
+    }
+
+    static func suffix(audience: String?, part: Int) -> String {
+        "\(part > 1 ? ".\(part)" : "")\(audience.map { "@\($0)" } ?? "").json"
     }
 
     /// Whether a section goes into the file of `audience` (nil: the public file) at `now`.

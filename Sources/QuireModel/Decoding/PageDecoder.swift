@@ -46,6 +46,11 @@ public struct DecodedPage: Decodable, Sendable {
     public struct Skip: Sendable, Hashable {
         public var keyPath: String
         public var reason: String
+
+        public init(keyPath: String, reason: String) {
+            self.keyPath = keyPath
+            self.reason = reason
+        }
     }
 
     public struct Refresh: Decodable, Sendable, Hashable {
@@ -53,6 +58,11 @@ public struct DecodedPage: Decodable, Sendable {
         public var interval: Int?
         /// Fetch again whenever the page appears.
         public var onAppear: Bool?
+
+        public init(interval: Int? = nil, onAppear: Bool? = nil) {
+            self.interval = interval
+            self.onAppear = onAppear
+        }
 
         enum CodingKeys: String, CodingKey { case interval, onAppear = "on_appear" }
     }

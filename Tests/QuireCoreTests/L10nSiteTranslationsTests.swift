@@ -19,7 +19,7 @@ import Testing
         let stale = try #require(units["why.body"])
         #expect(stale.state == .stale)
         #expect(stale.sourceText == "Read the [rules](https://example.com/rules) before your first match.")
-        #expect(stale.note?.contains("stale: translated from an older source text: Read the [rules]") == true)
+        #expect(stale.note?.contains("stale: translated from an older source text:\nRead the [rules]") == true)
         #expect(units["promo.title"]?.note == "keep the placeholders {percent} as they are")
 
         // fr-CA's own translations only: what falls back to fr is new for fr-CA's translator.

@@ -1,5 +1,5 @@
 public import QuireModel
-import Foundation
+public import Foundation
 
 // The pipeline of one site (DESIGN.md §4):
 //
@@ -19,6 +19,8 @@ public struct BuildOptions: Sendable {
     public var lockTimeout: Double = 30
     /// Told when another process holds the publish lock.
     public var log: @Sendable (String) -> Void = { _ in }
+    /// The time `publish_at` / `expires_at` are judged at; tests fix it.
+    public var now: @Sendable () -> Date = { Date() }
 
     public init() {}
 }
@@ -91,7 +93,7 @@ public final class SiteBuilder: @unchecked Sendable {
 
     private func build(clock: StageClock, changed: Set<String>?) -> SiteBuildResult {
         var result = SiteBuildResult(site: site)
-        let inventory = clock.measure(.scan) { () -> SiteInventory in
+        var inventory = clock.measure(.scan) { () -> SiteInventory in
             if let changed, var previous = self.inventory, previous.update(changed: changed, displayRoot: displayRoot) { return previous }
             return SiteInventory.scan(root: siteRoot, site: site, displayRoot: displayRoot)
         }
@@ -112,6 +114,9 @@ public final class SiteBuilder: @unchecked Sendable {
         lastContext = contextKey
         let isUnchanged: @Sendable (String) -> Bool = { path in changed.map { !$0.contains(path) } ?? false }
         let canReuse: @Sendable (String) -> Bool = { path in sameContext && isUnchanged(path) }
+        let now = options.now()
+        // The drill catalog is data, not a page.
+        if let catalogPage = settings.drillCatalogPageID { inventory.pages[catalogPage] = nil }
 
         // Newest version: what can be carried.
         let published: [String: PublishedFile]
@@ -132,7 +137,7 @@ public final class SiteBuilder: @unchecked Sendable {
         let chains = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, context.config.chain(for: $0)) })
         let previousOutputs = lastBuildPublished && sameContext ? outputCache : [:]
         let outputKeys = pages.map { page in
-            ([settings.digest, page.sourceDigest, String(options.previews)]
+            ([settings.digest, page.sourceDigest, String(options.previews), page.model?.scheduleState(at: now) ?? ""]
                 + (translations.byPage[page.pageID] ?? []).map { $0.locale + $0.digest }.sorted()).joined(separator: "|")
         }
         DispatchQueue.concurrentPerform(iterations: pages.count) { index in
@@ -142,7 +147,7 @@ public final class SiteBuilder: @unchecked Sendable {
                 return
             }
             slots.set(index, self.render(page, context: context, chains: chains, catalogs: translations.byPage[page.pageID] ?? [],
-                                         settingsDigest: settings.digest, published: published, clock: clock))
+                                         settingsDigest: settings.digest, published: published, now: now, clock: clock))
         }
         var newOutputs: [String: (key: String, output: PageOutput)] = [:]
         for (index, output) in slots.values.enumerated() where pages[index].model != nil {
@@ -176,6 +181,11 @@ public final class SiteBuilder: @unchecked Sendable {
             }
         }
         files += clock.measure(.read) { assetFiles(inventory, published: published, canReuse: canReuse, into: &result) }
+        files += CacheHeaderFiles.make(site: site, pageFiles: files, published: published)
+        result.scheduled = pages.compactMap(\.model).filter { !$0.isDraft }.flatMap { $0.scheduledChanges(after: now) }.sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
+        if context.drillIDs == nil, pages.contains(where: { $0.model?.allSections.contains { $0.type == "drill_carousel" } == true }) {
+            result.diagnostics.append(.warning("\(displayRoot)/site.yaml", "drill ids are not checked: this site has no drill catalog (name one with 'drill_catalog: drills.yaml' in site.yaml)"))
+        }
         result.pagesTotal = pages.filter { $0.model != nil || !$0.diagnostics.hasErrors }.count
         result.coverage = context.config.locales.compactMap { coverage[$0] }
         result.diagnostics.sort { ($0.file, $0.position) < ($1.file, $1.position) }
@@ -185,6 +195,7 @@ public final class SiteBuilder: @unchecked Sendable {
         manifest["source_digest"] = .string(sourceDigest(files))
         manifest["pages"] = .integer(Set(files.compactMap { $0.metadata?["page_id"]?.stringValue }).count)
         manifest["coverage"] = .array(result.coverage.map(\.json))
+        manifest["vocabulary"] = Self.vocabularyManifest(context.vocabulary)
         let record = JSONObject([
             ("pages", .object(pageRecords)),
             ("diagnostics", .array(result.diagnostics.map(\.json))),
@@ -382,7 +393,7 @@ public final class SiteBuilder: @unchecked Sendable {
 
     private func render(_ page: ProcessedPage, context: ValidationContext, chains: [String: [String]],
                         catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)],
-                        settingsDigest: String, published: [String: PublishedFile], clock: StageClock) -> PageOutput {
+                        settingsDigest: String, published: [String: PublishedFile], now: Date, clock: StageClock) -> PageOutput {
         let started = DispatchTime.now().uptimeNanoseconds
         var output = PageOutput()
         defer { output.milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6 }
@@ -393,18 +404,21 @@ public final class SiteBuilder: @unchecked Sendable {
         }
         output.diagnostics += translationDiagnostics
         let config = context.config
-        // A draft stays out of published pages; its preview still shows it.
-        let isDraft = model.extras["draft"]?.boolValue == true
+        // A draft, or a page outside its schedule, stays out of published pages; its preview still shows it.
+        let isDraft = model.isDraft || !model.schedule.isLive(at: now)
         let audiences = isDraft ? [] : PageRenderer.audiences(of: model)
+        let minimumAppVersions = Dictionary(context.vocabulary.types.compactMap { type in type.minimumAppVersion.map { (type.name, $0) } }, uniquingKeysWith: { $1 })
+        let scheduleState = model.scheduleState(at: now)
         for locale in config.locales {
             let chain = chains[locale] ?? [locale]
             output.coverage[locale] = translations.coverage(of: strings, locale: locale, defaultLocale: config.defaultLocale)
             var inputs = SHA256()
             inputs.update(settingsDigest)
             inputs.update(page.sourceDigest)
+            inputs.update("schedule:" + scheduleState)
             for catalog in catalogs where chain.contains(catalog.locale) { inputs.update(catalog.locale + catalog.digest) }
             let inputDigest = inputs.finalize()
-            let renderer = PageRenderer(locale: locale, defaultTTL: config.ttl) { string in
+            let renderer = PageRenderer(locale: locale, defaultTTL: config.ttl, now: now, minimumAppVersions: minimumAppVersions) { string in
                 translations.resolve(string, chain: chain, defaultLocale: config.defaultLocale, stalePolicy: config.stalePolicy).text
             }
             let previewPath = "preview/\(locale)/\(page.pageID).html"
@@ -414,13 +428,16 @@ public final class SiteBuilder: @unchecked Sendable {
                 output.files.append(OutputFile(path: previewPath, content: .carried, inputDigest: previewDigest))
             }
             for audience in [nil] + audiences.map(Optional.some) {
-                let path = "\(locale)/\(page.pageID)\(audience.map { "@\($0)" } ?? "").json"
+                let path = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience)
                 let needsPreview = audience == nil && options.previews && !previewCarried
-                let metadata: JSONValue = ["page_id": .string(page.pageID), "locale": .string(locale), "ttl": .integer(model.ttl ?? config.ttl),
-                                           "audience": audience.map(JSONValue.string) ?? .null]
                 let digest = audience.map { inputDigest + "@" + $0 } ?? inputDigest
-                if !isDraft && !needsPreview && published[path]?.inputDigest == digest {
-                    output.files.append(OutputFile(path: path, content: .carried, inputDigest: digest, metadata: metadata))
+                // Part 1 records how many parts there are, so carrying brings the others along.
+                if !isDraft && !needsPreview, let carried = published[path], carried.inputDigest == digest {
+                    let parts = carried.metadata?["parts"]?.intValue ?? 1
+                    for part in 1...max(parts, 1) {
+                        let partPath = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience, part: part)
+                        output.files.append(OutputFile(path: partPath, content: .carried, inputDigest: digest, metadata: published[partPath]?.metadata))
+                    }
                     continue
                 }
                 let rendered = clock.measure(.markdown) { renderer.render(model, audience: audience) }
@@ -435,16 +452,31 @@ public final class SiteBuilder: @unchecked Sendable {
                     output.files.append(OutputFile(path: previewPath, content: .bytes(html), inputDigest: previewDigest))
                 }
                 if isDraft { continue }
-                if published[path]?.inputDigest == digest {
-                    output.files.append(OutputFile(path: path, content: .carried, inputDigest: digest, metadata: metadata))
-                    continue
+                for (index, part) in rendered.parts.enumerated() {
+                    let partPath = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience, part: index + 1)
+                    var metadata: JSONObject = ["page_id": .string(page.pageID), "locale": .string(locale), "ttl": .integer(model.ttl ?? config.ttl),
+                                                "audience": audience.map(JSONValue.string) ?? .null]
+                    if rendered.parts.count > 1 { metadata["part"] = .integer(index + 1); metadata["parts"] = .integer(rendered.parts.count) }
+                    if published[partPath]?.inputDigest == digest && published[partPath]?.metadata == .object(metadata) {
+                        output.files.append(OutputFile(path: partPath, content: .carried, inputDigest: digest, metadata: .object(metadata)))
+                        continue
+                    }
+                    let bytes = clock.measure(.encode) { JSONWriter(pretty: true).bytes(part) }
+                    output.files.append(OutputFile(path: partPath, content: .bytes(bytes), inputDigest: digest, metadata: .object(metadata)))
+                    output.rendered += 1
                 }
-                let bytes = clock.measure(.encode) { JSONWriter(pretty: true).bytes(rendered.page) }
-                output.files.append(OutputFile(path: path, content: .bytes(bytes), inputDigest: digest, metadata: metadata))
-                output.rendered += 1
             }
         }
         return output
+    }
+
+    /// Per section type, the first app version that renders it (manifest `vocabulary`).
+    static func vocabularyManifest(_ vocabulary: Vocabulary) -> JSONValue {
+        var types = JSONObject()
+        for type in vocabulary.types {
+            types[type.name] = ["min_app_version": type.minimumAppVersion.map(JSONValue.string) ?? .null]
+        }
+        return .object(types)
     }
 
     /// A page that failed keeps every file it had in the newest version.
@@ -454,9 +486,8 @@ public final class SiteBuilder: @unchecked Sendable {
             if let preview = published["preview/\(locale)/\(pageID).html"] {
                 files.append(OutputFile(path: "preview/\(locale)/\(pageID).html", content: .carried, inputDigest: preview.inputDigest))
             }
-            let plain = "\(locale)/\(pageID).json"
-            let variantPrefix = "\(locale)/\(pageID)@"
-            for (path, file) in published where path == plain || (path.hasPrefix(variantPrefix) && !path.dropFirst(variantPrefix.count).contains("/")) {
+            // Every file of the page (variants, parts), by what its metadata says.
+            for (path, file) in published where file.metadata?["page_id"]?.stringValue == pageID && file.metadata?["locale"]?.stringValue == locale {
                 files.append(OutputFile(path: path, content: .carried, inputDigest: file.inputDigest, metadata: file.metadata))
             }
         }

@@ -5,7 +5,8 @@ import Foundation
 ///
 ///     { "site", "version" (newest), "current", "pinned" (or null), "built_at",
 ///       "ok", "pages": { page_id: { "locales": [..], "diagnostics": [..], "preview": { locale: url } } },
-///       "diagnostics": [..], "coverage": [..], "history": [..] }
+///       "diagnostics": [..], "coverage": [..], "history": [..],
+///       "scheduled": [{ "page_id", "section"?, "at", "action": "publish" | "expire" }] }
 public enum StatusReport {
     static func make(result: SiteBuildResult, store: SiteStore, locales: [String]) -> JSONValue {
         var pages = JSONObject()
@@ -46,6 +47,7 @@ public enum StatusReport {
             "pages": .object(pages),
             "diagnostics": .array(result.diagnostics.map(\.json)),
             "coverage": .array(result.coverage.map(\.json)),
+            "scheduled": .array(result.scheduled.map(\.json)),
             "history": .array(((try? store.history()) ?? []).suffix(25).map { entry in
                 ["at": .string(entry.when), "action": .string(entry.action.rawValue),
                  "from": entry.from.map { .string($0.description) } ?? .null, "to": entry.to.map { .string($0.description) } ?? .null,

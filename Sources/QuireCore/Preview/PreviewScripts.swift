@@ -45,6 +45,10 @@ enum PreviewScripts {
   var viaCurrent = match ? match[2] === 'current' : true;
   var statusLink = document.getElementById('quire-status-link');
   if (match && statusLink) statusLink.setAttribute('href', match[1] + 'status/index.html');
+  var versionLabel = document.getElementById('quire-version');
+  function showVersion(version) { if (versionLabel && version) versionLabel.textContent = version; }
+  // A fixed version's address names the version it shows.
+  if (match && !viaCurrent) { rendered = rendered || match[2].slice('versions/'.length); showVersion(rendered); }
   function own(object, key) { return object && Object.prototype.hasOwnProperty.call(object, key) ? object[key] : null; }
   function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
   function line(d) {
@@ -83,14 +87,22 @@ enum PreviewScripts {
   function reloadFor(version) {
     var key = 'quire-reload-' + version, count = 0;
     try { count = Number(sessionStorage.getItem(key) || 0); sessionStorage.setItem(key, String(count + 1)); } catch (e) {}
-    if (count < 3) { location.reload(); return; }
+    // A new address, not location.reload(): a version may share this file with an older one
+    // (same content, older mtime), and a server that validates by mtime answers a reload's
+    // If-Modified-Since with 304, leaving the stale page on screen.
+    if (count < 3) {
+      var next = new URL(location.href);
+      next.searchParams.set('version', version);
+      location.replace(next.href);
+      return;
+    }
     notice('Version ' + version + ' is published, but this page still shows ' + rendered + '. Reload once the server has it.');
   }
   function apply(status) {
     showDiagnostics(own(own(own(status, 'pages'), pageID), 'diagnostics'));
     var live = viaCurrent ? (status.current || status.version) : (status.version || status.current);
     if (typeof live !== 'string' || !live) return;
-    if (rendered === null) { rendered = live; return; }
+    if (rendered === null) { rendered = live; showVersion(live); return; }
     if (live === rendered) { notice(''); return; }
     if (viaCurrent) { reloadFor(live); return; }
     notice('A newer version, ' + live + ', is published. This preview shows ' + rendered + '.');

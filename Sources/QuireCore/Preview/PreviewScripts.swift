@@ -57,25 +57,41 @@ enum PreviewScripts {
     if (!d) return '';
     return (d.file || '') + ':' + (d.line || 1) + ':' + (d.column || 1) + ': ' + (d.severity || 'error') + ': ' + (d.message || '');
   }
+  var shownDiagnostics = null;
+  // Errors are spelled out; warnings fold into a <details> so they do not push the page away.
+  // Redrawn only when the list changes, so an opened <details> stays open between polls.
   function showDiagnostics(list) {
     var box = document.getElementById('quire-diagnostics');
     if (!box) return;
+    if (!Array.isArray(list)) list = [];
+    var key = JSON.stringify(list);
+    if (key === shownDiagnostics) return;
+    shownDiagnostics = key;
     clear(box);
-    if (!Array.isArray(list) || list.length === 0) { box.hidden = true; return; }
+    if (list.length === 0) { box.hidden = true; return; }
     var errors = list.filter(function (d) { return !d || d.severity !== 'warning' && d.severity !== 'note'; });
     box.className = errors.length ? 'banner banner-error' : 'banner banner-warning';
     var heading = document.createElement('strong');
     heading.textContent = errors.length
       ? 'The last save of this page failed. This is the last good version.'
-      : 'The last build of this page has warnings.';
-    box.appendChild(heading);
+      : 'The last build of this page has ' + list.length + (list.length === 1 ? ' warning.' : ' warnings.');
     var items = document.createElement('ul');
     list.forEach(function (d) {
       var item = document.createElement('li');
       item.textContent = line(d);
       items.appendChild(item);
     });
-    box.appendChild(items);
+    if (errors.length) {
+      box.appendChild(heading);
+      box.appendChild(items);
+    } else {
+      var details = document.createElement('details');
+      var summary = document.createElement('summary');
+      summary.appendChild(heading);
+      details.appendChild(summary);
+      details.appendChild(items);
+      box.appendChild(details);
+    }
     box.hidden = false;
   }
   function notice(text) {

@@ -36,7 +36,7 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Bump when published output changes for equal input, so every file is rebuilt once.
     static let outputFormat = "quire-output-1"
     /// Bump when previews change for equal pages.
-    static let previewFormat = "quire-preview-1"
+    static let previewFormat = "quire-preview-2"
 
     private var sourceCache: [String: CachedSource] = [:]
     /// Watch mode: the last scan, pages and outputs, reused for whatever a change set leaves alone.

@@ -1,4 +1,4 @@
-public import QuireModel
+import QuireModel
 import Foundation
 
 /// `dist/<site>/status/status.json`: the live state editors' previews and the status page read.
@@ -20,7 +20,8 @@ public enum StatusReport {
         }
         for pageID in pageFiles.keys.sorted() {
             var preview = JSONObject()
-            for locale in locales { preview[locale] = .string("preview/\(locale)/\(pageID).html") }
+            // Relative to status/, through current/: the link follows the live version.
+            for locale in locales { preview[locale] = .string("../current/preview/\(locale)/\(pageID).html") }
             pages[pageID] = ["locales": .array(locales.map { .string($0) }), "diagnostics": [], "preview": .object(preview)]
         }
         // Diagnostics of a page's own source go with that page, for the preview's banner.

@@ -163,10 +163,12 @@ def part_two():
                 time.sleep(0.0003)
             time.sleep(rng.uniform(0, 0.003))
         if process.poll() is not None:
-            process.communicate()
+            _, error = process.communicate()
             finished += 1
-            if process.returncode not in (0, 1):
-                check(False, "%s run %d exited %d without being killed" % (operation, runs, process.returncode))
+            # A default rollback when gc left nothing older than current is refused, and says so.
+            refused = process.returncode == 3 and b"to roll back to" in error
+            if process.returncode != 0 and not refused:
+                check(False, "%s run %d exited %d without being killed: %s" % (operation, runs, process.returncode, error.decode()[-400:]))
             continue
         process.send_signal(signal.SIGKILL)
         process.communicate()

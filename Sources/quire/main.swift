@@ -46,7 +46,7 @@ func run(_ arguments: [String]) -> ExitCode {
             throw UsageError("unknown command '\(command)'")
         }
     } catch let error as UsageError {
-        Console.shared.error("quire: error: \(error.message)\n\(usage)")
+        Console.shared.error("quire: error: \(error.message)\n(quire --help lists the commands)")
         return .usage
     } catch let failure as CommandFailure {
         Console.shared.error("quire: error: \(failure.message)")

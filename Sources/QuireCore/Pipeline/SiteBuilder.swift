@@ -1,5 +1,6 @@
 public import QuireModel
 public import Foundation
+import Synchronization
 
 // The pipeline of one site (DESIGN.md §4):
 //
@@ -19,6 +20,8 @@ public struct BuildOptions: Sendable {
     public var lockTimeout: Double = 30
     /// Told when another process holds the publish lock.
     public var log: @Sendable (String) -> Void = { _ in }
+    /// Told (pages done, pages in all) as pages render, for a progress bar on long builds.
+    public var progress: (@Sendable (Int, Int) -> Void)?
     /// The time `publish_at` / `expires_at` are judged at; tests fix it.
     public var now: @Sendable () -> Date = { Date() }
 
@@ -140,7 +143,13 @@ public final class SiteBuilder: @unchecked Sendable {
             ([settings.digest, page.sourceDigest, String(options.previews), page.model?.scheduleState(at: now) ?? ""]
                 + (translations.byPage[page.pageID] ?? []).map { $0.locale + $0.digest }.sorted()).joined(separator: "|")
         }
+        let done = Atomic<Int>(0)
+        let progress = options.progress
         DispatchQueue.concurrentPerform(iterations: pages.count) { index in
+            defer {
+                let count = done.add(1, ordering: .relaxed).newValue
+                if count % 100 == 0 || count == pages.count { progress?(count, pages.count) }
+            }
             let page = pages[index]
             if page.model != nil, let previous = previousOutputs[page.pageID], previous.key == outputKeys[index] {
                 slots.set(index, previous.output.carried)

@@ -79,7 +79,11 @@ public final class SiteBuilder: @unchecked Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         let clock = StageClock()
         var result = build(clock: clock, changed: changed)
-        if result.operationalError != nil { forgetCaches() }
+        if result.operationalError != nil {
+            // Another process may have published meanwhile: start again from what is on disk.
+            forgetCaches()
+            if changed != nil { result = build(clock: clock, changed: nil) }
+        }
         result.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         result.stageMilliseconds = clock.milliseconds.map { ($0.stage.rawValue, $0.ms) }
         return result

@@ -99,6 +99,7 @@ public final class SiteBuilder: @unchecked Sendable {
     }
 
     private func build(clock: StageClock, changed: Set<String>?) -> SiteBuildResult {
+        let started = DispatchTime.now().uptimeNanoseconds
         var result = SiteBuildResult(site: site)
         var inventory = clock.measure(.scan) { () -> SiteInventory in
             if let changed, var previous = self.inventory, previous.update(changed: changed, displayRoot: displayRoot) { return previous }
@@ -210,6 +211,11 @@ public final class SiteBuilder: @unchecked Sendable {
         manifest["coverage"] = .array(result.coverage.map(\.json))
         manifest["vocabulary"] = Self.vocabularyManifest(context.vocabulary)
         let record = JSONObject([
+            ("parent", (try? openStore().newestVersion()).flatMap { $0 }.map { .string($0.description) } ?? .null),
+            ("locales", .array(context.config.locales.map { .string($0) })),
+            ("changes", Self.pageChanges(files, published: published)),
+            ("seconds_before_publish", .number((Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6).rounded() / 1e3)),
+            ("stages_ms", .object(JSONObject(clock.milliseconds.map { ($0.stage.rawValue, .number(($0.ms * 100).rounded() / 100)) }))),
             ("pages", .object(pageRecords)),
             ("diagnostics", .array(result.diagnostics.map(\.json))),
             ("files_rendered", .integer(result.filesRendered)),
@@ -245,6 +251,20 @@ public final class SiteBuilder: @unchecked Sendable {
     }
 
     /// The files of the newest version (what can be carried); none when only checking.
+    /// Pages added, changed (a file written anew) and removed against the newest version.
+    static func pageChanges(_ files: [OutputFile], published: [String: PublishedFile]) -> JSONValue {
+        func pageID(_ metadata: JSONValue?) -> String? { metadata?["page_id"]?.stringValue }
+        let before = Set(published.values.compactMap { pageID($0.metadata) })
+        let after = Set(files.compactMap { pageID($0.metadata) })
+        var changed = Set<String>()
+        for file in files {
+            guard case .bytes = file.content, let id = pageID(file.metadata), before.contains(id) else { continue }
+            if published[file.path]?.inputDigest != file.inputDigest { changed.insert(id) }
+        }
+        func list(_ ids: Set<String>) -> JSONValue { .array(ids.sorted().map { .string($0) }) }
+        return ["added": list(after.subtracting(before)), "changed": list(changed), "removed": list(before.subtracting(after))]
+    }
+
     private func publishedFiles() throws -> [String: PublishedFile] {
         guard options.publish else { return [:] }
         let store = try openStore()

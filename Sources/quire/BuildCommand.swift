@@ -23,6 +23,7 @@ struct BuildCommand {
             options.previews = !arguments.flag("no-preview")
             options.lockTimeout = try arguments.number("lock-timeout") ?? 30
             options.log = { Console.shared.error("quire: \($0)") }
+            options.progress = { Console.shared.progress(site, done: $0, total: $1) }
             let builder = SiteBuilder(site: site, pagesRoot: arguments.pages, distRoot: arguments.dist, options: options)
             let result = builder.build()
             worst = max(worst, Self.report(result, format: format, publishing: publish))

@@ -23,7 +23,32 @@ final class Console: @unchecked Sendable {
         error("\u{1B}[1m\(location)\u{1B}[0m \u{1B}[1;\(colourCode)m\(diagnostic.severity.rawValue):\u{1B}[0m \(subject)")
     }
 
-    func error(_ line: String) { write(line + "\n", to: FileHandle.standardError) }
+    func error(_ line: String) {
+        clearProgress()
+        write(line + "\n", to: FileHandle.standardError)
+    }
+
+    private var progressShown = false
+
+    /// A one-line progress bar on stderr, only on a terminal (and only for long builds).
+    func progress(_ label: String, done: Int, total: Int) {
+        guard isatty(STDERR_FILENO) == 1, total >= 500 else { return }
+        let width = 30
+        let filled = total == 0 ? width : width * done / total
+        let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+        lock.lock()
+        progressShown = done < total
+        lock.unlock()
+        write("\r\(label) [\(bar)] \(done)/\(total) pages" + (done < total ? "" : "\r\u{1B}[K"), to: FileHandle.standardError)
+    }
+
+    private func clearProgress() {
+        lock.lock()
+        let shown = progressShown
+        progressShown = false
+        lock.unlock()
+        if shown { write("\r\u{1B}[K", to: FileHandle.standardError) }
+    }
     func out(_ text: String) { write(text.hasSuffix("\n") ? text : text + "\n", to: FileHandle.standardOutput) }
     func json(_ value: JSONValue) { write(JSONWriter(pretty: true).string(value), to: FileHandle.standardOutput) }
 

@@ -10,7 +10,7 @@ struct OperationsCommand {
 
     func run() throws -> ExitCode {
         try arguments.rejectUnknown(flags: [])
-        if name == "verify", let folder = arguments.positionals.first, VersionID(folder) == nil, Int(folder) == nil {
+        if name == "verify", let folder = arguments.positionals.first, (try? version(folder)) == nil {
             return try verifyExport(folder)
         }
         guard let site = arguments.site else { throw UsageError("\(name) needs --site NAME") }
@@ -55,6 +55,7 @@ struct OperationsCommand {
 
     private func version(_ text: String) throws(UsageError) -> VersionID {
         if let id = VersionID(text) { return id }
+        if text.hasPrefix("v"), let number = Int(text.dropFirst()), number > 0 { return VersionID(number) }
         if let number = Int(text), number > 0 { return VersionID(number) }
         throw UsageError("'\(text)' is not a version (write v000012 or 12)")
     }

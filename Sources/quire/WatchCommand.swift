@@ -13,6 +13,8 @@ final class WatchCommand: @unchecked Sendable {
     private let buildQueue = DispatchQueue(label: "quire.watch.build")
     private var builders: [String: SiteBuilder] = [:]
     private var signalSources: [any DispatchSourceSignal] = []
+    /// Per site, the rebuild at its next `publish_at` / `expires_at` (touched on `buildQueue` only).
+    private var scheduleTimers: [String: any DispatchSourceTimer] = [:]
 
     init(arguments: Arguments) { self.arguments = arguments }
 
@@ -22,7 +24,8 @@ final class WatchCommand: @unchecked Sendable {
         var options = WatchOptions()
         if let window = try arguments.number("quiet-window") { options.quietWindow = window }
         options.pollInterval = try arguments.number("poll")
-        for site in try Sites.names(pages: pages, only: arguments.site) { build(site) }
+        let sites = try Sites.names(pages: pages, only: arguments.site)
+        buildQueue.sync { for site in sites { build(site) } }
 
         let absolutePages = URL(fileURLWithPath: pages).standardizedFileURL.path
         let watcher = try PageWatcher(root: pages, options: options, log: { Console.shared.error("quire: watch: \($0)") }) { [self] change in
@@ -42,7 +45,7 @@ final class WatchCommand: @unchecked Sendable {
         stopped.wait()
         Console.shared.error("quire: stopping: finishing the current build")
         watcher.stop()
-        buildQueue.sync {}
+        buildQueue.sync { for timer in scheduleTimers.values { timer.cancel() } }
         return .ok
     }
 
@@ -72,6 +75,7 @@ final class WatchCommand: @unchecked Sendable {
             if FileManager.default.fileExists(atPath: "\(arguments.pages)/\(site)", isDirectory: &isDirectory), isDirectory.boolValue {
                 build(site, changed: paths)
             } else if builders.removeValue(forKey: site) != nil {
+                scheduleTimers.removeValue(forKey: site)?.cancel()
                 Console.shared.error("quire: \(site): its folder is gone; its published versions stay in \(arguments.dist)/\(site)")
             }
         }
@@ -87,6 +91,26 @@ final class WatchCommand: @unchecked Sendable {
             builders[site] = created
             return created
         }()
-        _ = BuildCommand.report(builder.build(changed: changed), format: .text, publishing: true)
+        let result = builder.build(changed: changed)
+        _ = BuildCommand.report(result, format: .text, publishing: true)
+        scheduleRebuild(site, at: result.nextScheduledChange)
+    }
+
+    /// One timer per site, replaced after every build: a scheduled time publishes a new version
+    /// even when no file changes. Runs on `buildQueue`.
+    private func scheduleRebuild(_ site: String, at date: Date?) {
+        scheduleTimers.removeValue(forKey: site)?.cancel()
+        guard let date else { return }
+        // A little after the time, so the rebuild sees it reached (wall clock: survives sleep).
+        let seconds = max(date.timeIntervalSinceNow, 0) + 0.25
+        let timer = DispatchSource.makeTimerSource(queue: buildQueue)
+        timer.schedule(wallDeadline: .now() + seconds)
+        timer.setEventHandler { [self] in
+            Console.shared.error("quire: \(site): scheduled change at \(ISO8601DateFormatter().string(from: date)): rebuilding")
+            build(site)
+        }
+        timer.resume()
+        scheduleTimers[site] = timer
+        Console.shared.error("quire: \(site): next scheduled change at \(ISO8601DateFormatter().string(from: date))")
     }
 }

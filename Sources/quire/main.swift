@@ -39,6 +39,7 @@ func run(_ arguments: [String]) -> ExitCode {
         case "check": return try BuildCommand(arguments: parsed, publish: false).run()
         case "schema": return try SchemaCommand(arguments: parsed).run()
         case "watch": return try WatchCommand(arguments: parsed).run()
+        case "l10n": return try L10nCommand(arguments: parsed).run()
         case "versions", "diff", "rollback", "unpin", "verify", "gc", "export":
             return try OperationsCommand(name: command, arguments: parsed).run()
         case "bench": return try BenchCommand(arguments: Array(arguments.dropFirst())).run()
@@ -46,7 +47,7 @@ func run(_ arguments: [String]) -> ExitCode {
             throw UsageError("unknown command '\(command)'")
         }
     } catch let error as UsageError {
-        Console.shared.error("quire: error: \(error.message)\n\(usage)")
+        Console.shared.error("quire: error: \(error.message)\n(quire --help lists the commands)")
         return .usage
     } catch let failure as CommandFailure {
         Console.shared.error("quire: error: \(failure.message)")

@@ -66,6 +66,17 @@ import QuireModel
         #expect(try fixture.published("en/page.json").contains("\"Fixed\""))
     }
 
+    @Test func aBrokenSaveAloneCreatesNoVersion() throws {
+        let fixture = try SiteFixture()
+        try fixture.write("title: Good\nsections:\n  - type: divider\n", to: "page.yaml")
+        try fixture.write("title: Bon\n", to: "l10n/fr/page.yaml")
+        guard case .published(let first, _) = fixture.build().outcome else { Issue.record("no first version"); return }
+        try fixture.write("title: Good\nsections:\n  - type: divider\n    style: wavy\n", to: "page.yaml")
+        let result = fixture.build()
+        #expect(result.hasErrors)
+        #expect(result.outcome == .unchanged(first), "the live page did not change, so no version is made")
+    }
+
     @Test func aDeletedPageDisappearsFromTheNextVersion() throws {
         let fixture = try SiteFixture()
         try fixture.write("sections:\n  - type: divider\n", to: "gone.yaml")

@@ -60,6 +60,30 @@ struct PageWatcherTests {
         #expect(tempPaths.isEmpty, "temp names reported: \(tempPaths.sorted())")
     }
 
+    @Test("a file still being written is not reported until its writer closes it")
+    func slowWriter() async throws {
+        let fixture = try WatchFixture()
+        defer { fixture.tearDown() }
+        // One open(O_CREAT) for the whole write, as an editor or upload does.
+        let descriptor = open(fixture.path("slow.yaml"), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        #expect(descriptor >= 0)
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+        handle.write(Data("title: half".utf8))
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(!fixture.reportedPaths.contains(fixture.path("slow.yaml")), "reported while still open for writing")
+        handle.write(Data(" and the rest\n".utf8))
+        try handle.close()
+        #expect(await fixture.waitFor("slow.yaml"))
+    }
+
+    @Test("a hard link, which never sends a close, is still reported")
+    func hardLink() async throws {
+        let fixture = try WatchFixture()
+        defer { fixture.tearDown() }
+        try fixture.shell("echo 'title: x' > $OUTSIDE/x.yaml && ln $OUTSIDE/x.yaml linked.yaml")
+        #expect(await fixture.waitFor("linked.yaml"))
+    }
+
     @Test("an emacs lock file (a dangling symlink) is ignored without complaint")
     func emacsLockFile() async throws {
         let fixture = try WatchFixture()

@@ -46,7 +46,7 @@ public struct PageTranslations: Sendable {
                 }
                 if let original = entry.sourceText, original != source.text {
                     diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key,
-                        "stale translation: the source text changed since it was translated (was '\(Self.excerpt(original))', now '\(Self.excerpt(source.text))')"))
+                        "stale translation: the source text changed since it was translated (\(Self.change(from: original, to: source.text)))"))
                 } else if entry.isFuzzy {
                     diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key, "translation marked for review (fuzzy): counted as stale"))
                 }
@@ -56,9 +56,18 @@ public struct PageTranslations: Sendable {
         return (result, diagnostics)
     }
 
-    static func excerpt(_ text: String) -> String {
-        let line = text.replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
-        return line.count > 40 ? String(line.prefix(39)) + "…" : line
+    /// `was '…old…', now '…new…'`, cut around where the two first differ so long texts stay
+    /// short and the difference stays visible.
+    static func change(from old: String, to new: String) -> String {
+        let oldLine = Array(old.replacingOccurrences(of: "\n", with: " "))
+        let newLine = Array(new.replacingOccurrences(of: "\n", with: " "))
+        let common = zip(oldLine, newLine).prefix { $0 == $1 }.count
+        let start = common > 20 ? common - 12 : 0
+        func cut(_ line: [Character]) -> String {
+            let end = min(line.count, start + 40)
+            return (start > 0 ? "…" : "") + String(line[min(start, line.count)..<end]) + (end < line.count ? "…" : "")
+        }
+        return "was '\(cut(oldLine))', now '\(cut(newLine))'"
     }
 
     /// A translation must keep the source's links and placeholders, no more and no fewer.

@@ -1,4 +1,5 @@
 public import QuireModel
+public import Foundation
 
 /// What one build of one site did: what the CLI prints and `status.json` records.
 public struct SiteBuildResult: Sendable {
@@ -15,6 +16,10 @@ public struct SiteBuildResult: Sendable {
     public var coverage: [LocaleCoverage] = []
     /// An operational failure (exit 3), as opposed to content errors (exit 1).
     public var operationalError: String?
+    /// Pages and sections whose `publish_at` or `expires_at` is still ahead, soonest first.
+    public var scheduled: [ScheduledChange] = []
+    /// When the next of them takes effect: `quire watch` rebuilds the site then.
+    public var nextScheduledChange: Date? { scheduled.first?.at }
 
     public init(site: String) { self.site = site }
 
@@ -34,5 +39,28 @@ public struct LocaleCoverage: Sendable, Hashable {
     public var json: JSONValue {
         ["locale": .string(locale), "translated": .integer(translated), "stale": .integer(stale),
          "missing": .integer(missing), "total": .integer(total), "percent": .number(percent)]
+    }
+}
+
+/// A `publish_at` or `expires_at` still ahead: listed in `status.json` under `scheduled`.
+public struct ScheduledChange: Sendable, Hashable {
+    public enum Action: String, Sendable, Hashable {
+        case publish
+        case expire
+    }
+
+    public var pageID: String
+    /// Nil when the page itself is scheduled.
+    public var section: String?
+    public var at: Date
+    public var action: Action
+
+    public var json: JSONValue {
+        var object = JSONObject()
+        object["page_id"] = .string(pageID)
+        if let section { object["section"] = .string(section) }
+        object["at"] = .string(ISO8601DateFormatter().string(from: at))
+        object["action"] = .string(action.rawValue)
+        return .object(object)
     }
 }

@@ -1,5 +1,6 @@
 public import QuireModel
-import Foundation
+public import Foundation
+import Synchronization
 
 // The pipeline of one site (DESIGN.md §4):
 //
@@ -19,6 +20,10 @@ public struct BuildOptions: Sendable {
     public var lockTimeout: Double = 30
     /// Told when another process holds the publish lock.
     public var log: @Sendable (String) -> Void = { _ in }
+    /// Told (pages done, pages in all) as pages render, for a progress bar on long builds.
+    public var progress: (@Sendable (Int, Int) -> Void)?
+    /// The time `publish_at` / `expires_at` are judged at; tests fix it.
+    public var now: @Sendable () -> Date = { Date() }
 
     public init() {}
 }
@@ -34,7 +39,7 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Bump when published output changes for equal input, so every file is rebuilt once.
     static let outputFormat = "quire-output-1"
     /// Bump when previews change for equal pages.
-    static let previewFormat = "quire-preview-1"
+    static let previewFormat = "quire-preview-2"
 
     private var sourceCache: [String: CachedSource] = [:]
     /// Watch mode: the last scan, pages and outputs, reused for whatever a change set leaves alone.
@@ -74,7 +79,11 @@ public final class SiteBuilder: @unchecked Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         let clock = StageClock()
         var result = build(clock: clock, changed: changed)
-        if result.operationalError != nil { forgetCaches() }
+        if result.operationalError != nil {
+            // Another process may have published meanwhile: start again from what is on disk.
+            forgetCaches()
+            if changed != nil { result = build(clock: clock, changed: nil) }
+        }
         result.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         result.stageMilliseconds = clock.milliseconds.map { ($0.stage.rawValue, $0.ms) }
         return result
@@ -90,8 +99,9 @@ public final class SiteBuilder: @unchecked Sendable {
     }
 
     private func build(clock: StageClock, changed: Set<String>?) -> SiteBuildResult {
+        let started = DispatchTime.now().uptimeNanoseconds
         var result = SiteBuildResult(site: site)
-        let inventory = clock.measure(.scan) { () -> SiteInventory in
+        var inventory = clock.measure(.scan) { () -> SiteInventory in
             if let changed, var previous = self.inventory, previous.update(changed: changed, displayRoot: displayRoot) { return previous }
             return SiteInventory.scan(root: siteRoot, site: site, displayRoot: displayRoot)
         }
@@ -112,6 +122,9 @@ public final class SiteBuilder: @unchecked Sendable {
         lastContext = contextKey
         let isUnchanged: @Sendable (String) -> Bool = { path in changed.map { !$0.contains(path) } ?? false }
         let canReuse: @Sendable (String) -> Bool = { path in sameContext && isUnchanged(path) }
+        let now = options.now()
+        // The drill catalog is data, not a page.
+        if let catalogPage = settings.drillCatalogPageID { inventory.pages[catalogPage] = nil }
 
         // Newest version: what can be carried.
         let published: [String: PublishedFile]
@@ -132,17 +145,23 @@ public final class SiteBuilder: @unchecked Sendable {
         let chains = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, context.config.chain(for: $0)) })
         let previousOutputs = lastBuildPublished && sameContext ? outputCache : [:]
         let outputKeys = pages.map { page in
-            ([settings.digest, page.sourceDigest, String(options.previews)]
+            ([settings.digest, page.sourceDigest, String(options.previews), page.model?.scheduleState(at: now) ?? ""]
                 + (translations.byPage[page.pageID] ?? []).map { $0.locale + $0.digest }.sorted()).joined(separator: "|")
         }
+        let done = Atomic<Int>(0)
+        let progress = options.progress
         DispatchQueue.concurrentPerform(iterations: pages.count) { index in
+            defer {
+                let count = done.add(1, ordering: .relaxed).newValue
+                if count % 100 == 0 || count == pages.count { progress?(count, pages.count) }
+            }
             let page = pages[index]
             if page.model != nil, let previous = previousOutputs[page.pageID], previous.key == outputKeys[index] {
                 slots.set(index, previous.output.carried)
                 return
             }
             slots.set(index, self.render(page, context: context, chains: chains, catalogs: translations.byPage[page.pageID] ?? [],
-                                         settingsDigest: settings.digest, published: published, clock: clock))
+                                         settingsDigest: settings.digest, published: published, now: now, clock: clock))
         }
         var newOutputs: [String: (key: String, output: PageOutput)] = [:]
         for (index, output) in slots.values.enumerated() where pages[index].model != nil {
@@ -176,6 +195,11 @@ public final class SiteBuilder: @unchecked Sendable {
             }
         }
         files += clock.measure(.read) { assetFiles(inventory, published: published, canReuse: canReuse, into: &result) }
+        files += CacheHeaderFiles.make(site: site, pageFiles: files, published: published)
+        result.scheduled = pages.compactMap(\.model).filter { !$0.isDraft }.flatMap { $0.scheduledChanges(after: now) }.sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
+        if context.drillIDs == nil, pages.contains(where: { $0.model?.allSections.contains { $0.type == "drill_carousel" } == true }) {
+            result.diagnostics.append(.warning("\(displayRoot)/site.yaml", "drill ids are not checked: this site has no drill catalog (name one with 'drill_catalog: drills.yaml' in site.yaml)"))
+        }
         result.pagesTotal = pages.filter { $0.model != nil || !$0.diagnostics.hasErrors }.count
         result.coverage = context.config.locales.compactMap { coverage[$0] }
         result.diagnostics.sort { ($0.file, $0.position) < ($1.file, $1.position) }
@@ -185,7 +209,13 @@ public final class SiteBuilder: @unchecked Sendable {
         manifest["source_digest"] = .string(sourceDigest(files))
         manifest["pages"] = .integer(Set(files.compactMap { $0.metadata?["page_id"]?.stringValue }).count)
         manifest["coverage"] = .array(result.coverage.map(\.json))
+        manifest["vocabulary"] = Self.vocabularyManifest(context.vocabulary)
         let record = JSONObject([
+            ("parent", (try? openStore().newestVersion()).flatMap { $0 }.map { .string($0.description) } ?? .null),
+            ("locales", .array(context.config.locales.map { .string($0) })),
+            ("changes", Self.pageChanges(files, published: published)),
+            ("seconds_before_publish", .number((Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6).rounded() / 1e3)),
+            ("stages_ms", .object(JSONObject(clock.milliseconds.map { ($0.stage.rawValue, .number(($0.ms * 100).rounded() / 100)) }))),
             ("pages", .object(pageRecords)),
             ("diagnostics", .array(result.diagnostics.map(\.json))),
             ("files_rendered", .integer(result.filesRendered)),
@@ -221,6 +251,20 @@ public final class SiteBuilder: @unchecked Sendable {
     }
 
     /// The files of the newest version (what can be carried); none when only checking.
+    /// Pages added, changed (a file written anew) and removed against the newest version.
+    static func pageChanges(_ files: [OutputFile], published: [String: PublishedFile]) -> JSONValue {
+        func pageID(_ metadata: JSONValue?) -> String? { metadata?["page_id"]?.stringValue }
+        let before = Set(published.values.compactMap { pageID($0.metadata) })
+        let after = Set(files.compactMap { pageID($0.metadata) })
+        var changed = Set<String>()
+        for file in files {
+            guard case .bytes = file.content, let id = pageID(file.metadata), before.contains(id) else { continue }
+            if published[file.path]?.inputDigest != file.inputDigest { changed.insert(id) }
+        }
+        func list(_ ids: Set<String>) -> JSONValue { .array(ids.sorted().map { .string($0) }) }
+        return ["added": list(after.subtracting(before)), "changed": list(changed), "removed": list(before.subtracting(after))]
+    }
+
     private func publishedFiles() throws -> [String: PublishedFile] {
         guard options.publish else { return [:] }
         let store = try openStore()
@@ -323,10 +367,7 @@ public final class SiteBuilder: @unchecked Sendable {
         var newCache: [String: CachedTranslation] = [:]
         for translation in inventory.translations {
             let display = "\(displayRoot)/\(translation.file.relativePath)"
-            guard context.config.locales.contains(translation.locale), translation.locale != context.config.defaultLocale else {
-                let why = translation.locale == context.config.defaultLocale
-                    ? "is for the default locale '\(translation.locale)', whose text is the page source itself"
-                    : "is for '\(translation.locale)', which is not in the site's locales (\(context.config.locales.joined(separator: ", ")))"
+            if let why = TranslationFileRules.unusedReason(locale: translation.locale, config: context.config) {
                 loaded.diagnostics.append(.warning(display, "\(why): not used"))
                 continue
             }
@@ -354,7 +395,7 @@ public final class SiteBuilder: @unchecked Sendable {
             case .success(let (catalog, warnings)):
                 loaded.diagnostics += warnings
                 if let declared = catalog.locale, declared != translation.locale {
-                    loaded.diagnostics.append(.error(display, "the file says it is for locale '\(declared)' but lies in l10n/\(translation.locale)/: move it or fix its target language"))
+                    loaded.diagnostics.append(.error(display, TranslationFileRules.misplaced(declared: declared, folder: translation.locale)))
                     continue
                 }
                 loaded.byPage[translation.pageID, default: []].append((translation.locale, catalog, digest))
@@ -385,7 +426,7 @@ public final class SiteBuilder: @unchecked Sendable {
 
     private func render(_ page: ProcessedPage, context: ValidationContext, chains: [String: [String]],
                         catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)],
-                        settingsDigest: String, published: [String: PublishedFile], clock: StageClock) -> PageOutput {
+                        settingsDigest: String, published: [String: PublishedFile], now: Date, clock: StageClock) -> PageOutput {
         let started = DispatchTime.now().uptimeNanoseconds
         var output = PageOutput()
         defer { output.milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6 }
@@ -396,26 +437,21 @@ public final class SiteBuilder: @unchecked Sendable {
         }
         output.diagnostics += translationDiagnostics
         let config = context.config
-        // A draft stays out of published pages; its preview still shows it.
-        let isDraft = model.extras["draft"]?.boolValue == true
+        // A draft, or a page outside its schedule, stays out of published pages; its preview still shows it.
+        let isDraft = model.isDraft || !model.schedule.isLive(at: now)
         let audiences = isDraft ? [] : PageRenderer.audiences(of: model)
+        let minimumAppVersions = Dictionary(context.vocabulary.types.compactMap { type in type.minimumAppVersion.map { (type.name, $0) } }, uniquingKeysWith: { $1 })
+        let scheduleState = model.scheduleState(at: now)
         for locale in config.locales {
             let chain = chains[locale] ?? [locale]
-            var coverage = LocaleCoverage(locale: locale)
-            for string in strings {
-                switch translations.state(of: string, locale: locale, defaultLocale: config.defaultLocale) {
-                case .source, .translated: coverage.translated += 1
-                case .stale: coverage.stale += 1
-                case .missing: coverage.missing += 1
-                }
-            }
-            output.coverage[locale] = coverage
+            output.coverage[locale] = translations.coverage(of: strings, locale: locale, defaultLocale: config.defaultLocale)
             var inputs = SHA256()
             inputs.update(settingsDigest)
             inputs.update(page.sourceDigest)
+            inputs.update("schedule:" + scheduleState)
             for catalog in catalogs where chain.contains(catalog.locale) { inputs.update(catalog.locale + catalog.digest) }
             let inputDigest = inputs.finalize()
-            let renderer = PageRenderer(locale: locale, defaultTTL: config.ttl) { string in
+            let renderer = PageRenderer(locale: locale, defaultTTL: config.ttl, now: now, minimumAppVersions: minimumAppVersions) { string in
                 translations.resolve(string, chain: chain, defaultLocale: config.defaultLocale, stalePolicy: config.stalePolicy).text
             }
             let previewPath = "preview/\(locale)/\(page.pageID).html"
@@ -425,13 +461,16 @@ public final class SiteBuilder: @unchecked Sendable {
                 output.files.append(OutputFile(path: previewPath, content: .carried, inputDigest: previewDigest))
             }
             for audience in [nil] + audiences.map(Optional.some) {
-                let path = "\(locale)/\(page.pageID)\(audience.map { "@\($0)" } ?? "").json"
+                let path = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience)
                 let needsPreview = audience == nil && options.previews && !previewCarried
-                let metadata: JSONValue = ["page_id": .string(page.pageID), "locale": .string(locale), "ttl": .integer(model.ttl ?? config.ttl),
-                                           "audience": audience.map(JSONValue.string) ?? .null]
                 let digest = audience.map { inputDigest + "@" + $0 } ?? inputDigest
-                if !isDraft && !needsPreview && published[path]?.inputDigest == digest {
-                    output.files.append(OutputFile(path: path, content: .carried, inputDigest: digest, metadata: metadata))
+                // Part 1 records how many parts there are, so carrying brings the others along.
+                if !isDraft && !needsPreview, let carried = published[path], carried.inputDigest == digest {
+                    let parts = carried.metadata?["parts"]?.intValue ?? 1
+                    for part in 1...max(parts, 1) {
+                        let partPath = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience, part: part)
+                        output.files.append(OutputFile(path: partPath, content: .carried, inputDigest: digest, metadata: published[partPath]?.metadata))
+                    }
                     continue
                 }
                 let rendered = clock.measure(.markdown) { renderer.render(model, audience: audience) }
@@ -446,16 +485,31 @@ public final class SiteBuilder: @unchecked Sendable {
                     output.files.append(OutputFile(path: previewPath, content: .bytes(html), inputDigest: previewDigest))
                 }
                 if isDraft { continue }
-                if published[path]?.inputDigest == digest {
-                    output.files.append(OutputFile(path: path, content: .carried, inputDigest: digest, metadata: metadata))
-                    continue
+                for (index, part) in rendered.parts.enumerated() {
+                    let partPath = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience, part: index + 1)
+                    var metadata: JSONObject = ["page_id": .string(page.pageID), "locale": .string(locale), "ttl": .integer(model.ttl ?? config.ttl),
+                                                "audience": audience.map(JSONValue.string) ?? .null]
+                    if rendered.parts.count > 1 { metadata["part"] = .integer(index + 1); metadata["parts"] = .integer(rendered.parts.count) }
+                    if published[partPath]?.inputDigest == digest && published[partPath]?.metadata == .object(metadata) {
+                        output.files.append(OutputFile(path: partPath, content: .carried, inputDigest: digest, metadata: .object(metadata)))
+                        continue
+                    }
+                    let bytes = clock.measure(.encode) { JSONWriter(pretty: true).bytes(part) }
+                    output.files.append(OutputFile(path: partPath, content: .bytes(bytes), inputDigest: digest, metadata: .object(metadata)))
+                    output.rendered += 1
                 }
-                let bytes = clock.measure(.encode) { JSONWriter(pretty: true).bytes(rendered.page) }
-                output.files.append(OutputFile(path: path, content: .bytes(bytes), inputDigest: digest, metadata: metadata))
-                output.rendered += 1
             }
         }
         return output
+    }
+
+    /// Per section type, the first app version that renders it (manifest `vocabulary`).
+    static func vocabularyManifest(_ vocabulary: Vocabulary) -> JSONValue {
+        var types = JSONObject()
+        for type in vocabulary.types {
+            types[type.name] = ["min_app_version": type.minimumAppVersion.map(JSONValue.string) ?? .null]
+        }
+        return .object(types)
     }
 
     /// A page that failed keeps every file it had in the newest version.
@@ -465,9 +519,8 @@ public final class SiteBuilder: @unchecked Sendable {
             if let preview = published["preview/\(locale)/\(pageID).html"] {
                 files.append(OutputFile(path: "preview/\(locale)/\(pageID).html", content: .carried, inputDigest: preview.inputDigest))
             }
-            let plain = "\(locale)/\(pageID).json"
-            let variantPrefix = "\(locale)/\(pageID)@"
-            for (path, file) in published where path == plain || (path.hasPrefix(variantPrefix) && !path.dropFirst(variantPrefix.count).contains("/")) {
+            // Every file of the page (variants, parts), by what its metadata says.
+            for (path, file) in published where file.metadata?["page_id"]?.stringValue == pageID && file.metadata?["locale"]?.stringValue == locale {
                 files.append(OutputFile(path: path, content: .carried, inputDigest: file.inputDigest, metadata: file.metadata))
             }
         }

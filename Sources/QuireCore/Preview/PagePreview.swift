@@ -28,7 +28,9 @@ public enum PagePreview {
         toolbarField(&html, "site", context.site)
         toolbarField(&html, "page", context.pageID)
         toolbarField(&html, "locale", context.locale)
-        toolbarField(&html, "version", context.version ?? "unpublished")
+        // Previews are shared between versions, so usually none is baked in: the script
+        // fills in the version from the address or from status.json.
+        toolbarField(&html, "version", context.version ?? "—", id: "quire-version")
         html.raw("<a id=\"quire-status-link\" class=\"status-link\"")
         let statusFile = "status.json"
         html.attribute("href", context.statusURL.hasSuffix(statusFile)
@@ -55,9 +57,11 @@ public enum PagePreview {
         return html.bytes
     }
 
-    private static func toolbarField(_ html: inout HTMLWriter, _ label: String, _ value: String) {
-        html.raw("<span class=\"field\"><span class=\"label\">\(label)</span> ")
-        html.element("code", value)
-        html.raw("</span>")
+    private static func toolbarField(_ html: inout HTMLWriter, _ label: String, _ value: String, id: String? = nil) {
+        html.raw("<span class=\"field\"><span class=\"label\">\(label)</span> <code")
+        html.attribute("id", id)
+        html.raw(">")
+        html.text(value)
+        html.raw("</code></span>")
     }
 }

@@ -11,6 +11,7 @@ body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 .toolbar a { color: #9cc4ff; margin-left: auto; }
 .banner { margin: 12px auto; max-width: 760px; padding: 10px 14px; border-radius: 10px; font-size: 14px; }
 .banner ul { margin: 6px 0 0; padding-left: 20px; font: 13px/1.5 ui-monospace, Menlo, Consolas, monospace; word-break: break-word; }
+.banner summary { cursor: pointer; }
 .banner-error { background: #fdecea; color: #8a1c13; border: 1px solid #f5b5ad; }
 .banner-warning { background: #fff6dd; color: #6b4b00; border: 1px solid #f2d58a; }
 .banner-notice { background: #e8f0fe; color: #1a3d7c; border: 1px solid #b8cdf5; }
@@ -20,7 +21,7 @@ body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
     static let page = shared + """
 .stage { display: flex; justify-content: center; padding: 16px 8px 40px; }
 .phone { width: 390px; height: 844px; max-width: 100%; border: 12px solid #111; border-radius: 54px; background: #111; box-shadow: 0 20px 50px rgba(0,0,0,.25); overflow: hidden; }
-.screen { width: 100%; height: 100%; border-radius: 42px; background: var(--surface); overflow-y: auto; overflow-x: hidden; scrollbar-width: thin; }
+.screen { width: 100%; height: 100%; border-radius: 42px; background: var(--surface); overflow-y: auto; overflow-x: hidden; scrollbar-width: thin; overflow-wrap: anywhere; }
 .statusbar { position: sticky; top: 0; z-index: 2; display: flex; justify-content: space-between; align-items: center; height: 44px; padding: 0 26px; font-size: 14px; font-weight: 600; background: rgba(255,255,255,.92); }
 .notch { width: 110px; height: 28px; border-radius: 16px; background: #111; }
 .navbar { padding: 4px 18px 10px; border-bottom: 1px solid var(--line); }

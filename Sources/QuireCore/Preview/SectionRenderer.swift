@@ -209,9 +209,13 @@ struct SectionRenderer {
     }
 
     /// `dot-drill_2` → `Dot Drill 2`: drill cards show a readable name until the app fills them.
+    /// A leading hexadecimal key (`0193a500-bill-drill`, a UUID's first part) is left out of the
+    /// name; the card shows the whole id below it.
     static func humanized(_ id: String) -> String {
-        id.split(whereSeparator: { $0 == "-" || $0 == "_" })
-            .map { $0.prefix(1).uppercased() + $0.dropFirst() }
-            .joined(separator: " ")
+        var words = id.split(whereSeparator: { $0 == "-" || $0 == "_" })
+        if words.count > 1, let first = words.first, first.count >= 6, first.allSatisfy(\.isHexDigit), first.contains(where: \.isNumber) {
+            words.removeFirst()
+        }
+        return words.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(separator: " ")
     }
 }

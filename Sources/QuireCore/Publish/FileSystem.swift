@@ -103,12 +103,13 @@ enum FileSystem {
     }
 
     /// A new file (never an existing one rewritten in place), mode 0644 whatever the umask.
-    static func createFile(_ path: String, _ bytes: [UInt8]) throws(StoreError) {
+    static func createFile(_ path: String, _ bytes: [UInt8], sync: Bool = false) throws(StoreError) {
         let descriptor = try check("create", path) { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, fileMode) }
         var closed = false
         defer { if !closed { close(descriptor) } }
         try check("set the mode of", path) { fchmod(descriptor, fileMode) }
         try writeAll(descriptor, bytes, path: path)
+        if sync { try check("sync", path) { fsync(descriptor) } }
         closed = true
         try check("close", path) { close(descriptor) }
     }
@@ -123,25 +124,32 @@ enum FileSystem {
         }
     }
 
-    /// Writes a sibling temporary file and renames it over `path`: readers see old or new, never half.
-    static func replaceFile(_ path: String, _ bytes: [UInt8]) throws(StoreError) {
+    /// Writes a sibling temporary file and renames it over `path`: readers see old or new, never
+    /// half. `durable` syncs the file before the rename and the folder after (state files).
+    static func replaceFile(_ path: String, _ bytes: [UInt8], durable: Bool = false) throws(StoreError) {
         let temporary = path + ".tmp-\(getpid())"
         if exists(temporary) { try remove(temporary) }
         do {
-            try createFile(temporary, bytes)
+            try createFile(temporary, bytes, sync: durable)
             try rename(temporary, to: path)
+            if durable { try syncDirectory(String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])) }
         } catch {
             _ = unlink(temporary)
             throw error
         }
     }
 
-    /// Appends one record with O_APPEND and syncs it: history lines are few and must survive.
-    static func appendAndSync(_ path: String, _ bytes: [UInt8]) throws(StoreError) {
-        let descriptor = try check("open", path) { open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, fileMode) }
+    /// Appends one line with O_APPEND and syncs it: history lines are few and must survive. A
+    /// line torn by a crash is ended first, so it cannot swallow the line appended after it.
+    static func appendLineAndSync(_ path: String, _ line: [UInt8]) throws(StoreError) {
+        let descriptor = try check("open", path) { open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, fileMode) }
         defer { close(descriptor) }
         try check("set the mode of", path) { fchmod(descriptor, fileMode) }
-        try writeAll(descriptor, bytes, path: path)
+        var info = stat()
+        try check("inspect", path) { fstat(descriptor, &info) }
+        var last: UInt8 = 0x0A
+        if info.st_size > 0 { _ = try check("read", path) { Int32(clamping: pread(descriptor, &last, 1, info.st_size - 1)) } }
+        try writeAll(descriptor, (last == 0x0A ? [] : [0x0A]) + line, path: path)
         try check("sync", path) { fsync(descriptor) }
     }
 

@@ -18,6 +18,7 @@ struct GarbageCollector {
     }
 
     func collect(versions: [VersionID], keeping kept: Set<VersionID>) throws(StoreError) -> CollectionReport {
+        CrashPoint.mark.reach()
         let garbage = layout.staging + "/gc-\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         try FileSystem.makeDirectory(garbage)
         let removed = versions.filter { !kept.contains($0) }
@@ -36,6 +37,7 @@ struct GarbageCollector {
         var removedTrees = 0
         let stored = try FileSystem.list(layout.trees)
         for id in stored where !id.hasSuffix(".json") && !reachable.contains(id) {
+            CrashPoint.sweep.reach()
             if FileSystem.exists(layout.treeManifest(id)) { try FileSystem.remove(layout.treeManifest(id)) }
             try FileSystem.rename(layout.tree(id), to: garbage + "/" + id)
             removedTrees += 1
@@ -46,6 +48,7 @@ struct GarbageCollector {
         }
         try FileSystem.syncDirectory(layout.versions)
         try FileSystem.syncDirectory(layout.trees)
+        CrashPoint.cleanup.reach()
         try FileSystem.removeTree(garbage)
         return CollectionReport(removedVersions: removed, removedTrees: removedTrees)
     }

@@ -57,7 +57,7 @@ struct History {
     let path: String
 
     func append(_ entry: HistoryEntry) throws(StoreError) {
-        try FileSystem.appendAndSync(path, JSONWriter(pretty: false).bytes(entry.json) + [0x0A])
+        try FileSystem.appendLineAndSync(path, JSONWriter(pretty: false).bytes(entry.json) + [0x0A])
     }
 
     /// Every readable entry, oldest first; a torn last line (a crash mid-append) is skipped.

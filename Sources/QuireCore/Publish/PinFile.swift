@@ -23,10 +23,21 @@ struct PinFile {
         let value: JSONValue = .object(JSONObject([
             ("version", .string(version.description)), ("reason", .string(reason)), ("pinned_at", .string(Timestamp.now())),
         ]))
-        try FileSystem.replaceFile(path, JSONWriter(pretty: true).bytes(value))
+        try FileSystem.replaceFile(path, JSONWriter(pretty: true).bytes(value), durable: true)
     }
 
     func remove() throws(StoreError) {
-        if FileSystem.exists(path) { try FileSystem.remove(path) }
+        guard FileSystem.exists(path) else { return }
+        try FileSystem.remove(path)
+        try FileSystem.syncDirectory(String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]))
+    }
+
+    /// The pin file as it is, to put back when a rollback fails half-way (nil: no pin).
+    func bytes() throws(StoreError) -> [UInt8]? {
+        FileSystem.exists(path) ? try FileSystem.readFile(path) : nil
+    }
+
+    func restore(_ bytes: [UInt8]?) throws(StoreError) {
+        if let bytes { try FileSystem.replaceFile(path, bytes, durable: true) } else { try remove() }
     }
 }

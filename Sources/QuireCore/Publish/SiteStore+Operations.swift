@@ -69,9 +69,23 @@ extension SiteStore {
         for entry in manifest.folders where !trees.isStored(entry.folder.tree) {
             throw StoreError("version \(target) is incomplete (the tree of '\(entry.name)' is gone); run 'quire verify --version \(target)'")
         }
-        try PinFile(path: layout.pin).write(target, reason: reason)
-        if current != target { try CurrentLink(layout: layout).point(at: target) }
-        try History(path: layout.history).append(HistoryEntry(action: action, from: current, to: target, reason: reason))
+        // Pin, history, swap: a process stopped after the pin is finished by the next lock holder
+        // (`current` follows the pin), so the history entry comes true either way.
+        let pinFile = PinFile(path: layout.pin)
+        let previousPin = try pinFile.bytes()
+        CrashPoint.pin.reach()
+        try pinFile.write(target, reason: reason)
+        do throws(StoreError) {
+            CrashPoint.history.reach()
+            try History(path: layout.history).append(HistoryEntry(action: action, from: current, to: target, reason: reason))
+            if current != target {
+                CrashPoint.swap.reach()
+                try CurrentLink(layout: layout).point(at: target)
+            }
+        } catch {
+            try? pinFile.restore(previousPin)
+            throw error
+        }
     }
 
     /// Removes the pin and points `current` at the newest version again.
@@ -79,10 +93,22 @@ extension SiteStore {
     public func unpin(reason: String) throws(StoreError) -> VersionID? {
         try withOperationLock { () throws(StoreError) -> VersionID? in
             let current = try currentVersion()
-            try PinFile(path: layout.pin).remove()
+            let pinFile = PinFile(path: layout.pin)
+            let previousPin = try pinFile.bytes()
+            CrashPoint.pin.reach()
+            try pinFile.remove()
             let newest = try newestVersion()
-            if let newest, newest != current { try CurrentLink(layout: layout).point(at: newest) }
-            try History(path: layout.history).append(HistoryEntry(action: .unpin, from: current, to: newest, reason: reason))
+            do throws(StoreError) {
+                CrashPoint.history.reach()
+                try History(path: layout.history).append(HistoryEntry(action: .unpin, from: current, to: newest, reason: reason))
+                if let newest, newest != current {
+                    CrashPoint.swap.reach()
+                    try CurrentLink(layout: layout).point(at: newest)
+                }
+            } catch {
+                try? pinFile.restore(previousPin)
+                throw error
+            }
             return newest
         }
     }
@@ -118,6 +144,7 @@ extension SiteStore {
             let kept = GarbageCollector.kept(all, keep: keep, current: current, pinned: try pinnedVersion())
             let report = try GarbageCollector(layout: layout).collect(versions: all, keeping: kept)
             let detail = "removed \(report.removedVersions.count) versions, \(report.removedTrees) trees"
+            CrashPoint.history.reach()
             try History(path: layout.history).append(HistoryEntry(
                 action: .gc, from: report.removedVersions.first, to: report.removedVersions.last,
                 reason: reason.isEmpty ? detail : reason + " (" + detail + ")"))

@@ -142,7 +142,9 @@ public final class SiteStore: @unchecked Sendable {
         let lock = try PublishLock(path: layout.lock, site: site, timeout: timeout, waiting: waiting)
         state.withLock { $0.lockDepth = 1 }
         let result = Result { () throws -> T in
+            CrashPoint.recover.reach()
             try removeLeftovers()
+            try completeInterruptedSwap()
             return try body()
         }
         state.withLock { $0.lockDepth = 0 }
@@ -161,10 +163,12 @@ public final class SiteStore: @unchecked Sendable {
         }
     }
 
-    /// Staging folders and temporary links a crashed process left behind (call with the lock held).
+    /// Staging folders and temporary files a crashed process left behind (call with the lock held).
     private func removeLeftovers() throws(StoreError) {
         for name in try FileSystem.list(layout.staging) { try FileSystem.removeTree(layout.staging + "/" + name) }
         for name in try FileSystem.list(root) where name.hasPrefix("current.tmp-") { try FileSystem.remove(root + "/" + name) }
+        // `pin.tmp-<pid>`: only lock holders write in state/.
+        for name in try FileSystem.list(layout.state) where name.contains(".tmp-") { try FileSystem.remove(layout.state + "/" + name) }
     }
 
     // MARK: - Reading versions
@@ -235,12 +239,56 @@ public final class SiteStore: @unchecked Sendable {
         let index = FileIndex(planned: planned, layout: layout)
         state.withLock { $0.newest = (version, index) }
 
+        // History before the swap: a process killed between the two leaves a complete newest
+        // version that the next lock holder puts live (`completeInterruptedSwap`), so the entry
+        // comes true either way. A failure (disk full) takes the version back out instead.
         let before = try currentVersion()
         let pin = try PinFile(path: layout.pin).read()
-        if pin == nil { try CurrentLink(layout: layout).point(at: version) }
         let reason = pin.map { "current stays at \($0.version): pinned" } ?? ""
-        try History(path: layout.history).append(HistoryEntry(action: .publish, from: before, to: version, reason: reason))
+        do throws(StoreError) {
+            CrashPoint.history.reach()
+            try History(path: layout.history).append(HistoryEntry(action: .publish, from: before, to: version, reason: reason))
+            if pin == nil {
+                CrashPoint.swap.reach()
+                try CurrentLink(layout: layout).point(at: version)
+            }
+        } catch {
+            retire(version)
+            throw error
+        }
         return .published(version, isCurrent: pin == nil)
+    }
+
+    /// Takes a version that failed to go live back out of `versions/` (unless `current` reached it
+    /// after all), so a failed publish changes nothing that a later run would put live.
+    private func retire(_ version: VersionID) {
+        guard (try? currentVersion()) != version else { return }
+        let garbage = layout.staging + "/failed-\(getpid())-\(version)"
+        guard (try? FileSystem.rename(layout.version(version), to: garbage)) != nil else { return }
+        state.withLock { $0.newest = nil }
+        try? FileSystem.removeTree(garbage)
+    }
+
+    /// Where `current` must be: at the pinned version while pinned, else at the newest.
+    func intendedCurrent() throws(StoreError) -> VersionID? {
+        if let pinned = try PinFile(path: layout.pin).read() { return pinned.version }
+        return try newestVersion()
+    }
+
+    /// A process killed after publishing a version (or writing a pin) but before swapping `current`
+    /// left `current` behind; its work is complete and recorded, so the swap is finished here.
+    private func completeInterruptedSwap() throws(StoreError) {
+        let current = try currentVersion()
+        guard let target = try intendedCurrent(), target != current, FileSystem.exists(layout.versionManifest(target)) else { return }
+        let manifest = try manifest(of: target)
+        let trees = TreeReader(layout: layout)
+        guard manifest.folders.allSatisfy({ trees.isStored($0.folder.tree) }) else { return }
+        let pinned = try pinnedVersion() != nil
+        try History(path: layout.history).append(HistoryEntry(
+            action: pinned ? .rollback : .publish, from: current, to: target,
+            reason: "completing the swap of a process that was stopped before it (current follows the \(pinned ? "pin" : "newest version"))"))
+        CrashPoint.swap.reach()
+        try CurrentLink(layout: layout).point(at: target)
     }
 
     // MARK: - Status

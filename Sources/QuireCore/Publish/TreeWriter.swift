@@ -23,6 +23,7 @@ struct TreeWriter {
         for subtree in tree.subtrees.values { try write(subtree) }
 
         let folder = stagingTrees + "/" + tree.id
+        CrashPoint.staging.reach()
         try FileSystem.makeDirectory(folder)
         for (name, source) in tree.files {
             switch source {
@@ -48,6 +49,7 @@ struct TreeWriter {
     func moveIntoPlace() throws(StoreError) {
         for id in written {
             let staged = stagingTrees + "/" + id
+            CrashPoint.move.reach()
             if !FileSystem.exists(trees.layout.tree(id)) { try FileSystem.rename(staged, to: trees.layout.tree(id)) }
             if !FileSystem.exists(trees.layout.treeManifest(id)) { try FileSystem.rename(staged + ".json", to: trees.layout.treeManifest(id)) }
         }

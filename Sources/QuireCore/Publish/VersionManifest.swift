@@ -43,11 +43,19 @@ struct VersionManifest: Sendable {
 
     var bytes: [UInt8] { JSONWriter(pretty: true).bytes(json) }
 
+    /// Site fields that describe the build rather than what is served: a change in them alone
+    /// (translation coverage dropping while a page is broken and keeps its last good output)
+    /// publishes nothing.
+    static let descriptiveKeys: Set<String> = ["coverage"]
+
     /// True when `other` would publish the same thing: same trees, same site fields.
     func hasSameContent(as other: VersionManifest) -> Bool {
-        folders.map(\.name) == other.folders.map(\.name)
+        func served(_ fields: JSONObject) -> [UInt8] {
+            JSONWriter().bytes(.object(JSONObject(fields.members.filter { !Self.descriptiveKeys.contains($0.key) })))
+        }
+        return folders.map(\.name) == other.folders.map(\.name)
             && zip(folders, other.folders).allSatisfy { $0.folder.tree == $1.folder.tree }
-            && JSONWriter().bytes(.object(siteFields)) == JSONWriter().bytes(.object(other.siteFields))
+            && served(siteFields) == served(other.siteFields)
     }
 
     init(site: String, version: VersionID, parent: VersionID?, builtAt: String, siteFields: JSONObject, folders: [(name: String, folder: Folder)]) {

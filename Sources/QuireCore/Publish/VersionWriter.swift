@@ -11,6 +11,7 @@ struct VersionWriter {
     func write(_ manifest: VersionManifest, planned: [(name: String, tree: PlannedTree)], buildRecord: JSONObject) throws(StoreError) {
         let staging = layout.staging + "/\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         do {
+            CrashPoint.staging.reach()
             try FileSystem.makeDirectory(staging)
             try FileSystem.makeDirectory(staging + "/trees")
             var trees = TreeWriter(trees: TreeReader(layout: layout), stagingTrees: staging + "/trees")
@@ -24,8 +25,10 @@ struct VersionWriter {
                 try FileSystem.symbolicLink(SiteLayout.folderTarget(entry.folder.tree), at: folder + "/" + entry.name)
             }
 
+            CrashPoint.sync.reach()
             try FileSystem.syncFileSystem(containing: layout.root)
             try trees.moveIntoPlace()
+            CrashPoint.move.reach()
             try FileSystem.rename(folder, to: layout.version(manifest.version))
             try FileSystem.syncDirectory(layout.trees)
             try FileSystem.syncDirectory(layout.versions)
@@ -33,6 +36,7 @@ struct VersionWriter {
             try? FileSystem.removeTree(staging)
             throw error
         }
+        CrashPoint.cleanup.reach()
         try FileSystem.removeTree(staging)
     }
 }

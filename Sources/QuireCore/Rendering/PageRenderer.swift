@@ -1,22 +1,39 @@
 public import QuireModel
+public import Foundation
 
 /// Turns a validated page into the JSON an app fetches for one locale and one audience:
 /// translations merged, markdown pre-rendered (`{"markdown", "html", "blocks"}`), nothing
 /// executable, and nothing that changes when only the version changes.
+///
+/// What a lower audience may fetch never holds a higher audience's section: the public file
+/// leaves out every section with `visible_to`, and the file of audience A holds the public
+/// sections plus those visible to A, in the envelope (`nav`, `header`, `footer`) as in `sections`.
+/// Sections whose schedule is not live at `now` are left out of every file.
 public struct PageRenderer {
     /// The text of a string in this locale (source or translation).
     public var text: (LocalizableText) -> String
     public var locale: String
     public var defaultTTL: Int
+    /// The time schedules are judged at (one per build).
+    public var now: Date
+    /// Per section type, the first app version that renders it: published on sections that carry
+    /// a `fallback`, so an older app knows to render the fallback instead.
+    public var minimumAppVersions: [String: String]
 
-    public init(locale: String, defaultTTL: Int, text: @escaping (LocalizableText) -> String) {
+    public init(locale: String, defaultTTL: Int, now: Date = Date(), minimumAppVersions: [String: String] = [:],
+                text: @escaping (LocalizableText) -> String) {
         self.locale = locale
         self.defaultTTL = defaultTTL
+        self.now = now
+        self.minimumAppVersions = minimumAppVersions
         self.text = text
     }
 
     public struct Output {
-        public var page: JSONValue
+        /// Part 1 (the whole page when it is not paginated).
+        public var page: JSONValue { parts[0] }
+        /// Every published part, in order; part n is published at `PageRenderer.path(..., part: n)`.
+        public var parts: [JSONValue]
         /// What the markdown stage removed as unsafe, with where it was.
         public var removed: [(text: LocalizableText, what: String)]
     }
@@ -24,8 +41,32 @@ public struct PageRenderer {
     /// The audiences that need their own variant of this page (empty: one public file).
     public static func audiences(of page: PageModel) -> [String] {
         var names: [String] = []
-        for section in page.sections { for name in section.visibleTo where !names.contains(name) { names.append(name) } }
+        for section in page.allSections { for name in section.visibleTo where !names.contains(name) { names.append(name) } }
         return names
+    }
+
+    /// Where part `part` (1-based) of a page is published, relative to the version folder:
+    /// `en/trex-store.json`, `en/trex-store.2.json`, `en/trex-store@pro.json`, `en/trex-store.2@pro.json`.
+    /// Page ids never hold '.', so a part cannot collide with a page.
+    public static func path(pageID: String, locale: String, audience: String?, part: Int = 1) -> String {
+        "\(locale)/\(pageID)\(suffix(audience: audience, part: part))"
+    }
+
+    /// The file name of a part, for `next`: relative to the part that links to it (same folder).
+    static func fileName(pageID: String, audience: String?, part: Int) -> String {
+        (pageID.split(separator: "/").last.map(String.init) ?? pageID) + suffix(audience: audience, part: part)
+    }
+
+    static func suffix(audience: String?, part: Int) -> String {
+        "\(part > 1 ? ".\(part)" : "")\(audience.map { "@\($0)" } ?? "").json"
+    }
+
+    /// Whether a section goes into the file of `audience` (nil: the public file) at `now`.
+    func includes(_ section: SectionModel, audience: String?) -> Bool {
+        guard section.schedule.isLive(at: now) else { return false }
+        if section.visibleTo.isEmpty { return true }
+        guard let audience else { return false }
+        return section.visibleTo.contains(audience)
     }
 
     /// `audience` nil renders the public variant: sections with `visible_to` are left out.
@@ -35,24 +76,59 @@ public struct PageRenderer {
         object["page_id"] = .string(page.pageID)
         object["locale"] = .string(locale)
         if let audience { object["audience"] = .string(audience) }
+        if let redirect = page.redirectTo {
+            // A stub at an old id: apps follow it.
+            object["ttl"] = .integer(page.ttl ?? defaultTTL)
+            object["redirect_to"] = .string(redirect)
+            return Output(parts: [.object(object)], removed: [])
+        }
         if let title = page.title { object["title"] = .string(text(title)) }
         object["ttl"] = .integer(page.ttl ?? defaultTTL)
-        for member in page.extras { object[member.key] = member.value }
-        let visible = page.sections.filter { $0.visibleTo.isEmpty || (audience.map($0.visibleTo.contains) ?? false) }
-        object["sections"] = .array(visible.map { render($0, removed: &removed) })
-        return Output(page: .object(object), removed: removed)
+        for member in page.extras where member.key != "draft" { object[member.key] = member.value }
+        for region in page.regions {
+            let visible = region.sections.filter { includes($0, audience: audience) }
+            object[region.name] = .array(visible.map { render($0, removed: &removed) })
+        }
+        let visible = page.sections.filter { includes($0, audience: audience) }
+        let rendered = visible.map { render($0, removed: &removed) }
+        guard let size = page.pageSize, rendered.count > size else {
+            object["sections"] = .array(rendered)
+            return Output(parts: [.object(object)], removed: removed)
+        }
+        // Pagination: part 1 carries the envelope, every part links to the next.
+        let chunks = stride(from: 0, to: rendered.count, by: size).map { Array(rendered[$0..<min($0 + size, rendered.count)]) }
+        var parts: [JSONValue] = []
+        for (index, chunk) in chunks.enumerated() {
+            let part = index + 1
+            var partObject = part == 1 ? object : JSONObject()
+            if part > 1 {
+                partObject["page_id"] = .string(page.pageID)
+                partObject["locale"] = .string(locale)
+                if let audience { partObject["audience"] = .string(audience) }
+                partObject["ttl"] = .integer(page.ttl ?? defaultTTL)
+            }
+            partObject["part"] = .integer(part)
+            partObject["parts"] = .integer(chunks.count)
+            partObject["next"] = part < chunks.count ? .string(Self.fileName(pageID: page.pageID, audience: audience, part: part + 1)) : .null
+            partObject["sections"] = .array(chunk)
+            parts.append(.object(partObject))
+        }
+        return Output(parts: parts, removed: removed)
     }
 
     func render(_ section: SectionModel, removed: inout [(text: LocalizableText, what: String)]) -> JSONValue {
         guard section.isKnown else {
             guard case .object(var raw) = section.raw else { return section.raw }
-            raw["visible_to"] = nil
+            for key in ["visible_to", "publish_at", "expires_at"] { raw[key] = nil }
             return .object(raw)
         }
         var object = JSONObject()
         object["type"] = .string(section.type)
         if let id = section.id { object["id"] = .string(id) }
         for field in section.fields { object[field.name] = render(field.value, removed: &removed) }
+        if object["fallback"] != nil, let version = minimumAppVersions[section.type] {
+            object["min_app_version"] = .string(version)
+        }
         return .object(object)
     }
 
@@ -71,5 +147,29 @@ public struct PageRenderer {
             })
         case .section(let section): return render(section, removed: &removed)
         }
+    }
+}
+
+extension PageModel {
+    /// Every `publish_at` / `expires_at` of the page and its sections still ahead of `now`.
+    public func scheduledChanges(after now: Date) -> [ScheduledChange] {
+        var changes: [ScheduledChange] = []
+        if let next = schedule.nextChange(after: now) {
+            changes.append(ScheduledChange(pageID: pageID, section: nil, at: next.at, action: next.action))
+        }
+        for (index, section) in allSections.enumerated() {
+            if let next = section.schedule.nextChange(after: now) {
+                changes.append(ScheduledChange(pageID: pageID, section: section.id ?? "#\(index)", at: next.at, action: next.action))
+            }
+        }
+        return changes
+    }
+
+    /// Which scheduled parts are live at `now`: part of every output's input digest, so a
+    /// rebuild at a scheduled time changes what is published.
+    public func scheduleState(at now: Date) -> String {
+        var state = schedule.isEmpty ? "" : (schedule.isLive(at: now) ? "P" : "p")
+        for section in allSections where !section.schedule.isEmpty { state += section.schedule.isLive(at: now) ? "1" : "0" }
+        return state
     }
 }

@@ -7,6 +7,8 @@ public struct SiteSettings: Sendable {
     public var context: ValidationContext?
     public var digest: String
     public var diagnostics: [Diagnostic]
+    /// The page id the drill catalog's file would otherwise get: it is data, not a page.
+    public var drillCatalogPageID: String?
 
     public static func load(siteRoot: String, site: String, displayRoot: String) -> SiteSettings {
         load(SiteInventory.scan(root: siteRoot, site: site, displayRoot: displayRoot), site: site, displayRoot: displayRoot)
@@ -38,7 +40,26 @@ public struct SiteSettings: Sendable {
             vocabulary = read
             digest.update(root.digest)
         }
-        settings.context = ValidationContext(config: config, vocabulary: vocabulary, pageIDs: Set(inventory.pages.keys), assets: Set(inventory.assets.keys))
+        var pageIDs = Set(inventory.pages.keys)
+        var drillIDs: Set<String>?
+        if let name = config.drillCatalog {
+            let siteFile = "\(displayRoot)/\(inventory.siteFile?.relativePath ?? "site.yaml")"
+            guard let relative = DrillCatalog.relativePath(name) else {
+                settings.diagnostics.append(.error(siteFile, "drill_catalog: '\(name)' must be a path inside the site folder, like drills.yaml"))
+                return settings
+            }
+            let split = SiteInventory.splitExtension(relative)
+            let file = SiteInventory.SourceFile(path: "\(inventory.root)/\(relative)", relativePath: relative)
+            guard let root = parse(file, display: "\(displayRoot)/\(relative)", into: &settings.diagnostics) else { return settings }
+            let (ids, diagnostics) = DrillCatalog.read(root.node, file: "\(displayRoot)/\(relative)")
+            settings.diagnostics += diagnostics
+            guard !diagnostics.hasErrors else { return settings }
+            drillIDs = ids
+            digest.update(root.digest)
+            pageIDs.remove(split.stem)
+            settings.drillCatalogPageID = split.stem
+        }
+        settings.context = ValidationContext(config: config, vocabulary: vocabulary, pageIDs: pageIDs, assets: Set(inventory.assets.keys), drillIDs: drillIDs)
         settings.digest = digest.finalize()
         return settings
     }

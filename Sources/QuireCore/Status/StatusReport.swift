@@ -1,11 +1,12 @@
-public import QuireModel
+import QuireModel
 import Foundation
 
 /// `dist/<site>/status/status.json`: the live state editors' previews and the status page read.
 ///
 ///     { "site", "version" (newest), "current", "pinned" (or null), "built_at",
 ///       "ok", "pages": { page_id: { "locales": [..], "diagnostics": [..], "preview": { locale: url } } },
-///       "diagnostics": [..], "coverage": [..], "history": [..] }
+///       "diagnostics": [..], "coverage": [..], "history": [..],
+///       "scheduled": [{ "page_id", "section"?, "at", "action": "publish" | "expire" }] }
 public enum StatusReport {
     static func make(result: SiteBuildResult, store: SiteStore, locales: [String]) -> JSONValue {
         var pages = JSONObject()
@@ -19,7 +20,8 @@ public enum StatusReport {
         }
         for pageID in pageFiles.keys.sorted() {
             var preview = JSONObject()
-            for locale in locales { preview[locale] = .string("preview/\(locale)/\(pageID).html") }
+            // Relative to status/, through current/: the link follows the live version.
+            for locale in locales { preview[locale] = .string("../current/preview/\(locale)/\(pageID).html") }
             pages[pageID] = ["locales": .array(locales.map { .string($0) }), "diagnostics": [], "preview": .object(preview)]
         }
         // Diagnostics of a page's own source go with that page, for the preview's banner.
@@ -46,6 +48,7 @@ public enum StatusReport {
             "pages": .object(pages),
             "diagnostics": .array(result.diagnostics.map(\.json)),
             "coverage": .array(result.coverage.map(\.json)),
+            "scheduled": .array(result.scheduled.map(\.json)),
             "history": .array(((try? store.history()) ?? []).suffix(25).map { entry in
                 ["at": .string(entry.when), "action": .string(entry.action.rawValue),
                  "from": entry.from.map { .string($0.description) } ?? .null, "to": entry.to.map { .string($0.description) } ?? .null,

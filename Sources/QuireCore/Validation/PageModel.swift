@@ -1,4 +1,5 @@
 public import QuireModel
+public import Foundation
 
 /// A page that passed validation: what the later stages (localization, markdown, publish)
 /// need, with every translatable string named by its stable key.
@@ -10,13 +11,59 @@ public struct PageModel: Sendable, Hashable {
     public var sections: [SectionModel]
     /// Other page-level fields published as written (`refresh`, ...).
     public var extras: JSONObject
+    /// The app-facing envelope: `nav`, `header` and `footer` section lists, in that order.
+    public var regions: [PageRegion] = []
+    /// Sections per published part (pagination); nil publishes one file.
+    public var pageSize: Int?
+    public var schedule = Schedule()
+    /// A stub left at an old page id: apps follow it to this page id.
+    public var redirectTo: String?
+
+    public var isDraft: Bool { extras["draft"]?.boolValue == true }
 
     /// Every translatable string of the page, in page order.
     public var translatableStrings: [LocalizableText] {
         var strings: [LocalizableText] = []
         if let title, title.translatable { strings.append(title) }
+        for region in regions { for section in region.sections { section.collectStrings(into: &strings) } }
         for section in sections { section.collectStrings(into: &strings) }
         return strings
+    }
+
+    /// Every section of the page, envelope first, fallbacks not included.
+    public var allSections: [SectionModel] { regions.flatMap(\.sections) + sections }
+}
+
+/// One of the envelope's section lists (`nav`, `header`, `footer`).
+public struct PageRegion: Sendable, Hashable {
+    public static let names = ["nav", "header", "footer"]
+    public var name: String
+    public var sections: [SectionModel]
+}
+
+/// `publish_at` / `expires_at` of a page or a section: live from the first, gone at the second.
+public struct Schedule: Sendable, Hashable {
+    public var publishAt: Date?
+    public var expiresAt: Date?
+
+    public init(publishAt: Date? = nil, expiresAt: Date? = nil) {
+        self.publishAt = publishAt
+        self.expiresAt = expiresAt
+    }
+
+    public var isEmpty: Bool { publishAt == nil && expiresAt == nil }
+
+    public func isLive(at now: Date) -> Bool {
+        if let publishAt, now < publishAt { return false }
+        if let expiresAt, now >= expiresAt { return false }
+        return true
+    }
+
+    /// The first of its times after `now`, with what happens then.
+    public func nextChange(after now: Date) -> (at: Date, action: ScheduledChange.Action)? {
+        if let publishAt, publishAt > now { return (publishAt, .publish) }
+        if let expiresAt, expiresAt > now { return (expiresAt, .expire) }
+        return nil
     }
 }
 
@@ -39,6 +86,7 @@ public struct SectionModel: Sendable, Hashable {
     public var fields: [FieldEntry]
     public var raw: JSONValue
     public var visibleTo: [String]
+    public var schedule = Schedule()
 
     func collectStrings(into strings: inout [LocalizableText]) {
         for field in fields { field.value.collectStrings(into: &strings) }

@@ -9,12 +9,15 @@ public struct ValidationContext: Sendable {
     public var pageIDs: Set<String>
     /// Paths under the site's `assets/` folder, relative to it (`trex-banner.jpg`).
     public var assets: Set<String>
+    /// The drill ids of the site's drill catalog (`drill_catalog` in site.yaml); nil when it has none.
+    public var drillIDs: Set<String>?
 
-    public init(config: SiteConfig, vocabulary: Vocabulary, pageIDs: Set<String>, assets: Set<String>) {
+    public init(config: SiteConfig, vocabulary: Vocabulary, pageIDs: Set<String>, assets: Set<String>, drillIDs: Set<String>? = nil) {
         self.config = config
         self.vocabulary = vocabulary
         self.pageIDs = pageIDs
         self.assets = assets
+        self.drillIDs = drillIDs
     }
 }
 
@@ -24,7 +27,7 @@ public struct ValidationContext: Sendable {
 public struct PageValidator {
     static let pageKeys: Set<String> = [
         "$schema", "page_id", "title", "sections", "ttl", "refresh", "draft", "publish_at", "expires_at",
-        "redirect_to", "nav", "header", "footer",
+        "redirect_to", "nav", "header", "footer", "page_size",
     ]
 
     let context: ValidationContext
@@ -59,31 +62,94 @@ public struct PageValidator {
         }
         let ttl = reader.integer(root["ttl"], "ttl")
         var extras = JSONObject()
-        for key in ["refresh", "draft", "publish_at", "expires_at", "redirect_to"] {
-            if let node = root[key] { extras[key] = node.json }
-        }
+        if let node = root["draft"], let draft = reader.bool(node, "draft") { extras["draft"] = .bool(draft) }
+        if let node = root["refresh"], let refresh = refreshPolicy(node) { extras["refresh"] = refresh }
+        let pageSize = reader.integer(root["page_size"], "page_size", minimum: 1)
+        let schedule = self.schedule(root, keyPath: "")
+        let redirectTo = redirect(root["redirect_to"])
         var sections: [SectionModel] = []
         if let node = root["sections"] {
-            if let items = node.array {
-                if items.count > context.config.limits.maxSections {
-                    reader.error(node, "sections", "has \(items.count) sections, over the limit of \(context.config.limits.maxSections) (limits.max_sections in site.yaml)")
-                }
-                var seenIDs: [String: SourcePosition] = [:]
-                for (index, item) in items.prefix(context.config.limits.maxSections).enumerated() {
-                    if let section = section(item, keyPath: "sections[\(index)]", index: index, seenIDs: &seenIDs) {
-                        sections.append(section)
-                    }
-                }
-            } else {
-                reader.error(node, "sections", "must be a list of sections, found \(node.kindDescription)")
-            }
-        } else if root["redirect_to"] == nil {
+            sections = sectionList(node, keyPath: "sections", keyPrefix: nil)
+        } else if redirectTo == nil {
             reader.error(root, "", "a page needs 'sections' (a list of sections)")
         }
-        return PageModel(pageID: pageID, file: reader.file, title: title, ttl: ttl, sections: sections, extras: extras)
+        var regions: [PageRegion] = []
+        for name in PageRegion.names {
+            guard let node = root[name] else { continue }
+            regions.append(PageRegion(name: name, sections: sectionList(node, keyPath: name, keyPrefix: name)))
+        }
+        var model = PageModel(pageID: pageID, file: reader.file, title: title, ttl: ttl, sections: sections, extras: extras)
+        model.regions = regions
+        model.pageSize = pageSize
+        model.schedule = schedule
+        model.redirectTo = redirectTo
+        return model
     }
 
-    mutating func section(_ node: SourceNode, keyPath: String, index: Int, seenIDs: inout [String: SourcePosition], isFallback: Bool = false) -> SectionModel? {
+    /// `sections`, or one of the envelope's lists: `keyPrefix` namespaces its translation keys
+    /// (`header.<id>.title`).
+    mutating func sectionList(_ node: SourceNode, keyPath: String, keyPrefix: String?) -> [SectionModel] {
+        guard let items = node.array else {
+            reader.error(node, keyPath, "must be a list of sections, found \(node.kindDescription)")
+            return []
+        }
+        if items.count > context.config.limits.maxSections {
+            reader.error(node, keyPath, "has \(items.count) sections, over the limit of \(context.config.limits.maxSections) (limits.max_sections in site.yaml)")
+        }
+        var sections: [SectionModel] = []
+        var seenIDs: [String: SourcePosition] = [:]
+        for (index, item) in items.prefix(context.config.limits.maxSections).enumerated() {
+            if let section = section(item, keyPath: "\(keyPath)[\(index)]", index: index, seenIDs: &seenIDs, keyPrefix: keyPrefix) {
+                sections.append(section)
+            }
+        }
+        return sections
+    }
+
+    /// `refresh: {interval: seconds, on_appear: bool}`: when apps fetch the page again.
+    mutating func refreshPolicy(_ node: SourceNode) -> JSONValue? {
+        guard let members = reader.mapping(node, "refresh") else { return nil }
+        reader.warnUnknownKeys(members, allowed: ["interval", "on_appear"], keyPath: "refresh", where: "refresh")
+        var policy = JSONObject()
+        if let interval = reader.integer(node["interval"], "refresh.interval", minimum: 1) { policy["interval"] = .integer(interval) }
+        if let onAppear = reader.bool(node["on_appear"], "refresh.on_appear") { policy["on_appear"] = .bool(onAppear) }
+        if members.isEmpty { reader.error(node, "refresh", "is empty: give 'interval' (seconds) and/or 'on_appear' (true or false)") }
+        return .object(policy)
+    }
+
+    /// `redirect_to` names another page of the site (a page id, optionally with a leading '/').
+    mutating func redirect(_ node: SourceNode?) -> String? {
+        guard let node, let text = reader.string(node, "redirect_to") else { return nil }
+        let target = text.hasPrefix("/") ? String(text.dropFirst()) : text
+        if target == pageID {
+            reader.error(node, "redirect_to", "'\(text)' is this page itself: name the page it moved to")
+        } else if !context.pageIDs.contains(target) {
+            reader.error(node, "redirect_to", "'\(text)' is not a page of this site: name the page id it moved to")
+        }
+        return target
+    }
+
+    /// `publish_at` and `expires_at` (ISO 8601) of a page or section.
+    mutating func schedule(_ node: SourceNode, keyPath: String) -> Schedule {
+        var schedule = Schedule()
+        for key in ["publish_at", "expires_at"] {
+            guard let value = node[key] else { continue }
+            let path = keyPath.isEmpty ? key : "\(keyPath).\(key)"
+            guard let text = reader.string(value, path) else { continue }
+            guard let date = ScheduleDate.parse(text) else {
+                reader.error(value, path, "'\(text)' is not an ISO 8601 time: write it like 2025-12-01T09:00:00Z or 2025-12-01T09:00:00+01:00")
+                continue
+            }
+            if key == "publish_at" { schedule.publishAt = date } else { schedule.expiresAt = date }
+        }
+        if let publishAt = schedule.publishAt, let expiresAt = schedule.expiresAt, expiresAt <= publishAt, let value = node["expires_at"] {
+            reader.error(value, keyPath.isEmpty ? "expires_at" : "\(keyPath).expires_at", "is not after publish_at: the content would never be live")
+        }
+        return schedule
+    }
+
+    mutating func section(_ node: SourceNode, keyPath: String, index: Int, seenIDs: inout [String: SourcePosition],
+                          keyPrefix: String? = nil, isFallback: Bool = false) -> SectionModel? {
         guard let members = node.members else {
             reader.error(node, keyPath, "a section must be a mapping with a 'type', found \(node.kindDescription)")
             return nil
@@ -105,12 +171,15 @@ public struct PageValidator {
             id = text
         }
         let visibleTo = audiences(node["visible_to"], keyPath: "\(keyPath).visible_to")
+        let schedule = self.schedule(node, keyPath: keyPath)
         guard let spec = context.vocabulary[type] else {
             reader.warning(typeNode, "\(keyPath).type",
                 "unknown section type '\(type)': published unchanged; apps that cannot render it skip it")
-            return SectionModel(type: type, id: id, isKnown: false, fields: [], raw: node.json, visibleTo: visibleTo)
+            var unknown = SectionModel(type: type, id: id, isKnown: false, fields: [], raw: node.json, visibleTo: visibleTo)
+            unknown.schedule = schedule
+            return unknown
         }
-        let base = id ?? "sections[\(index)]"
+        let base = keyPrefix.map { prefix in id.map { "\(prefix).\($0)" } ?? "\(prefix)[\(index)]" } ?? id ?? "sections[\(index)]"
         let allowed = Vocabulary.commonSectionKeys.union(spec.fields.map(\.name))
         reader.warnUnknownKeys(members, allowed: allowed, keyPath: keyPath, where: "a \(type) section")
         var fields = self.fields(node, specs: spec.fields, keyPath: keyPath, translationBase: base)
@@ -119,21 +188,21 @@ public struct PageValidator {
             if fallbackNode["fallback"] != nil {
                 reader.error(fallbackNode, "\(keyPath).fallback", "a fallback section cannot have a fallback of its own")
             }
-            if var fallback = section(fallbackNode, keyPath: "\(keyPath).fallback", index: index, seenIDs: &fallbackIDs, isFallback: true) {
+            for key in ["visible_to", "publish_at", "expires_at"] where fallbackNode[key] != nil {
+                reader.error(fallbackNode[key] ?? fallbackNode, "\(keyPath).fallback.\(key)", "a fallback section takes its parent's '\(key)': move it to the parent section")
+            }
+            if var fallback = section(fallbackNode, keyPath: "\(keyPath).fallback", index: index, seenIDs: &fallbackIDs, keyPrefix: keyPrefix, isFallback: true) {
                 if fallback.id == nil { fallback = Self.rekey(fallback, base: "\(base).fallback") }
                 fields.append(FieldEntry(name: "fallback", value: .section(fallback)))
-            }
-        }
-        for key in ["publish_at", "expires_at"] {
-            if let value = node[key], reader.string(value, "\(keyPath).\(key)") != nil {
-                fields.append(FieldEntry(name: key, value: .plain(value.json)))
             }
         }
         if id == nil, !isFallback, !fields.isEmpty, context.config.locales.count > 1,
            spec.fields.contains(where: \.translatable) {
             reader.warning(node, keyPath, "this section has no 'id': its translations are keyed by position (\(base)) and break when sections move; give it an id")
         }
-        return SectionModel(type: type, id: id, isKnown: true, fields: fields, raw: node.json, visibleTo: visibleTo)
+        var model = SectionModel(type: type, id: id, isKnown: true, fields: fields, raw: node.json, visibleTo: visibleTo)
+        model.schedule = schedule
+        return model
     }
 
     /// A fallback section without an id gets keys under its parent's.
@@ -204,6 +273,12 @@ public struct PageValidator {
             if ids.isEmpty { reader.error(node, keyPath, "must list at least one id") }
             for (index, id) in ids.enumerated() where !Identifier.isValid(id) {
                 reader.error(node.array?[index] ?? node, "\(keyPath)[\(index)]", "'\(id)' is not a valid id: \(Identifier.rule)")
+            }
+            if spec.name == "drill_ids", section["type"]?.string == "drill_carousel", let catalog = context.drillIDs {
+                for (index, id) in ids.enumerated() where !catalog.contains(id) {
+                    reader.error(node.array?[index] ?? node, "\(keyPath)[\(index)]",
+                        "'\(id)' is not in the site's drill catalog (\(context.config.drillCatalog ?? "drill_catalog")): fix the id or add the drill to the catalog")
+                }
             }
             return .plain(node.json)
         case .enumeration(let values):

@@ -47,6 +47,10 @@ final class InotifyReader: @unchecked Sendable {
     private var retiredCount = 0
     private var watchLimitReached = false
     private var rootLost = false
+    /// Regular files created and not yet closed by their writer, with when they appeared: not
+    /// reported until the close (a half-written page is never built), or until they have been
+    /// still for a while (a hard link or `mknod` never sends a close).
+    private var beingWritten: [String: Double] = [:]
 
     private enum State {
         static let idle = 0, running = 1, stopping = 2
@@ -129,6 +133,7 @@ final class InotifyReader: @unchecked Sendable {
                     Thread.sleep(forTimeInterval: 1)
                 }
             }
+            reportStillFiles(into: &events)
             if watchLimitReached { events.append(.rescan) }
             if !events.isEmpty { deliver(events) }
             if watchLimitReached { break }
@@ -173,8 +178,35 @@ final class InotifyReader: @unchecked Sendable {
         if mask & UInt32(IN_ISDIR) != 0 {
             translateFolderEvent(mask: mask, cookie: cookie, path: path, into: &events)
         } else if mask & (UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO)) != 0 {
+            beingWritten[path] = nil
             events.append(.finishedWrite(path))
+        } else if mask & UInt32(IN_CREATE) != 0, Self.isRegularFile(path) {
+            beingWritten[path] = Self.now()
+        } else if beingWritten[path] != nil, mask & (UInt32(IN_DELETE) | UInt32(IN_MOVED_FROM)) == 0 {
+            return  // attributes set while it is still being written
         } else {
+            beingWritten[path] = nil
+            events.append(.changed(path))
+        }
+    }
+
+    private static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Files created without a close after writing: reported once unmodified for half a second
+    /// (at most ten seconds after they appeared, so a stuck writer cannot hide a file forever).
+    private func reportStillFiles(into events: inout [WatchEvent]) {
+        guard !beingWritten.isEmpty else { return }
+        let now = Self.now()
+        for (path, since) in beingWritten where now - since > 1 {
+            var info = stat()
+            let exists = lstat(path, &info) == 0
+            let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+            let wallNow = Date().timeIntervalSince1970
+            guard !exists || wallNow - modified > 0.5 || now - since > 10 else { continue }
+            beingWritten[path] = nil
             events.append(.changed(path))
         }
     }

@@ -1,0 +1,184 @@
+import QuireModel
+import Foundation
+
+/// A site's pages and translations as the pipeline sees them, without publishing anything: what
+/// `quire l10n export`, `import` and `status` work from.
+///
+/// Loaded through the pipeline's own parts (`SiteInventory`, `SiteSettings`, `SourceFileReader`,
+/// `SourceParser`, `PageValidator`, `TranslationFileReader`, `TranslationFileRules`,
+/// `PageTranslations`), so a string counts as translated here exactly when a build would use it.
+public struct SiteTranslations: Sendable {
+    /// A page that passed validation, with its translatable strings in page order.
+    public struct Page: Sendable {
+        public var pageID: String
+        public var file: String
+        public var strings: [LocalizableText]
+    }
+
+    public var site: String
+    public var siteRoot: String
+    /// How diagnostics name the site folder: `pages/trex`.
+    public var displayRoot: String
+    public var config: SiteConfig
+    /// Valid pages, by page id order. Pages with errors are left out (and reported).
+    public var pages: [Page]
+    /// Everything found on the way: page errors, translation problems.
+    public var diagnostics: [Diagnostic]
+    /// The translation files the site uses, by page id.
+    public var translationFiles: [String: [SiteInventory.TranslationFile]]
+    /// Checked translations by page id (entries that failed a check are not in them).
+    var translations: [String: PageTranslations]
+    /// Each used translation file's catalog, by its path relative to the site folder.
+    var catalogsByFile: [String: TranslationCatalog]
+    let poParserExecutable: String
+
+    /// The site's `site.yaml` or vocabulary has errors: nothing can be loaded.
+    public struct LoadFailure: Error, Sendable {
+        public var diagnostics: [Diagnostic]
+    }
+
+    /// Reads the site `pagesRoot/site`. `poParserExecutable` answers `__parse-po` (see `POFileParser`).
+    public static func load(
+        site: String, pagesRoot: String, poParserExecutable: String = POFileParser.defaultExecutable
+    ) throws(LoadFailure) -> SiteTranslations {
+        let siteRoot = "\(pagesRoot)/\(site)"
+        let displayRoot = siteRoot
+        let inventory = SiteInventory.scan(root: siteRoot, site: site, displayRoot: displayRoot)
+        let settings = SiteSettings.load(inventory, site: site, displayRoot: displayRoot)
+        var diagnostics = inventory.diagnostics + settings.diagnostics
+        guard let context = settings.context else { throw LoadFailure(diagnostics: diagnostics) }
+        let reader = SourceFileReader(maxBytes: context.config.limits.maxFileBytes)
+
+        var pages: [Page] = []
+        for (pageID, sources) in inventory.pages.sorted(by: { $0.key < $1.key }) {
+            let (model, pageDiagnostics) = loadPage(pageID, sources: sources, displayRoot: displayRoot, reader: reader, context: context)
+            diagnostics += pageDiagnostics
+            if let model { pages.append(Page(pageID: pageID, file: model.file, strings: model.translatableStrings)) }
+        }
+
+        var catalogs: [String: [(locale: String, catalog: TranslationCatalog)]] = [:]
+        var files: [String: [SiteInventory.TranslationFile]] = [:]
+        var catalogsByFile: [String: TranslationCatalog] = [:]
+        for translation in inventory.translations {
+            let display = "\(displayRoot)/\(translation.file.relativePath)"
+            if let why = TranslationFileRules.unusedReason(locale: translation.locale, config: context.config) {
+                diagnostics.append(.warning(display, "\(why): not used"))
+                continue
+            }
+            files[translation.pageID, default: []].append(translation)
+            let bytes: [UInt8]
+            do throws(SourceReadError) { bytes = try reader.read(translation.file.path) } catch {
+                diagnostics.append(.error(display, error.message))
+                continue
+            }
+            let format = TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml
+            do throws(Diagnostic) {
+                let (catalog, warnings) = try TranslationFileReader.read(bytes, file: display, format: format, poParserExecutable: poParserExecutable)
+                diagnostics += warnings
+                if let declared = catalog.locale, declared != translation.locale {
+                    diagnostics.append(.error(display, TranslationFileRules.misplaced(declared: declared, folder: translation.locale)))
+                    continue
+                }
+                catalogs[translation.pageID, default: []].append((translation.locale, catalog))
+                catalogsByFile[translation.file.relativePath] = catalog
+            } catch {
+                diagnostics.append(error)
+            }
+        }
+
+        var translations: [String: PageTranslations] = [:]
+        for page in pages {
+            let (checked, checkDiagnostics) = PageTranslations.check(catalogs[page.pageID] ?? [], strings: page.strings)
+            translations[page.pageID] = checked
+            diagnostics += checkDiagnostics
+        }
+        diagnostics.sort { ($0.file, $0.position) < ($1.file, $1.position) }
+        return SiteTranslations(
+            site: site, siteRoot: siteRoot, displayRoot: displayRoot, config: context.config, pages: pages,
+            diagnostics: diagnostics, translationFiles: files, translations: translations,
+            catalogsByFile: catalogsByFile, poParserExecutable: poParserExecutable)
+    }
+
+    /// Read, parse and validate one page source, as the pipeline does (without its caches).
+    static func loadPage(
+        _ pageID: String, sources: [SiteInventory.SourceFile], displayRoot: String, reader: SourceFileReader, context: ValidationContext
+    ) -> (PageModel?, [Diagnostic]) {
+        let display = sources.map { "\(displayRoot)/\($0.relativePath)" }
+        guard sources.count == 1, let source = sources.first else {
+            let names = display.joined(separator: ", ")
+            return (nil, display.map { Diagnostic.error($0, "page id '\(pageID)' is claimed by more than one file (\(names)): keep one") })
+        }
+        let file = display[0]
+        let bytes: [UInt8]
+        do throws(SourceReadError) { bytes = try reader.read(source.path) } catch { return (nil, [.error(file, error.message)]) }
+        let format = SourceFormat(pathExtension: SiteInventory.splitExtension(source.relativePath).pathExtension) ?? .yaml
+        do throws(Diagnostic) {
+            let root = try SourceParser.parse(bytes, format: format, file: file, limits: context.config.limits)
+            return PageValidator.validate(root, pageID: pageID, file: file, context: context)
+        } catch {
+            return (nil, [error])
+        }
+    }
+
+    public func page(_ pageID: String) -> Page? { pages.first { $0.pageID == pageID } }
+
+    // MARK: Export
+
+    /// What a translator needs for one page and locale: every key, its source text, the
+    /// locale's own current translation (not a fallback's) and its state.
+    public func exportUnits(pageID: String, locale: String) -> [ExportUnit] {
+        guard let page = page(pageID) else { return [] }
+        let translations = translations[pageID] ?? PageTranslations()
+        return page.strings.map { string in
+            let entry = translations.entries[locale]?[string.key]
+            let state: ExportUnit.State
+            switch translations.state(of: string, locale: locale, defaultLocale: config.defaultLocale) {
+            case .source, .translated: state = .translated
+            case .stale: state = .stale
+            case .missing: state = .new
+            }
+            return ExportUnit(key: string.key, sourceText: string.text, translation: state == .new ? nil : entry?.text,
+                              state: state, note: Self.note(for: string, entry: entry, state: state))
+        }
+    }
+
+    /// What the translator must keep: markdown links, `{placeholders}`; and for a stale
+    /// translation, the source text it was made from.
+    static func note(for string: LocalizableText, entry: TranslationEntry?, state: ExportUnit.State) -> String? {
+        var lines: [String] = []
+        if string.isMarkdown { lines.append("markdown: keep the links and the formatting marks") }
+        let placeholders = Placeholders.find(in: string.text).sorted()
+        if !placeholders.isEmpty { lines.append("keep the placeholders \(placeholders.map { "{\($0)}" }.joined(separator: ", ")) as they are") }
+        if state == .stale, let old = entry?.sourceText, old != string.text {
+            lines.append("stale: translated from an older source text:\n\(old)")
+        }
+        return lines.isEmpty ? nil : lines.joined(separator: "\n")
+    }
+
+    // MARK: Status
+
+    /// Each locale's coverage over every valid page, as a build would record it.
+    public func coverage() -> [LocaleCoverage] {
+        config.locales.map { locale in
+            var total = LocaleCoverage(locale: locale)
+            for page in pages {
+                let counts = (translations[page.pageID] ?? PageTranslations()).coverage(of: page.strings, locale: locale, defaultLocale: config.defaultLocale)
+                total.translated += counts.translated
+                total.stale += counts.stale
+                total.missing += counts.missing
+            }
+            return total
+        }
+    }
+
+    // MARK: Import
+
+    /// Checks a translated file against its page with the pipeline's checks: unknown keys,
+    /// empty text, dropped or added links and placeholders.
+    public func check(_ catalog: TranslationCatalog, locale: String, pageID: String) -> [Diagnostic] {
+        guard let page = page(pageID) else {
+            return [.error(catalog.file, "page '\(pageID)' of site '\(site)' has errors or does not exist: fix it first (quire check)")]
+        }
+        return PageTranslations.check([(locale, catalog)], strings: page.strings).1
+    }
+}

@@ -1,0 +1,78 @@
+import Glibc
+import QuireModel
+import Testing
+@testable import QuireCore
+
+/// What the next lock holder does after a process was stopped half-way (issue 5, crash safety).
+/// The e2e crash torture (`tests/e2e/crash-torture.sh`) kills real processes at each step; these
+/// tests set up the same states directly.
+@Suite struct PublishInterruptedRunTests {
+    @Test func aVersionPublishedButNotSwappedGoesLiveWithTheNextLockHolder() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        _ = try store.publish(request(baseFiles))
+        _ = try store.publish(request(baseFiles + [page("en/new.json", "{}")]))
+        // The state a kill between moving v2 in and swapping leaves: current still at v1.
+        try CurrentLink(layout: store.layout).point(at: VersionID(1))
+
+        // An unchanged build publishes nothing, yet v2 must not stay hidden behind current.
+        let outcome = try dist.store().publish(request(baseFiles + [page("en/new.json", "{}")]))
+        #expect(outcome == .unchanged(VersionID(2)))
+        #expect(try store.currentVersion() == VersionID(2))
+        let last = try #require(try store.history().last)
+        #expect(last.action == .publish && last.from == VersionID(1) && last.to == VersionID(2))
+        #expect(last.reason.contains("completing the swap"))
+    }
+
+    @Test func aPinWrittenButNotSwappedIsFinished() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        _ = try store.publish(request(baseFiles))
+        _ = try store.publish(request(baseFiles + [page("en/new.json", "{}")]))
+        try PinFile(path: store.layout.pin).write(VersionID(1), reason: "bad content")
+
+        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {}
+        #expect(try store.currentVersion() == VersionID(1))
+        #expect(try store.pinnedVersion() == VersionID(1))
+        #expect(try store.verify() == [])
+    }
+
+    @Test func aFailedHistoryAppendTakesTheNewVersionBackOut() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        _ = try store.publish(request(baseFiles))
+        let history = store.root + "/state/history.jsonl"
+        FaultInjection.inject(.init(operation: "write", pathPrefix: history, errorNumber: ENOSPC))
+        defer { FaultInjection.clear(pathPrefix: history) }
+        let error = #expect(throws: StoreError.self) { try store.publish(request(baseFiles + [page("en/new.json", "{}")])) }
+        #expect(error?.errorNumber == ENOSPC)
+        #expect(try store.currentVersion() == VersionID(1))
+        #expect(try store.newestVersion() == VersionID(1))
+        #expect(try FileSystem.list(store.root + "/staging").isEmpty)
+    }
+
+    @Test func aFailedRollbackPutsThePinBack() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        _ = try store.publish(request(baseFiles))
+        _ = try store.publish(request(baseFiles + [page("en/new.json", "{}")]))
+        let history = store.root + "/state/history.jsonl"
+        FaultInjection.inject(.init(operation: "write", pathPrefix: history, errorNumber: ENOSPC))
+        defer { FaultInjection.clear(pathPrefix: history) }
+        #expect(throws: StoreError.self) { try store.rollback(reason: "bad") }
+        #expect(try store.pinnedVersion() == nil)
+        #expect(try store.currentVersion() == VersionID(2))
+    }
+
+    @Test func aHistoryLineTornByAKillDoesNotSwallowTheNextOne() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        _ = try store.publish(request(baseFiles))
+        let history = store.root + "/state/history.jsonl"
+        let descriptor = open(history, O_WRONLY | O_APPEND)
+        _ = Array(#"{"when":"2025-01-01T00:00:00Z","act"#.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        _ = try store.publish(request(baseFiles + [page("en/new.json", "{}")]))
+        #expect(try store.history().map(\.to) == [VersionID(1), VersionID(2)])
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+import QuireModel
+@testable import QuireCore
+
+/// `fixtures/` at the repository root: pages as Quire publishes them, for app teams' decode
+/// tests (and QuireModelTests). Built from the sample sites and `Fixtures/sites6/acme`; run with
+/// `QUIRE_RECORD_FIXTURES=1` to write them again after a deliberate output change.
+@Suite struct PublishedFixturesTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let sources: [(pagesRoot: String, site: String)] = [
+        ("\(repository)/pages", "trex"),
+        ("\(repository)/pages", "springfield-pd"),
+        (FixtureSiteBuild.pagesRoot, "acme"),
+    ]
+
+    @Test func fixturesMatchWhatQuirePublishes() throws {
+        let record = ProcessInfo.processInfo.environment["QUIRE_RECORD_FIXTURES"] == "1"
+        for source in Self.sources {
+            // Through the built command line, as a deployment publishes (PO files are read by a
+            // child process of the `quire` binary).
+            let dist = TemporaryDist()
+            let quire = "\(Self.repository)/.build/debug/quire"
+            try #require(FileManager.default.isExecutableFile(atPath: quire), "build the quire binary first (swift build)")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: quire)
+            process.arguments = ["build", "--pages", source.pagesRoot, "--dist", dist.path, "--site", source.site]
+            process.standardError = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "quire build --site \(source.site) failed")
+            let store = try SiteStore(dist: dist.path, site: source.site)
+            let newest = try #require(try store.newestVersion())
+            for (path, file) in try store.files(of: newest) where file.metadata?["page_id"] != nil {
+                let published = try #require(readText("\(dist.path)/\(source.site)/current/\(path)"))
+                let fixture = "\(Self.repository)/fixtures/\(source.site)/\(path)"
+                if record {
+                    try FileManager.default.createDirectory(atPath: (fixture as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                    try published.write(toFile: fixture, atomically: true, encoding: .utf8)
+                } else {
+                    #expect(readText(fixture) == published, "fixtures/\(source.site)/\(path) is stale: run QUIRE_RECORD_FIXTURES=1 swift test --filter PublishedFixturesTests")
+                }
+            }
+        }
+    }
+}

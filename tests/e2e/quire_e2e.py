@@ -1,0 +1,120 @@
+"""Shared parts of the end-to-end tests that drive the built `quire` binary: a small site in a
+0755 temporary folder, edits that give each publish distinct content, and a reader of the
+published tree (version manifests -> tree manifests -> path: sha256)."""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+QUIRE = os.environ.get("QUIRE_BIN", os.path.join(ROOT, ".build", "debug", "quire"))
+SITE = "load"
+PAGES = ["home", "about", "news", "guides/safety"]
+LOCALES = ["en", "fr"]
+
+
+def deep():
+    return os.environ.get("QUIRE_DEEP", "0") == "1"
+
+
+class Workspace:
+    """`<tmp>/pages/load/...` and `<tmp>/dist/`, every folder 0755 (nginx workers read it)."""
+
+    def __init__(self, keep=None, prefix="quire-e2e-"):
+        self.path = tempfile.mkdtemp(prefix=prefix)
+        os.chmod(self.path, 0o755)
+        self.pages = os.path.join(self.path, "pages")
+        self.dist = os.path.join(self.path, "dist")
+        self.site_dir = os.path.join(self.pages, SITE)
+        self.site_root = os.path.join(self.dist, SITE)
+        self.edition = 0
+        os.makedirs(os.path.join(self.site_dir, "guides"))
+        os.makedirs(os.path.join(self.site_dir, "assets"))
+        os.makedirs(self.dist)
+        for folder, _, _ in os.walk(self.path):
+            os.chmod(folder, 0o755)
+        site = "title: Load test\ndefault_locale: en\nlocales: [en, fr]\nttl: 300\n"
+        if keep is not None:
+            site += "keep: %d\n" % keep
+        self.write("site.yaml", site)
+        with open(os.path.join(self.site_dir, "assets", "banner.jpg"), "wb") as handle:
+            handle.write(bytes(range(256)) * 8)
+        for page in PAGES:
+            self.write_page(page, 0)
+
+    def write(self, name, text):
+        path = os.path.join(self.site_dir, name)
+        temporary = path + ".new"
+        with open(temporary, "w") as handle:
+            handle.write(text)
+        os.rename(temporary, path)
+
+    def write_page(self, page, edition):
+        self.write(page + ".yaml", (
+            "title: Page %s\n"
+            "sections:\n"
+            "  - type: hero_banner\n"
+            "    id: hero\n"
+            "    image_url: /assets/banner.jpg\n"
+            "    title: Welcome to %s\n"
+            "  - type: markdown_block\n"
+            "    id: body\n"
+            "    body: \"## Edition %d\\nSome **text** for %s, edition %d.%s\"\n"
+        ) % (page, page, edition, page, edition, " More." * (edition % 7)))
+
+    def edit(self):
+        """Changes one page (rotating), so the next build publishes distinct content."""
+        self.edition += 1
+        self.write_page(PAGES[self.edition % len(PAGES)], self.edition)
+
+    def quire(self, *arguments, env=None, check=True):
+        command = [QUIRE] + list(arguments[:1]) + ["--pages", self.pages, "--dist", self.dist] + list(arguments[1:])
+        result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        if check and result.returncode != 0:
+            raise SystemExit("FAIL: %s exited %d\n%s%s" % (" ".join(command), result.returncode, result.stdout, result.stderr))
+        return result
+
+    def versions(self):
+        folder = os.path.join(self.site_root, "versions")
+        return sorted(name for name in os.listdir(folder) if name.startswith("v")) if os.path.isdir(folder) else []
+
+    def current(self):
+        link = os.path.join(self.site_root, "current")
+        return os.readlink(link).split("/")[-1] if os.path.islink(link) else None
+
+    def pinned(self):
+        path = os.path.join(self.site_root, "state", "pin")
+        if not os.path.exists(path):
+            return None
+        with open(path) as handle:
+            return json.load(handle)["version"]
+
+    def staging_left(self):
+        return os.listdir(os.path.join(self.site_root, "staging"))
+
+    def version_files(self, version, trees_cache=None):
+        """path -> sha256 of every file of a version, through its tree manifests."""
+        cache = trees_cache if trees_cache is not None else {}
+        with open(os.path.join(self.site_root, "versions", version, "manifest.json")) as handle:
+            manifest = json.load(handle)
+        files = {}
+
+        def walk(tree, prefix):
+            if tree not in cache:
+                with open(os.path.join(self.site_root, "trees", tree + ".json")) as handle:
+                    cache[tree] = json.load(handle)["entries"]
+            for entry in cache[tree]:
+                path = prefix + "/" + entry["name"]
+                if entry["kind"] == "tree":
+                    walk(entry["tree"], path)
+                else:
+                    files[path] = entry["sha256"]
+
+        for name, folder in manifest["folders"].items():
+            walk(folder["tree"], name)
+        return files
+
+    def remove(self):
+        shutil.rmtree(self.path, ignore_errors=True)

@@ -65,19 +65,32 @@ public struct JSONWriter: Sendable {
     }
 
     static func writeString(_ text: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [92, 92])
-            case 0x0A: out.append(contentsOf: [92, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [92, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [92, UInt8(ascii: "t")])
-            case 0x00..<0x20, 0x7F:
-                out.append(contentsOf: Array(String(format: "\\u%04x", byte).utf8))
-            default: out.append(byte)
+        var text = text
+        text.withUTF8 { bytes in
+            out.append(UInt8(ascii: "\""))
+            defer { out.append(UInt8(ascii: "\"")) }
+            // Most strings need no escape: copy them whole.
+            guard bytes.contains(where: needsEscape) else {
+                out.append(contentsOf: bytes)
+                return
+            }
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\""): out.append(92); out.append(34)
+                case UInt8(ascii: "\\"): out.append(92); out.append(92)
+                case 0x0A: out.append(92); out.append(UInt8(ascii: "n"))
+                case 0x0D: out.append(92); out.append(UInt8(ascii: "r"))
+                case 0x09: out.append(92); out.append(UInt8(ascii: "t"))
+                case 0x00..<0x20, 0x7F:
+                    let digits = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+                default: out.append(byte)
+                }
             }
         }
-        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 }

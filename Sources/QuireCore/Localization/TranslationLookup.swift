@@ -23,6 +23,7 @@ public struct PageTranslations: Sendable {
         var result = PageTranslations()
         var diagnostics: [Diagnostic] = []
         let byKey = Dictionary(strings.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        var sourceLinks: [String: [String]] = [:]  // computed once per string, not once per locale
         for (locale, catalog) in catalogs {
             var seen: [String: SourcePosition] = [:]
             for entry in catalog.entries {
@@ -36,11 +37,12 @@ public struct PageTranslations: Sendable {
                     diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key, "unknown key: the page no longer has '\(entry.key)'; this translation is not used"))
                     continue
                 }
-                if entry.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                if entry.text.isBlank {
                     diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, "the translation is empty; remove it to fall back, or translate it"))
                     continue
                 }
-                if let problem = damage(source: source, translation: entry.text) {
+                if source.isMarkdown && sourceLinks[source.key] == nil { sourceLinks[source.key] = MarkdownRenderer.links(in: source.text) }
+                if let problem = damage(source: source, translation: entry.text, sourceLinks: sourceLinks[source.key]) {
                     diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, problem))
                     continue
                 }
@@ -71,7 +73,7 @@ public struct PageTranslations: Sendable {
     }
 
     /// A translation must keep the source's links and placeholders, no more and no fewer.
-    static func damage(source: LocalizableText, translation: String) -> String? {
+    static func damage(source: LocalizableText, translation: String, sourceLinks: [String]? = nil) -> String? {
         let sourcePlaceholders = Placeholders.find(in: source.text)
         let translatedPlaceholders = Placeholders.find(in: translation)
         if sourcePlaceholders != translatedPlaceholders {
@@ -83,7 +85,7 @@ public struct PageTranslations: Sendable {
             return "the translation \(parts.joined(separator: " and ")) of the source text"
         }
         if source.isMarkdown {
-            let sourceLinks = MarkdownRenderer.links(in: source.text)
+            let sourceLinks = sourceLinks ?? MarkdownRenderer.links(in: source.text)
             let translatedLinks = MarkdownRenderer.links(in: translation)
             if sourceLinks.sorted() != translatedLinks.sorted() {
                 let missing = Set(sourceLinks).subtracting(translatedLinks).sorted()
@@ -124,7 +126,13 @@ public struct PageTranslations: Sendable {
 
 /// `{name}` placeholders, as apps substitute them at run time.
 enum Placeholders {
+    /// Works on UTF-8 bytes: Character iteration over long markdown bodies is slow.
     static func find(in text: String) -> Set<String> {
+        guard text.utf8.contains(UInt8(ascii: "{")) else { return [] }
+        return findSlowly(in: text)
+    }
+
+    private static func findSlowly(in text: String) -> Set<String> {
         var names: Set<String> = []
         var current: String?
         for character in text {

@@ -36,6 +36,8 @@ public enum MarkdownRenderer {
     /// The destinations of every link and image, in document order, as cmark reads them (entities
     /// decoded), safe or not: localization checks that a translation keeps its source's links.
     public static func links(in markdown: String) -> [String] {
+        // Links and images need `[` (or `<` for autolinks): most text has neither.
+        guard markdown.utf8.contains(where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "<") }) else { return [] }
         var links: [String] = []
         CommonMarkDocument(parsing: markdown).walk { event in
             switch event {

@@ -9,9 +9,10 @@ public enum URLPolicy {
 
     /// URL and image fields: `https:`, `http:` or a path relative to the site root (`/drills`).
     public static func checkField(_ url: String) -> Verdict {
-        let trimmed = url.trimmingCharacters(in: .whitespaces)
-        if trimmed.isEmpty { return .refused("must not be empty") }
-        if trimmed != url { return .refused("must not start or end with spaces") }
+        if url.isBlank { return .refused("must not be empty") }
+        if url.unicodeScalars.first?.properties.isWhitespace == true || url.unicodeScalars.last?.properties.isWhitespace == true {
+            return .refused("must not start or end with spaces")
+        }
         if url.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             return .refused("must not contain control characters")
         }

@@ -258,7 +258,7 @@ public struct PageValidator {
         switch spec.kind {
         case .text, .markdown:
             guard let text = reader.string(node, keyPath) else { return nil }
-            if spec.required && text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            if spec.required && text.isBlank {
                 reader.error(node, keyPath, "must not be empty")
             }
             let value = LocalizableText(key: translationKey, keyPath: keyPath, text: text, position: node.position, translatable: spec.translatable, isMarkdown: spec.kind == .markdown)

@@ -57,13 +57,17 @@ public indirect enum JSONValue: Sendable, Hashable {
     }
 }
 
-/// An object with ordered, unique keys.
+/// An object with ordered, unique keys; lookups by key are O(1), as status files and indexes of
+/// large sites need.
 public struct JSONObject: Sendable, Hashable, Sequence {
     public private(set) var members: [(key: String, value: JSONValue)] = []
+    private var index: [String: Int] = [:]
 
     public init() {}
 
     public init(_ members: [(String, JSONValue)]) {
+        self.members.reserveCapacity(members.count)
+        index.reserveCapacity(members.count)
         for (key, value) in members { self[key] = value }
     }
 
@@ -72,11 +76,17 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     public var count: Int { members.count }
 
     public subscript(key: String) -> JSONValue? {
-        get { members.first(where: { $0.key == key })?.value }
+        get { index[key].map { members[$0].value } }
         set {
-            if let index = members.firstIndex(where: { $0.key == key }) {
-                if let newValue { members[index].value = newValue } else { members.remove(at: index) }
+            if let position = index[key] {
+                if let newValue {
+                    members[position].value = newValue
+                } else {
+                    members.remove(at: position)
+                    index = Dictionary(uniqueKeysWithValues: members.enumerated().map { ($1.key, $0) })
+                }
             } else if let newValue {
+                index[key] = members.count
                 members.append((key, newValue))
             }
         }

@@ -559,7 +559,13 @@ public final class SiteBuilder: @unchecked Sendable {
     /// One digest over every input of the version, recorded in the manifest.
     private func sourceDigest(_ files: [OutputFile]) -> String {
         var hasher = SHA256()
-        for file in files.sorted(by: { $0.path < $1.path }) { hasher.update(file.path + "\u{0}" + file.inputDigest + "\n") }
+        // Files come in a fixed order (pages by id, locales as configured, then assets): no sort.
+        for file in files {
+            hasher.update(file.path)
+            hasher.update([0])
+            hasher.update(file.inputDigest)
+            hasher.update([10])
+        }
         return hasher.finalize()
     }
 

@@ -8,6 +8,9 @@ struct FileIndex: Sendable {
     }
 
     var locations: [String: Location] = [:]
+    /// The tree of each folder path (`en`, `en/guides`): lets a publish keep an unchanged folder's
+    /// tree without hashing its manifest again.
+    var folders: [String: (id: String, manifest: TreeManifest)] = [:]
     /// One stored copy per content hash: a new file with these bytes is hard-linked, not written.
     var bySHA256: [String: String] = [:]
 
@@ -24,6 +27,7 @@ struct FileIndex: Sendable {
     private mutating func add(tree id: String, prefix: String, trees: TreeReader, depth: Int) throws(StoreError) {
         guard depth < 64 else { throw StoreError("the tree '\(id)' under '\(prefix)' nests deeper than 64 folders; is it a cycle?") }
         let tree = try trees.manifest(id)
+        folders[prefix] = (id, tree)
         for entry in tree.entries {
             let path = prefix + "/" + entry.name
             switch entry.kind {
@@ -67,6 +71,7 @@ extension FileIndex {
     }
 
     private mutating func add(planned tree: PlannedTree, prefix: String, layout: SiteLayout) {
+        folders[prefix] = (tree.id, tree.manifest)
         for entry in tree.manifest.entries {
             let path = prefix + "/" + entry.name
             switch entry.kind {

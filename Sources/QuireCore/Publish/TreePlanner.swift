@@ -70,6 +70,37 @@ struct TreePlanner {
     }
 
     private func plan(_ folder: Folder, path: String) throws(StoreError) -> PlannedTree {
+        var children: [String: PlannedTree] = [:]
+        for (name, child) in folder.folders { children[name] = try plan(child, path: path + "/" + name) }
+        if let unchanged = reuse(folder, path: path, subtrees: children) { return unchanged }
+        return try plan(folder, path: path, subtrees: children)
+    }
+
+    /// The newest version's tree for this folder when nothing in it changed: every file carried
+    /// with the same inputs and metadata, the same subtrees, nothing added or removed. This keeps
+    /// a publish from re-hashing every folder of a large site.
+    private func reuse(_ folder: Folder, path: String, subtrees: [String: PlannedTree]) -> PlannedTree? {
+        guard let old = previous.folders[path], old.manifest.entries.count == folder.files.count + subtrees.count else { return nil }
+        var sources: [String: PlannedTree.FileSource] = [:]
+        var fileCount = 0
+        var byteCount = 0
+        for (name, file) in folder.files {
+            guard case .carried = file.content, let location = previous.locations[file.path],
+                  location.file.inputDigest == file.inputDigest, location.file.metadata == file.metadata,
+                  location.storedPath.hasSuffix("/\(old.id)/\(name)") else { return nil }
+            sources[name] = .storedFile(location.storedPath)
+            fileCount += 1
+            byteCount += location.file.size
+        }
+        for (name, subtree) in subtrees {
+            guard previous.folders[path + "/" + name]?.id == subtree.id else { return nil }
+            fileCount += subtree.fileCount
+            byteCount += subtree.byteCount
+        }
+        return PlannedTree(manifest: old.manifest, id: old.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount)
+    }
+
+    private func plan(_ folder: Folder, path: String, subtrees planned: [String: PlannedTree]) throws(StoreError) -> PlannedTree {
         var entries: [TreeManifest.Entry] = []
         var sources: [String: PlannedTree.FileSource] = [:]
         var subtrees: [String: PlannedTree] = [:]
@@ -97,8 +128,7 @@ struct TreePlanner {
             fileCount += 1
             byteCount += published.size
         }
-        for (name, child) in folder.folders {
-            let subtree = try plan(child, path: path + "/" + name)
+        for (name, subtree) in planned {
             subtrees[name] = subtree
             entries.append(.init(name: name, kind: .tree(subtree.id)))
             fileCount += subtree.fileCount

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Testing
 @testable import QuireCore
 
 /// The hostile inputs git cannot hold or should not (a 100 MB file, 10,000-deep nesting,

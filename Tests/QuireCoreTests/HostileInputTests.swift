@@ -183,7 +183,7 @@ final class HostileWorkspace {
 /// What every published tree must be, whatever the input.
 enum PublishedTreeSafety {
     static let forbidden = ["root:x:0:0", "OTHER-SITE-SECRET"]
-    static let forbiddenInHTML = ["<script>alert", "<img src=x", "javascript:alert", "<iframe", "onerror=alert", "onclick=\"alert"]
+    static let forbiddenInHTML = ["<script>alert", "<img src=x", "<iframe", "href=\"javascript:", "src=\"javascript:", "href=\"vbscript:", "<div onclick"]
 
     static func check(dist: String, site: String) throws {
         let siteDist = "\(dist)/\(site)"

@@ -202,8 +202,10 @@ public struct PageValidator {
         case .idList:
             guard let ids = reader.stringList(node, keyPath) else { return nil }
             if ids.isEmpty { reader.error(node, keyPath, "must list at least one id") }
-            for (index, id) in ids.enumerated() where !Identifier.isValid(id) {
-                reader.error(node.array?[index] ?? node, "\(keyPath)[\(index)]", "'\(id)' is not a valid id: \(Identifier.rule)")
+            for (index, item) in (node.array ?? []).enumerated() {
+                if let id = item.string, !Identifier.isValid(id) {
+                    reader.error(item, "\(keyPath)[\(index)]", "'\(id)' is not a valid id: \(Identifier.rule)")
+                }
             }
             return .plain(node.json)
         case .enumeration(let values):

@@ -44,6 +44,8 @@ struct HostileInputTests {
             return
         }
         let good = try work.currentFiles()
+        #expect(good["en/home.json"] != nil && good["fr/guides/safety.json"] != nil && good["assets/banner.jpg"] != nil,
+                "the good output was not found under current/: \(good.keys.sorted())")
 
         // The hostile input.
         if FileManager.default.fileExists(atPath: "\(caseFolder)/site") {
@@ -146,37 +148,26 @@ final class HostileWorkspace {
         }
     }
 
-    /// Every file `current` serves, following shared-folder links, by path.
+    /// Every page and asset file `current` serves, following shared-folder links, by path.
     func currentFiles() throws -> [String: Data] {
-        let current = "\(dist)/\(HostileInputTests.site)/current"
         var files: [String: Data] = [:]
-        guard let enumerator = FileManager.default.enumerator(atPath: current) else { return files }
-        while let relative = enumerator.nextObject() as? String {
-            let path = "\(current)/\(relative)"
-            var info = stat()
-            guard stat(path, &info) == 0 else { continue }
-            if info.st_mode & S_IFMT == S_IFDIR {
-                var linkInfo = stat()
-                if lstat(path, &linkInfo) == 0, linkInfo.st_mode & S_IFMT == S_IFLNK {
-                    for (inner, data) in try Self.files(under: path) { files["\(relative)/\(inner)"] = data }
-                }
-                continue
-            }
-            if relative.hasPrefix("en/") || relative.hasPrefix("fr/") || relative.hasPrefix("assets/") {
-                files[relative] = try Data(contentsOf: URL(fileURLWithPath: path))
-            }
-        }
+        try Self.collect("\(dist)/\(HostileInputTests.site)/current", prefix: "", into: &files, depth: 0)
         return files.filter { $0.key.hasPrefix("en/") || $0.key.hasPrefix("fr/") || $0.key.hasPrefix("assets/") }
     }
 
-    private static func files(under folder: String) throws -> [String: Data] {
-        var files: [String: Data] = [:]
-        for relative in try FileManager.default.subpathsOfDirectory(atPath: folder) {
+    private static func collect(_ folder: String, prefix: String, into files: inout [String: Data], depth: Int) throws {
+        guard depth < 16 else { return }
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+            let path = "\(folder)/\(name)"
             var info = stat()
-            guard stat("\(folder)/\(relative)", &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-            files[relative] = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(relative)"))
+            guard stat(path, &info) == 0 else { continue }
+            if info.st_mode & S_IFMT == S_IFDIR {
+                if prefix.isEmpty && name == "preview" { continue }
+                try collect(path, prefix: "\(prefix)\(name)/", into: &files, depth: depth + 1)
+            } else if info.st_mode & S_IFMT == S_IFREG {
+                files[prefix + name] = try Data(contentsOf: URL(fileURLWithPath: path))
+            }
         }
-        return files
     }
 }
 

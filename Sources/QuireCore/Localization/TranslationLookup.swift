@@ -71,7 +71,7 @@ public struct PageTranslations: Sendable {
             var parts: [String] = []
             if !missing.isEmpty { parts.append("drops \(missing.map { "{\($0)}" }.joined(separator: ", "))") }
             if !added.isEmpty { parts.append("adds \(added.map { "{\($0)}" }.joined(separator: ", "))") }
-            return "the translation \(parts.joined(separator: " and ")) of the source text"
+            return "the translation \(parts.joined(separator: " and ")): keep the placeholders of the source text"
         }
         if source.isMarkdown {
             let sourceLinks = MarkdownRenderer.links(in: source.text)
@@ -80,10 +80,10 @@ public struct PageTranslations: Sendable {
                 let missing = Set(sourceLinks).subtracting(translatedLinks).sorted()
                 let added = Set(translatedLinks).subtracting(sourceLinks).sorted()
                 var parts: [String] = []
-                if !missing.isEmpty { parts.append("drops the link\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", "))") }
-                if !added.isEmpty { parts.append("adds the link\(added.count > 1 ? "s" : "") \(added.joined(separator: ", "))") }
+                if !missing.isEmpty { parts.append("drops the link\(missing.count > 1 ? "s" : "") \(missing.map { "'\($0)'" }.joined(separator: ", "))") }
+                if !added.isEmpty { parts.append("adds the link\(added.count > 1 ? "s" : "") \(added.map { "'\($0)'" }.joined(separator: ", "))") }
                 if parts.isEmpty { parts.append("changes how many times links appear") }
-                return "the translation \(parts.joined(separator: " and ")) of the source text"
+                return "the translation \(parts.joined(separator: " and ")): keep the links of the source text"
             }
         }
         return nil

@@ -100,6 +100,7 @@ public final class SiteBuilder: @unchecked Sendable {
         let chains = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, context.config.chain(for: $0)) })
         DispatchQueue.concurrentPerform(iterations: pages.count) { index in
             slots.set(index, self.render(pages[index], context: context, chains: chains, catalogs: translations.byPage[pages[index].pageID] ?? [],
+                                         failedLocales: translations.failed[pages[index].pageID] ?? [],
                                          settingsDigest: settings.digest, published: published, clock: clock))
         }
         var files: [OutputFile] = []
@@ -219,7 +220,7 @@ public final class SiteBuilder: @unchecked Sendable {
             do throws(SourceReadError) {
                 bytes = try reader.read(source.path)
             } catch {
-                slots.set(index, (ProcessedPage(pageID: pageID, file: file, sourceDigest: "", model: nil, diagnostics: [.error(file, error.message)]), nil))
+                slots.set(index, (ProcessedPage(pageID: pageID, file: file, sourceDigest: "", model: nil, diagnostics: [.error(file, "this file \(error.message)")]), nil))
                 return
             }
             let digest = clock.measure(.hash) { SHA256.hash(bytes) }
@@ -255,12 +256,15 @@ public final class SiteBuilder: @unchecked Sendable {
 
     struct LoadedTranslations {
         var byPage: [String: [(locale: String, catalog: TranslationCatalog, digest: String)]] = [:]
+        /// Page id -> locales whose translation file could not be read or parsed.
+        var failed: [String: Set<String>] = [:]
         var diagnostics: [Diagnostic] = []
     }
 
     private func loadTranslations(_ inventory: SiteInventory, reader: SourceFileReader, context: ValidationContext) -> LoadedTranslations {
         var loaded = LoadedTranslations()
         var newCache: [String: CachedTranslation] = [:]
+        for refused in inventory.refusedTranslations { loaded.failed[refused.pageID, default: []].insert(refused.locale) }
         for translation in inventory.translations {
             let display = "\(displayRoot)/\(translation.file.relativePath)"
             guard context.config.locales.contains(translation.locale), translation.locale != context.config.defaultLocale else {
@@ -272,7 +276,8 @@ public final class SiteBuilder: @unchecked Sendable {
             }
             let bytes: [UInt8]
             do throws(SourceReadError) { bytes = try reader.read(translation.file.path) } catch {
-                loaded.diagnostics.append(.error(display, error.message))
+                loaded.diagnostics.append(.error(display, "this file \(error.message)"))
+                loaded.failed[translation.pageID, default: []].insert(translation.locale)
                 continue
             }
             let digest = SHA256.hash(bytes)
@@ -285,7 +290,9 @@ public final class SiteBuilder: @unchecked Sendable {
             }
             newCache[translation.file.path] = CachedTranslation(digest: digest, parsed: parsed)
             switch parsed {
-            case .failure(let diagnostic): loaded.diagnostics.append(diagnostic)
+            case .failure(let diagnostic):
+                loaded.diagnostics.append(diagnostic)
+                loaded.failed[translation.pageID, default: []].insert(translation.locale)
             case .success(let (catalog, warnings)):
                 loaded.diagnostics += warnings
                 if let declared = catalog.locale, declared != translation.locale {
@@ -310,7 +317,7 @@ public final class SiteBuilder: @unchecked Sendable {
     }
 
     private func render(_ page: ProcessedPage, context: ValidationContext, chains: [String: [String]],
-                        catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)],
+                        catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)], failedLocales: Set<String>,
                         settingsDigest: String, published: [String: PublishedFile], clock: StageClock) -> PageOutput {
         let started = DispatchTime.now().uptimeNanoseconds
         var output = PageOutput()
@@ -327,6 +334,15 @@ public final class SiteBuilder: @unchecked Sendable {
         let audiences = isDraft ? [] : PageRenderer.audiences(of: model)
         for locale in config.locales {
             let chain = chains[locale] ?? [locale]
+            // A broken translation file never replaces a good translated page with a fallback:
+            // the locale keeps its last good output (a page never published renders as usual).
+            if !failedLocales.isDisjoint(with: chain) {
+                let kept = carry(page.pageID, locales: [locale], published: published)
+                if !kept.isEmpty {
+                    output.files += kept
+                    continue
+                }
+            }
             var coverage = LocaleCoverage(locale: locale)
             for string in strings {
                 switch translations.state(of: string, locale: locale, defaultLocale: config.defaultLocale) {
@@ -414,7 +430,7 @@ public final class SiteBuilder: @unchecked Sendable {
                 let content: OutputFile.Content = published[path]?.sha256 == digest ? .carried : .bytes(bytes)
                 files.append(OutputFile(path: path, content: content, inputDigest: digest))
             } catch {
-                result.diagnostics.append(.error(display, error.message))
+                result.diagnostics.append(.error(display, "this file \(error.message)"))
             }
         }
         return files

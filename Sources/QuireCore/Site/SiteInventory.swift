@@ -26,6 +26,11 @@ public struct SiteInventory: Sendable {
     /// Relative to `assets/`.
     public var assets: [String: SourceFile] = [:]
     public var diagnostics: [Diagnostic] = []
+    /// A `site.yaml` or vocabulary file that is there but was refused (a link, a FIFO): the site
+    /// must stop rather than build with defaults.
+    public var refusedSettingsFile: String?
+    /// Translation files that are there but were refused: their locale keeps its last good output.
+    public var refusedTranslations: [TranslationFile] = []
 
     static let pageExtensions: Set<String> = ["json", "yaml", "yml"]
     static let translationExtensions: Set<String> = ["json", "yaml", "yml", "xlf", "xliff", "po"]
@@ -42,7 +47,7 @@ public struct SiteInventory: Sendable {
     private mutating func walk(relative: String, displayRoot: String, depth: Int) {
         let directory = relative.isEmpty ? root : "\(root)/\(relative)"
         guard depth < 32 else {
-            diagnostics.append(.error("\(displayRoot)/\(relative)", "folders nest deeper than 32 levels: refused"))
+            diagnostics.append(.error("\(displayRoot)/\(relative)", "folders nest deeper than 32 levels: this folder is not read; move its files up"))
             return
         }
         let names: [String]
@@ -65,9 +70,23 @@ public struct SiteInventory: Sendable {
                 classify(SourceFile(path: path, relativePath: relativePath), display: display)
             case S_IFLNK:
                 let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
-                diagnostics.append(.error(display, "is a symbolic link (to '\(target)'): quire reads only regular files inside pages/, so it is refused"))
+                diagnostics.append(.error(display, "refused: a symbolic link (to '\(target)'); quire reads only regular files inside pages/: put the file itself here"))
+                noteRefused(relativePath)
             default:
-                diagnostics.append(.error(display, "is \(Self.kindName(info.st_mode)), not a regular file: refused"))
+                diagnostics.append(.error(display, "refused: \(Self.kindName(info.st_mode)), not a regular file; quire reads only regular files inside pages/: remove it"))
+                noteRefused(relativePath)
+            }
+        }
+    }
+
+    private mutating func noteRefused(_ relativePath: String) {
+        if Self.siteFileNames.contains(relativePath) || Self.vocabularyFileNames.contains(relativePath) {
+            refusedSettingsFile = relativePath
+        }
+        if relativePath.hasPrefix("l10n/") {
+            let parts = Self.splitExtension(relativePath).stem.split(separator: "/", maxSplits: 2).map(String.init)
+            if parts.count == 3 {
+                refusedTranslations.append(TranslationFile(file: SourceFile(path: "\(root)/\(relativePath)", relativePath: relativePath), locale: parts[1], pageID: parts[2]))
             }
         }
     }

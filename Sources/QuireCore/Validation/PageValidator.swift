@@ -196,8 +196,9 @@ public struct PageValidator {
             return spec.kind == .markdown ? .markdown(value) : .text(value)
         case .url, .image:
             guard let url = reader.string(node, keyPath) else { return nil }
-            checkURL(url, node: node, keyPath: keyPath, isImage: spec.kind == .image)
-            if spec.name == "destination" { checkDestination(url, node: node, keyPath: keyPath, section: section) }
+            // A refused URL is one error; the action check would only repeat it.
+            let allowed = checkURL(url, node: node, keyPath: keyPath, isImage: spec.kind == .image)
+            if allowed, spec.name == "destination" { checkDestination(url, node: node, keyPath: keyPath, section: section) }
             return .plain(node.json)
         case .idList:
             guard let ids = reader.stringList(node, keyPath) else { return nil }
@@ -261,10 +262,12 @@ public struct PageValidator {
         }
     }
 
-    mutating func checkURL(_ url: String, node: SourceNode, keyPath: String, isImage: Bool) {
+    /// False when the URL policy refuses it (reported here).
+    @discardableResult
+    mutating func checkURL(_ url: String, node: SourceNode, keyPath: String, isImage: Bool) -> Bool {
         if case .refused(let why) = URLPolicy.checkField(url) {
             reader.error(node, keyPath, why)
-            return
+            return false
         }
         if url.hasPrefix("/assets/") {
             let asset = String(url.dropFirst("/assets/".count).prefix { $0 != "?" && $0 != "#" })
@@ -274,6 +277,7 @@ public struct PageValidator {
         } else if isImage, url.hasPrefix("/") {
             reader.error(node, keyPath, "'\(url)' is not an asset: images are served from /assets/... or an https: URL")
         }
+        return true
     }
 
     /// `navigate` goes to a page of the site or a declared app route; `external` to a web URL.

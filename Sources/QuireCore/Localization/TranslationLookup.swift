@@ -44,6 +44,13 @@ public struct PageTranslations: Sendable {
                     diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, problem))
                     continue
                 }
+                // Raw HTML a translator added is dropped at render time like the source's: say so
+                // where it was written, not only in the page's default locale.
+                if source.isMarkdown {
+                    for what in MarkdownRenderer.render(entry.text).removed {
+                        diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key, "removed \(what) from this translation: apps never receive it"))
+                    }
+                }
                 if let original = entry.sourceText, original != source.text {
                     diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key,
                         "stale translation: the source text changed since it was translated (was '\(Self.excerpt(original))', now '\(Self.excerpt(source.text))')"))

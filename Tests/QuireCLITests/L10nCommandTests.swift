@@ -171,8 +171,8 @@ import Testing
         let run = try workspace.quire(["l10n", "import", workspace.path("bad/store.yaml"), "--site", "shop"])
         #expect(run.status == 1)
         let file = workspace.path("bad/store.yaml")
-        #expect(run.stderr.contains("\(file):3:1: error: why.body: the translation drops the link https://example.com/rules of the source text"), "\(run.stderr)")
-        #expect(run.stderr.contains("\(file):4:1: error: promo.title: the translation drops {percent} of the source text"), "\(run.stderr)")
+        #expect(run.stderr.contains("\(file):3:1: error: why.body: the translation drops the link 'https://example.com/rules': keep the links of the source text"), "\(run.stderr)")
+        #expect(run.stderr.contains("\(file):4:1: error: promo.title: the translation drops {percent}: keep the placeholders of the source text"), "\(run.stderr)")
         #expect(try workspace.read("pages/shop/l10n/es/store.yaml") == "title: Tienda\n", "nothing written")
     }
 

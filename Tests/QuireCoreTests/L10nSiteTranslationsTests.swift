@@ -41,6 +41,6 @@ import Testing
             TranslationEntry(key: "promo.title", text: "Ahorre", position: SourcePosition(line: 2, column: 1)),
         ])
         let diagnostics = site.check(catalog, locale: "es", pageID: "store")
-        #expect(diagnostics.map(\.description) == ["in.yaml:2:1: error: promo.title: the translation drops {percent} of the source text"])
+        #expect(diagnostics.map(\.description) == ["in.yaml:2:1: error: promo.title: the translation drops {percent}: keep the placeholders of the source text"])
     }
 }

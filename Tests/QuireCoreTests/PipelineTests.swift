@@ -110,7 +110,7 @@ import QuireModel
         try fixture.write("sections:\n  - type: markdown_block\n    id: m\n    body: See [the rules](https://example.com/rules) by {date}\n", to: "p.yaml")
         try fixture.write("m.body: Voir les règles avant {jour}\n", to: "l10n/fr/p.yaml")
         let lines = fixture.lines(fixture.build())
-        #expect(lines.contains("site/l10n/fr/p.yaml:1:1: error: m.body: the translation drops {date} and adds {jour} of the source text"))
+        #expect(lines.contains("site/l10n/fr/p.yaml:1:1: error: m.body: the translation drops {date} and adds {jour}: keep the placeholders of the source text"))
     }
 
     /// While builds publish new versions, `current` always resolves to a complete version.

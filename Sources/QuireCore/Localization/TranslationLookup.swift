@@ -46,6 +46,13 @@ public struct PageTranslations: Sendable {
                     diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, problem))
                     continue
                 }
+                // Raw HTML a translator added is dropped at render time like the source's: say so
+                // where it was written, not only in the page's default locale.
+                if source.isMarkdown {
+                    for what in MarkdownRenderer.render(entry.text).removed {
+                        diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key, "removed \(what) from this translation: apps never receive it"))
+                    }
+                }
                 if let original = entry.sourceText, original != source.text {
                     diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key,
                         "stale translation: the source text changed since it was translated (\(Self.change(from: original, to: source.text)))"))
@@ -82,7 +89,7 @@ public struct PageTranslations: Sendable {
             var parts: [String] = []
             if !missing.isEmpty { parts.append("drops \(missing.map { "{\($0)}" }.joined(separator: ", "))") }
             if !added.isEmpty { parts.append("adds \(added.map { "{\($0)}" }.joined(separator: ", "))") }
-            return "the translation \(parts.joined(separator: " and ")) of the source text"
+            return "the translation \(parts.joined(separator: " and ")): keep the placeholders of the source text"
         }
         if source.isMarkdown {
             let sourceLinks = sourceLinks ?? MarkdownRenderer.links(in: source.text)
@@ -91,10 +98,10 @@ public struct PageTranslations: Sendable {
                 let missing = Set(sourceLinks).subtracting(translatedLinks).sorted()
                 let added = Set(translatedLinks).subtracting(sourceLinks).sorted()
                 var parts: [String] = []
-                if !missing.isEmpty { parts.append("drops the link\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", "))") }
-                if !added.isEmpty { parts.append("adds the link\(added.count > 1 ? "s" : "") \(added.joined(separator: ", "))") }
+                if !missing.isEmpty { parts.append("drops the link\(missing.count > 1 ? "s" : "") \(missing.map { "'\($0)'" }.joined(separator: ", "))") }
+                if !added.isEmpty { parts.append("adds the link\(added.count > 1 ? "s" : "") \(added.map { "'\($0)'" }.joined(separator: ", "))") }
                 if parts.isEmpty { parts.append("changes how many times links appear") }
-                return "the translation \(parts.joined(separator: " and ")) of the source text"
+                return "the translation \(parts.joined(separator: " and ")): keep the links of the source text"
             }
         }
         return nil

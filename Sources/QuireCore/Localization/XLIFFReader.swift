@@ -45,10 +45,36 @@ enum XLIFFReader {
                     "\(construct) is refused in translation files (document type declarations and entities allow XXE and entity-expansion attacks); remove it")
             }
         }
+        // Foundation's XMLParser calls strlen on the NULL data libxml2 passes for a processing
+        // instruction without data (`<?name?>`): a crash, found by fuzz/translations.
+        if let offset = emptyProcessingInstruction(bytes) {
+            throw Diagnostic.error(
+                file, at: positions.position(ofByte: offset),
+                "a processing instruction without data ('<?name?>') is refused in translation files; remove it")
+        }
         if let declared = declaredEncoding(bytes), !["utf-8", "utf8", "us-ascii", "ascii"].contains(declared.lowercased()) {
             throw Diagnostic.error(file, "the XML declaration names encoding \"\(declared)\"; only UTF-8 is accepted, save the file as UTF-8")
         }
     }
+
+    /// The byte offset of the first `<?name?>` (optionally with blanks before `?>`), if any.
+    private static func emptyProcessingInstruction(_ bytes: [UInt8]) -> Int? {
+        let question = UInt8(ascii: "?"), less = UInt8(ascii: "<"), greater = UInt8(ascii: ">")
+        var index = 0
+        while index + 1 < bytes.count {
+            defer { index += 1 }
+            guard bytes[index] == less, bytes[index + 1] == question else { continue }
+            var cursor = index + 2
+            let nameStart = cursor
+            while cursor < bytes.count, !Self.isBlank(bytes[cursor]), bytes[cursor] != question { cursor += 1 }
+            guard cursor > nameStart else { continue }
+            while cursor < bytes.count, Self.isBlank(bytes[cursor]) { cursor += 1 }
+            if cursor + 1 < bytes.count, bytes[cursor] == question, bytes[cursor + 1] == greater { return index }
+        }
+        return nil
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
     /// The `encoding="…"` of the XML declaration, if there is one.
     private static func declaredEncoding(_ bytes: [UInt8]) -> String? {

@@ -161,6 +161,7 @@ public final class SiteBuilder: @unchecked Sendable {
                 return
             }
             slots.set(index, self.render(page, context: context, chains: chains, catalogs: translations.byPage[page.pageID] ?? [],
+                                         failedLocales: translations.failed[page.pageID] ?? [],
                                          settingsDigest: settings.digest, published: published, now: now, clock: clock))
         }
         var newOutputs: [String: (key: String, output: PageOutput)] = [:]
@@ -317,7 +318,7 @@ public final class SiteBuilder: @unchecked Sendable {
             do throws(SourceReadError) {
                 bytes = try reader.read(source.path)
             } catch {
-                slots.set(index, (ProcessedPage(pageID: pageID, file: file, sourceDigest: "", model: nil, diagnostics: [.error(file, error.message)]), nil))
+                slots.set(index, (ProcessedPage(pageID: pageID, file: file, sourceDigest: "", model: nil, diagnostics: [.error(file, "this file \(error.message)")]), nil))
                 return
             }
             let digest = clock.measure(.hash) { SHA256.hash(bytes) }
@@ -358,6 +359,8 @@ public final class SiteBuilder: @unchecked Sendable {
 
     struct LoadedTranslations {
         var byPage: [String: [(locale: String, catalog: TranslationCatalog, digest: String)]] = [:]
+        /// Page id -> locales whose translation file could not be read or parsed.
+        var failed: [String: Set<String>] = [:]
         var diagnostics: [Diagnostic] = []
     }
 
@@ -365,6 +368,7 @@ public final class SiteBuilder: @unchecked Sendable {
                                   isUnchanged: (String) -> Bool) -> LoadedTranslations {
         var loaded = LoadedTranslations()
         var newCache: [String: CachedTranslation] = [:]
+        for refused in inventory.refusedTranslations { loaded.failed[refused.pageID, default: []].insert(refused.locale) }
         for translation in inventory.translations {
             let display = "\(displayRoot)/\(translation.file.relativePath)"
             if let why = TranslationFileRules.unusedReason(locale: translation.locale, config: context.config) {
@@ -378,7 +382,8 @@ public final class SiteBuilder: @unchecked Sendable {
             } else {
                 let bytes: [UInt8]
                 do throws(SourceReadError) { bytes = try reader.read(translation.file.path) } catch {
-                    loaded.diagnostics.append(.error(display, error.message))
+                    loaded.diagnostics.append(.error(display, "this file \(error.message)"))
+                    loaded.failed[translation.pageID, default: []].insert(translation.locale)
                     continue
                 }
                 digest = SHA256.hash(bytes)
@@ -391,7 +396,9 @@ public final class SiteBuilder: @unchecked Sendable {
             }
             newCache[translation.file.path] = CachedTranslation(digest: digest, parsed: parsed)
             switch parsed {
-            case .failure(let diagnostic): loaded.diagnostics.append(diagnostic)
+            case .failure(let diagnostic):
+                loaded.diagnostics.append(diagnostic)
+                loaded.failed[translation.pageID, default: []].insert(translation.locale)
             case .success(let (catalog, warnings)):
                 loaded.diagnostics += warnings
                 if let declared = catalog.locale, declared != translation.locale {
@@ -425,7 +432,7 @@ public final class SiteBuilder: @unchecked Sendable {
     }
 
     private func render(_ page: ProcessedPage, context: ValidationContext, chains: [String: [String]],
-                        catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)],
+                        catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)], failedLocales: Set<String>,
                         settingsDigest: String, published: [String: PublishedFile], now: Date, clock: StageClock) -> PageOutput {
         let started = DispatchTime.now().uptimeNanoseconds
         var output = PageOutput()
@@ -444,6 +451,15 @@ public final class SiteBuilder: @unchecked Sendable {
         let scheduleState = model.scheduleState(at: now)
         for locale in config.locales {
             let chain = chains[locale] ?? [locale]
+            // A broken translation file never replaces a good translated page with a fallback:
+            // the locale keeps its last good output (a page never published renders as usual).
+            if !failedLocales.isDisjoint(with: chain) {
+                let kept = carry(page.pageID, locales: [locale], published: published)
+                if !kept.isEmpty {
+                    output.files += kept
+                    continue
+                }
+            }
             output.coverage[locale] = translations.coverage(of: strings, locale: locale, defaultLocale: config.defaultLocale)
             var inputs = SHA256()
             inputs.update(settingsDigest)
@@ -550,7 +566,7 @@ public final class SiteBuilder: @unchecked Sendable {
                 let content: OutputFile.Content = published[path]?.sha256 == digest ? .carried : .bytes(bytes)
                 files.append(OutputFile(path: path, content: content, inputDigest: digest))
             } catch {
-                result.diagnostics.append(.error(display, error.message))
+                result.diagnostics.append(.error(display, "this file \(error.message)"))
             }
         }
         return files

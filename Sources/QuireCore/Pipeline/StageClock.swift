@@ -1,13 +1,17 @@
 import Foundation
-import Synchronization
 
 /// Time spent per pipeline stage, summed across worker threads (so it can exceed wall time).
-public final class StageClock: Sendable {
+///
+/// Guarded by an `NSLock` (a pthread mutex), not `Synchronization.Mutex`: on Linux the latter
+/// is futex-based inside the uninstrumented standard library, so ThreadSanitizer cannot see
+/// its ordering and reports every `concurrentPerform` worker's update as a race.
+public final class StageClock: @unchecked Sendable {
     public enum Stage: String, CaseIterable, Sendable {
         case scan, read, parse, validate, translations, merge, markdown, encode, hash, preview, publish, status
     }
 
-    private let nanoseconds = Mutex([Int](repeating: 0, count: Stage.allCases.count))
+    private var nanoseconds = [Int](repeating: 0, count: Stage.allCases.count)
+    private let lock = NSLock()
 
     public init() {}
 
@@ -20,12 +24,12 @@ public final class StageClock: Sendable {
 
     public func add(_ stage: Stage, _ elapsed: UInt64) {
         let index = Stage.allCases.firstIndex(of: stage) ?? 0
-        nanoseconds.withLock { $0[index] += Int(elapsed) }
+        lock.withLock { nanoseconds[index] += Int(elapsed) }
     }
 
     /// Milliseconds per stage, in stage order.
     public var milliseconds: [(stage: Stage, ms: Double)] {
-        let totals = nanoseconds.withLock { $0 }
+        let totals = lock.withLock { nanoseconds }
         return Stage.allCases.enumerated().map { ($1, Double(totals[$0]) / 1e6) }
     }
 }

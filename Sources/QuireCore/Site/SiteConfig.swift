@@ -79,11 +79,16 @@ extension SiteConfig {
         config.title = reader.string(root["title"], "title")
         if let locale = reader.string(root["default_locale"], "default_locale") { config.defaultLocale = locale }
         if let locales = reader.stringList(root["locales"], "locales") { config.locales = locales }
-        if !config.locales.contains(config.defaultLocale) { config.locales.insert(config.defaultLocale, at: 0) }
-        for (index, locale) in config.locales.enumerated() where !LocaleCode.isValid(locale) {
-            reader.error(root["locales"]?.array?[index] ?? root, "locales[\(index)]",
-                "'\(locale)' is not a locale code: write it like 'en', 'fr' or 'fr-CA'")
+        // Checked item by item on the nodes: the list may hold non-text items (already reported).
+        for (index, item) in (root["locales"]?.array ?? []).enumerated() {
+            if let locale = item.string, !LocaleCode.isValid(locale) {
+                reader.error(item, "locales[\(index)]", "'\(locale)' is not a locale code: write it like 'en', 'fr' or 'fr-CA'")
+            }
         }
+        if let node = root["default_locale"], !LocaleCode.isValid(config.defaultLocale) {
+            reader.error(node, "default_locale", "'\(config.defaultLocale)' is not a locale code: write it like 'en', 'fr' or 'fr-CA'")
+        }
+        if !config.locales.contains(config.defaultLocale) { config.locales.insert(config.defaultLocale, at: 0) }
         if let fallbacks = reader.mapping(root["fallbacks"], "fallbacks") {
             for member in fallbacks {
                 let path = "fallbacks.\(member.key)"
@@ -97,8 +102,10 @@ extension SiteConfig {
             }
         }
         if let routes = reader.stringList(root["app_routes"], "app_routes") {
-            for (index, route) in routes.enumerated() where !route.hasPrefix("/") {
-                reader.error(root["app_routes"]?.array?[index] ?? root, "app_routes[\(index)]", "'\(route)' must start with '/'")
+            for (index, item) in (root["app_routes"]?.array ?? []).enumerated() {
+                if let route = item.string, !route.hasPrefix("/") {
+                    reader.error(item, "app_routes[\(index)]", "'\(route)' must start with '/': write it like '/drills'")
+                }
             }
             config.appRoutes = Set(routes)
         }

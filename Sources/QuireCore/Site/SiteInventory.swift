@@ -26,6 +26,11 @@ public struct SiteInventory: Sendable {
     /// Relative to `assets/`.
     public var assets: [String: SourceFile] = [:]
     public var diagnostics: [Diagnostic] = []
+    /// A `site.yaml` or vocabulary file that is there but was refused (a link, a FIFO): the site
+    /// must stop rather than build with defaults.
+    public var refusedSettingsFile: String?
+    /// Translation files that are there but were refused: their locale keeps its last good output.
+    public var refusedTranslations: [TranslationFile] = []
 
     static let pageExtensions: Set<String> = ["json", "yaml", "yml"]
     static let translationExtensions: Set<String> = ["json", "yaml", "yml", "xlf", "xliff", "po"]
@@ -57,11 +62,7 @@ public struct SiteInventory: Sendable {
             switch info.st_mode & S_IFMT {
             case S_IFREG: classify(SourceFile(path: path, relativePath: relativePath), display: display)
             case S_IFDIR: return false
-            case S_IFLNK:
-                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
-                diagnostics.append(.error(display, "is a symbolic link (to '\(target)'): quire reads only regular files inside pages/, so it is refused"))
-            default:
-                diagnostics.append(.error(display, "is \(Self.kindName(info.st_mode)), not a regular file: refused"))
+            default: refuse(path: path, relativePath: relativePath, display: display, mode: info.st_mode)
             }
         }
         return true
@@ -75,6 +76,8 @@ public struct SiteInventory: Sendable {
             pages[id] = rest.isEmpty ? nil : rest
         }
         translations.removeAll { $0.file.path == path }
+        refusedTranslations.removeAll { $0.file.path == path }
+        if let refused = refusedSettingsFile, "\(root)/\(refused)" == path { refusedSettingsFile = nil }
         for (name, file) in assets where file.path == path { assets[name] = nil }
         diagnostics.removeAll { $0.file == display }
     }
@@ -88,7 +91,7 @@ public struct SiteInventory: Sendable {
     private mutating func walk(relative: String, displayRoot: String, depth: Int) {
         let directory = relative.isEmpty ? root : "\(root)/\(relative)"
         guard depth < 32 else {
-            diagnostics.append(.error("\(displayRoot)/\(relative)", "folders nest deeper than 32 levels: refused"))
+            diagnostics.append(.error("\(displayRoot)/\(relative)", "folders nest deeper than 32 levels: this folder is not read; move its files up"))
             return
         }
         let names: [String]
@@ -109,11 +112,31 @@ public struct SiteInventory: Sendable {
                 walk(relative: relativePath, displayRoot: displayRoot, depth: depth + 1)
             case S_IFREG:
                 classify(SourceFile(path: path, relativePath: relativePath), display: display)
-            case S_IFLNK:
-                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
-                diagnostics.append(.error(display, "is a symbolic link (to '\(target)'): quire reads only regular files inside pages/, so it is refused"))
             default:
-                diagnostics.append(.error(display, "is \(Self.kindName(info.st_mode)), not a regular file: refused"))
+                refuse(path: path, relativePath: relativePath, display: display, mode: info.st_mode)
+            }
+        }
+    }
+
+    /// A symbolic link, FIFO, device or socket: reported, never opened.
+    private mutating func refuse(path: String, relativePath: String, display: String, mode: mode_t) {
+        if mode & S_IFMT == S_IFLNK {
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
+            diagnostics.append(.error(display, "refused: a symbolic link (to '\(target)'); quire reads only regular files inside pages/: put the file itself here"))
+        } else {
+            diagnostics.append(.error(display, "refused: \(Self.kindName(mode)), not a regular file; quire reads only regular files inside pages/: remove it"))
+        }
+        noteRefused(relativePath)
+    }
+
+    private mutating func noteRefused(_ relativePath: String) {
+        if Self.siteFileNames.contains(relativePath) || Self.vocabularyFileNames.contains(relativePath) {
+            refusedSettingsFile = relativePath
+        }
+        if relativePath.hasPrefix("l10n/") {
+            let parts = Self.splitExtension(relativePath).stem.split(separator: "/", maxSplits: 2).map(String.init)
+            if parts.count == 3 {
+                refusedTranslations.append(TranslationFile(file: SourceFile(path: "\(root)/\(relativePath)", relativePath: relativePath), locale: parts[1], pageID: parts[2]))
             }
         }
     }

@@ -19,6 +19,8 @@ public struct SiteSettings: Sendable {
         var digest = SHA256()
         digest.update(SiteBuilder.outputFormat)
         var config = SiteConfig(name: site)
+        // Its error is already in the inventory's diagnostics.
+        guard inventory.refusedSettingsFile == nil else { return settings }
         if let file = inventory.siteFile {
             let display = "\(displayRoot)/\(file.relativePath)"
             guard let root = parse(file, display: display, into: &settings.diagnostics) else { return settings }
@@ -70,7 +72,7 @@ public struct SiteSettings: Sendable {
         do throws(SourceReadError) {
             bytes = try SourceFileReader().read(file.path)
         } catch {
-            diagnostics.append(.error(display, error.message))
+            diagnostics.append(.error(display, "this file \(error.message)"))
             return nil
         }
         let format = SourceFormat(pathExtension: SiteInventory.splitExtension(file.relativePath).pathExtension) ?? .yaml

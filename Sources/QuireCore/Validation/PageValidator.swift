@@ -271,12 +271,15 @@ public struct PageValidator {
         case .idList:
             guard let ids = reader.stringList(node, keyPath) else { return nil }
             if ids.isEmpty { reader.error(node, keyPath, "must list at least one id") }
-            for (index, id) in ids.enumerated() where !Identifier.isValid(id) {
-                reader.error(node.array?[index] ?? node, "\(keyPath)[\(index)]", "'\(id)' is not a valid id: \(Identifier.rule)")
+            for (index, item) in (node.array ?? []).enumerated() {
+                if let id = item.string, !Identifier.isValid(id) {
+                    reader.error(item, "\(keyPath)[\(index)]", "'\(id)' is not a valid id: \(Identifier.rule)")
+                }
             }
             if spec.name == "drill_ids", section["type"]?.string == "drill_carousel", let catalog = context.drillIDs {
-                for (index, id) in ids.enumerated() where !catalog.contains(id) {
-                    reader.error(node.array?[index] ?? node, "\(keyPath)[\(index)]",
+                for (index, item) in (node.array ?? []).enumerated() {
+                    guard let id = item.string, Identifier.isValid(id), !catalog.contains(id) else { continue }
+                    reader.error(item, "\(keyPath)[\(index)]",
                         "'\(id)' is not in the site's drill catalog (\(context.config.drillCatalog ?? "drill_catalog")): fix the id or add the drill to the catalog")
                 }
             }

@@ -11,6 +11,7 @@ struct EditorTempFilesTests {
             "#store.yaml#",  // emacs auto-save
             ".store.yaml.swp", ".store.yaml.swx", "store.yaml.swo",  // vim swap
             "store.yaml~", "4913", "5036",  // vim backup and write probes
+            "sedAb12Cd",                     // sed -i
             "store.yaml___jb_tmp___", "store.yaml___jb_old___",  // JetBrains safe write
             ".store.yaml.Xy12Ab",  // rsync
             "store.yaml.tmp", "store.yaml.part", "store.yaml.crdownload",
@@ -22,7 +23,7 @@ struct EditorTempFilesTests {
 
     @Test(
         "page, asset and translation names are kept",
-        arguments: ["store.yaml", "range-safety.json", "site.yaml", "trex-banner.jpg", "fr.po", "4914", "2024", "l10n"])
+        arguments: ["store.yaml", "range-safety.json", "site.yaml", "trex-banner.jpg", "fr.po", "4914", "2024", "l10n", "sedan.yaml"])
     func kept(name: String) {
         #expect(!EditorTempFiles.isIgnored(name))
     }

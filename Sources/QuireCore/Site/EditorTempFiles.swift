@@ -23,7 +23,7 @@ public enum EditorTempFiles {
             // JetBrains safe write.
             return true
         }
-        if isVimWriteProbe(name) {
+        if isVimWriteProbe(name) || isSedTemporary(name) {
             return true
         }
         let lowercased = name.lowercased()
@@ -42,6 +42,12 @@ public enum EditorTempFiles {
         ".kate-swp",
         ".bak", ".orig", ".rej",         // backups and patch leftovers
     ]
+
+    /// `sed -i` writes `sedXXXXXX` (six random letters and digits) beside the file, then renames it.
+    private static func isSedTemporary(_ name: String) -> Bool {
+        name.utf8.count == 9 && name.hasPrefix("sed")
+            && name.utf8.dropFirst(3).allSatisfy { (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }
+    }
 
     /// Vim checks that it may create files in a folder by writing `4913` (then 5036, 5159, ...
     /// in steps of 123 while the name is taken) and deleting it at once.

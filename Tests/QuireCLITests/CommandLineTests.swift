@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// The `quire` binary as users and CI run it: exit codes (DESIGN.md §6), diagnostics on stderr,
+/// data on stdout, and the ops commands on a real `dist/`.
+@Suite(.serialized) struct CommandLineTests {
+    @Test func checkReportsContentErrorsWithExitCode1AndPositions() throws {
+        let workspace = try L10nWorkspace()
+        defer { workspace.remove() }
+        try workspace.write("pages/shop/broken.yaml", "sections:\n  - type: cta_button\n    label: Go\n    action: navgate\n    destination: /drills\n")
+        let run = try workspace.quire(["check"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("pages/shop/broken.yaml:4:13: error: sections[0].action: must be one of navigate, external; found 'navgate'"), "\(run.stderr)")
+        #expect(!workspace.exists("dist"), "check publishes nothing")
+
+        let json = try workspace.quire(["check", "--format", "json"])
+        #expect(json.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let site = try #require((object["sites"] as? [[String: Any]])?.first)
+        let diagnostics = try #require(site["diagnostics"] as? [[String: Any]])
+        #expect(diagnostics.contains { ($0["line"] as? Int) == 4 && ($0["column"] as? Int) == 13 && ($0["severity"] as? String) == "error" })
+    }
+
+    @Test func usageErrorsExitWith2() throws {
+        let workspace = try L10nWorkspace()
+        defer { workspace.remove() }
+        #expect(try workspace.quire(["frobnicate"]).status == 2)
+        #expect(try workspace.quire(["build", "--format", "xml"]).status == 2)
+        #expect(try workspace.quire(["rollback", "--dist", workspace.dist]).status == 2, "rollback needs --site")
+    }
+
+    @Test func buildRollbackUnpinVerifyAndVersions() throws {
+        let workspace = try L10nWorkspace()
+        defer { workspace.remove() }
+        let dist = ["--dist", workspace.dist]
+        #expect(try workspace.quire(["build"] + dist).status == 0)
+        let store = try workspace.read("pages/shop/store.yaml")
+        try workspace.write("pages/shop/store.yaml", store.replacingOccurrences(of: "title: ", with: "title: New ", options: [], range: store.range(of: "title: ")))
+        let second = try workspace.quire(["build"] + dist)
+        #expect(second.status == 0)
+        #expect(second.stderr.contains("published v000002"), "\(second.stderr)")
+
+        let rollback = try workspace.quire(["rollback", "--site", "shop", "--reason", "bad title"] + dist)
+        #expect(rollback.status == 0, "\(rollback.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: workspace.path("dist/shop/current")) == "versions/v000001")
+
+        let versions = try workspace.quire(["versions", "--site", "shop", "--format", "json"] + dist)
+        let listed = try #require((try JSONSerialization.jsonObject(with: Data(versions.stdout.utf8)) as? [String: Any])?["versions"] as? [[String: Any]])
+        #expect(listed.count == 2)
+        #expect(listed.first { ($0["id"] as? String) == "v000001" }?["pinned"] as? Bool == true)
+        #expect(try workspace.read("dist/shop/state/history.jsonl").contains("bad title"))
+
+        // While pinned, a build makes a new version but current stays.
+        try workspace.write("pages/shop/store.yaml", store)
+        let pinned = try workspace.quire(["build"] + dist)
+        #expect(pinned.stderr.contains("site pinned: current unchanged"), "\(pinned.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: workspace.path("dist/shop/current")) == "versions/v000001")
+
+        #expect(try workspace.quire(["unpin", "--site", "shop"] + dist).status == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: workspace.path("dist/shop/current")) == "versions/v000003")
+        #expect(try workspace.quire(["verify", "--site", "shop"] + dist).status == 0)
+
+        // Damage a published file: verify finds it and exits 1.
+        let page = try #require(try FileManager.default.contentsOfDirectory(atPath: workspace.path("dist/shop/current/en")).first { $0.hasSuffix(".json") })
+        let resolved = try workspace.path("dist/shop/current/en/\(page)")
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: resolved))
+        let damaged = try workspace.quire(["verify", "--site", "shop"] + dist)
+        #expect(damaged.status == 1)
+        #expect(damaged.stderr.contains("en/\(page)"), "\(damaged.stderr)")
+    }
+}

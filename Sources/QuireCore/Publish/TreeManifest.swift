@@ -20,7 +20,7 @@ struct TreeManifest: Sendable, Equatable {
     let entries: [Entry]
 
     init(entries: [Entry]) {
-        self.entries = entries.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+        self.entries = entries.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
     }
 
     var json: JSONValue {

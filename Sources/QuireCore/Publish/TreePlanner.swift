@@ -52,7 +52,7 @@ struct TreePlanner {
         for (name, folder) in root.folders {
             planned.append((name, try plan(folder, path: name)))
         }
-        return planned.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+        return planned.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
     }
 
     static func components(of path: String) throws(StoreError) -> [String] {

@@ -57,17 +57,18 @@ public indirect enum JSONValue: Sendable, Hashable {
     }
 }
 
-/// An object with ordered, unique keys; lookups by key are O(1), as status files and indexes of
-/// large sites need.
+/// An object with ordered, unique keys. Small objects (most of them) search their few keys;
+/// large ones (status files, indexes of big sites) keep a key index so lookups stay O(1).
 public struct JSONObject: Sendable, Hashable, Sequence {
     public private(set) var members: [(key: String, value: JSONValue)] = []
-    private var index: [String: Int] = [:]
+    /// Built once an object grows past `indexThreshold` keys.
+    private var index: [String: Int]?
+    private static let indexThreshold = 16
 
     public init() {}
 
     public init(_ members: [(String, JSONValue)]) {
         self.members.reserveCapacity(members.count)
-        index.reserveCapacity(members.count)
         for (key, value) in members { self[key] = value }
     }
 
@@ -75,19 +76,28 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     public var isEmpty: Bool { members.isEmpty }
     public var count: Int { members.count }
 
+    private func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        return members.firstIndex { $0.key == key }
+    }
+
     public subscript(key: String) -> JSONValue? {
-        get { index[key].map { members[$0].value } }
+        get { position(of: key).map { members[$0].value } }
         set {
-            if let position = index[key] {
+            if let position = position(of: key) {
                 if let newValue {
                     members[position].value = newValue
                 } else {
                     members.remove(at: position)
-                    index = Dictionary(uniqueKeysWithValues: members.enumerated().map { ($1.key, $0) })
+                    if index != nil { index = Dictionary(uniqueKeysWithValues: members.enumerated().map { ($1.key, $0) }) }
                 }
             } else if let newValue {
-                index[key] = members.count
                 members.append((key, newValue))
+                if index != nil {
+                    index?[key] = members.count - 1
+                } else if members.count > Self.indexThreshold {
+                    index = Dictionary(uniqueKeysWithValues: members.enumerated().map { ($1.key, $0) })
+                }
             }
         }
     }

@@ -1,4 +1,4 @@
-public import QuireModel
+import QuireModel
 public import Foundation
 import Synchronization
 
@@ -41,17 +41,19 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Bump when previews change for equal pages.
     static let previewFormat = "quire-preview-2"
 
-    private var sourceCache: [String: CachedSource] = [:]
+    // State kept between builds. Internal only so the stage files (SiteBuilder+Pages, +Translations,
+    // +Rendering) can share it; nothing outside the builder touches it.
+    var sourceCache: [String: CachedSource] = [:]
     /// Watch mode: the last scan, pages and outputs, reused for whatever a change set leaves alone.
-    private var inventory: SiteInventory?
-    private var pageCache: [String: ProcessedPage] = [:]
-    private var outputCache: [String: (key: String, output: PageOutput)] = [:]
-    private var assetDigests: [String: String] = [:]
-    private var lastContext: (settings: String, pageIDs: Set<String>, assets: Set<String>)?
+    var inventory: SiteInventory?
+    var pageCache: [String: ProcessedPage] = [:]
+    var outputCache: [String: (key: String, output: PageOutput)] = [:]
+    var assetDigests: [String: String] = [:]
+    var lastContext: (settings: String, pageIDs: Set<String>, assets: Set<String>)?
     /// True when the newest version holds every output of the last build (so it can be carried).
-    private var lastBuildPublished = false
-    private var translationCache: [String: CachedTranslation] = [:]
-    private var store: SiteStore?
+    var lastBuildPublished = false
+    var translationCache: [String: CachedTranslation] = [:]
+    var store: SiteStore?
 
     struct CachedSource {
         var digest: String
@@ -278,269 +280,6 @@ public final class SiteBuilder: @unchecked Sendable {
         let opened = try SiteStore(dist: distRoot, site: site)
         store = opened
         return opened
-    }
-
-    // MARK: Pages
-
-    struct ProcessedPage: Sendable {
-        var pageID: String
-        var file: String
-        var sourceDigest: String
-        var model: PageModel?
-        var diagnostics: [Diagnostic]
-    }
-
-    /// Reads, parses and validates every page, in parallel; unchanged bytes reuse the parse.
-    private func processPages(_ pageIDs: [String], inventory: SiteInventory, context: ValidationContext,
-                              reader: SourceFileReader, clock: StageClock, canReuse: @Sendable (String) -> Bool) -> [ProcessedPage] {
-        let cache = sourceCache
-        let processed = pageCache
-        let slots = ResultSlots<(ProcessedPage, CachedSource?)>(count: pageIDs.count)
-        let limits = context.config.limits
-        DispatchQueue.concurrentPerform(iterations: pageIDs.count) { index in
-            let pageID = pageIDs[index]
-            let sources = inventory.pages[pageID] ?? []
-            let display = sources.map { "\(self.displayRoot)/\($0.relativePath)" }
-            guard sources.count == 1, let source = sources.first else {
-                let names = display.joined(separator: ", ")
-                let diagnostics = display.map { Diagnostic.error($0, "page id '\(pageID)' is claimed by more than one file (\(names)): keep one") }
-                slots.set(index, (ProcessedPage(pageID: pageID, file: display.first ?? pageID, sourceDigest: "", model: nil, diagnostics: diagnostics), nil))
-                return
-            }
-            let file = display[0]
-            if canReuse(source.path), let page = processed[source.path], let cached = cache[source.path] {
-                slots.set(index, (page, cached))
-                return
-            }
-            let bytes: [UInt8]
-            let readStarted = DispatchTime.now().uptimeNanoseconds
-            defer { clock.add(.read, DispatchTime.now().uptimeNanoseconds - readStarted) }
-            do throws(SourceReadError) {
-                bytes = try reader.read(source.path)
-            } catch {
-                slots.set(index, (ProcessedPage(pageID: pageID, file: file, sourceDigest: "", model: nil, diagnostics: [.error(file, "this file \(error.message)")]), nil))
-                return
-            }
-            let digest = clock.measure(.hash) { SHA256.hash(bytes) }
-            let parsed: Result<SourceNode, Diagnostic>
-            if let cached = cache[source.path], cached.digest == digest {
-                parsed = cached.parsed
-            } else {
-                let format = SourceFormat(pathExtension: SiteInventory.splitExtension(source.relativePath).pathExtension) ?? .yaml
-                parsed = clock.measure(.parse) { Result { () throws(Diagnostic) in try SourceParser.parse(bytes, format: format, file: file, limits: limits) } }
-            }
-            var page = ProcessedPage(pageID: pageID, file: file, sourceDigest: digest, model: nil, diagnostics: [])
-            switch parsed {
-            case .failure(let diagnostic): page.diagnostics = [diagnostic]
-            case .success(let root):
-                let (model, diagnostics) = clock.measure(.validate) { PageValidator.validate(root, pageID: pageID, file: file, context: context) }
-                page.model = model
-                page.diagnostics = diagnostics
-            }
-            slots.set(index, (page, CachedSource(digest: digest, parsed: parsed)))
-        }
-        var pages: [ProcessedPage] = []
-        var newCache: [String: CachedSource] = [:]
-        var newPages: [String: ProcessedPage] = [:]
-        for (index, slot) in slots.values.enumerated() {
-            guard let (page, cached) = slot else { continue }
-            pages.append(page)
-            if let cached, let source = inventory.pages[pageIDs[index]]?.first {
-                newCache[source.path] = cached
-                newPages[source.path] = page
-            }
-        }
-        sourceCache = newCache
-        pageCache = newPages
-        return pages
-    }
-
-    // MARK: Translations
-
-    struct LoadedTranslations {
-        var byPage: [String: [(locale: String, catalog: TranslationCatalog, digest: String)]] = [:]
-        /// Page id -> locales whose translation file could not be read or parsed.
-        var failed: [String: Set<String>] = [:]
-        var diagnostics: [Diagnostic] = []
-    }
-
-    private func loadTranslations(_ inventory: SiteInventory, reader: SourceFileReader, context: ValidationContext,
-                                  isUnchanged: (String) -> Bool) -> LoadedTranslations {
-        var loaded = LoadedTranslations()
-        var newCache: [String: CachedTranslation] = [:]
-        for refused in inventory.refusedTranslations { loaded.failed[refused.pageID, default: []].insert(refused.locale) }
-        for translation in inventory.translations {
-            let display = "\(displayRoot)/\(translation.file.relativePath)"
-            if let why = TranslationFileRules.unusedReason(locale: translation.locale, config: context.config) {
-                loaded.diagnostics.append(.warning(display, "\(why): not used"))
-                continue
-            }
-            let digest: String
-            let parsed: Result<(TranslationCatalog, [Diagnostic]), Diagnostic>
-            if isUnchanged(translation.file.path), let cached = translationCache[translation.file.path] {
-                (digest, parsed) = (cached.digest, cached.parsed)
-            } else {
-                let bytes: [UInt8]
-                do throws(SourceReadError) { bytes = try reader.read(translation.file.path) } catch {
-                    loaded.diagnostics.append(.error(display, "this file \(error.message)"))
-                    loaded.failed[translation.pageID, default: []].insert(translation.locale)
-                    continue
-                }
-                digest = SHA256.hash(bytes)
-                if let cached = translationCache[translation.file.path], cached.digest == digest {
-                    parsed = cached.parsed
-                } else {
-                    let format = TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml
-                    parsed = Result { () throws(Diagnostic) in try TranslationFileReader.read(bytes, file: display, format: format) }
-                }
-            }
-            newCache[translation.file.path] = CachedTranslation(digest: digest, parsed: parsed)
-            switch parsed {
-            case .failure(let diagnostic):
-                loaded.diagnostics.append(diagnostic)
-                loaded.failed[translation.pageID, default: []].insert(translation.locale)
-            case .success(let (catalog, warnings)):
-                loaded.diagnostics += warnings
-                if let declared = catalog.locale, declared != translation.locale {
-                    loaded.diagnostics.append(.error(display, TranslationFileRules.misplaced(declared: declared, folder: translation.locale)))
-                    continue
-                }
-                loaded.byPage[translation.pageID, default: []].append((translation.locale, catalog, digest))
-            }
-        }
-        translationCache = newCache
-        return loaded
-    }
-
-    // MARK: Rendering
-
-    struct PageOutput: Sendable {
-        var files: [OutputFile] = []
-        var diagnostics: [Diagnostic] = []
-        var rendered = 0
-        var coverage: [String: LocaleCoverage] = [:]
-        var milliseconds: Double = 0
-
-        /// The same output once published: every file carried from the newest version.
-        var carried: PageOutput {
-            var copy = self
-            copy.files = files.map { OutputFile(path: $0.path, content: .carried, inputDigest: $0.inputDigest, metadata: $0.metadata) }
-            copy.rendered = 0
-            copy.milliseconds = 0
-            return copy
-        }
-    }
-
-    private func render(_ page: ProcessedPage, context: ValidationContext, chains: [String: [String]],
-                        catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)], failedLocales: Set<String>,
-                        settingsDigest: String, published: [String: PublishedFile], now: Date, clock: StageClock) -> PageOutput {
-        let started = DispatchTime.now().uptimeNanoseconds
-        var output = PageOutput()
-        defer { output.milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6 }
-        guard let model = page.model else { return output }
-        let strings = model.translatableStrings
-        let (translations, translationDiagnostics) = clock.measure(.merge) {
-            PageTranslations.check(catalogs.map { ($0.locale, $0.catalog) }, strings: strings)
-        }
-        output.diagnostics += translationDiagnostics
-        let config = context.config
-        // A draft, or a page outside its schedule, stays out of published pages; its preview still shows it.
-        let isDraft = model.isDraft || !model.schedule.isLive(at: now)
-        let audiences = isDraft ? [] : PageRenderer.audiences(of: model)
-        let minimumAppVersions = Dictionary(context.vocabulary.types.compactMap { type in type.minimumAppVersion.map { (type.name, $0) } }, uniquingKeysWith: { $1 })
-        let scheduleState = model.scheduleState(at: now)
-        for locale in config.locales {
-            let chain = chains[locale] ?? [locale]
-            // A broken translation file never replaces a good translated page with a fallback:
-            // the locale keeps its last good output (a page never published renders as usual).
-            if !failedLocales.isDisjoint(with: chain) {
-                let kept = carry(page.pageID, locales: [locale], published: published)
-                if !kept.isEmpty {
-                    output.files += kept
-                    continue
-                }
-            }
-            output.coverage[locale] = translations.coverage(of: strings, locale: locale, defaultLocale: config.defaultLocale)
-            var inputs = SHA256()
-            inputs.update(settingsDigest)
-            inputs.update(page.sourceDigest)
-            inputs.update("schedule:" + scheduleState)
-            for catalog in catalogs where chain.contains(catalog.locale) { inputs.update(catalog.locale + catalog.digest) }
-            let inputDigest = inputs.finalize()
-            let renderer = PageRenderer(locale: locale, defaultTTL: config.ttl, now: now, minimumAppVersions: minimumAppVersions) { string in
-                translations.resolve(string, chain: chain, defaultLocale: config.defaultLocale, stalePolicy: config.stalePolicy).text
-            }
-            let previewPath = "preview/\(locale)/\(page.pageID).html"
-            let previewDigest = inputDigest + "+" + Self.previewFormat
-            let previewCarried = published[previewPath]?.inputDigest == previewDigest
-            if options.previews && previewCarried {
-                output.files.append(OutputFile(path: previewPath, content: .carried, inputDigest: previewDigest))
-            }
-            for audience in [nil] + audiences.map(Optional.some) {
-                let path = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience)
-                let needsPreview = audience == nil && options.previews && !previewCarried
-                let digest = audience.map { inputDigest + "@" + $0 } ?? inputDigest
-                // Part 1 records how many parts there are, so carrying brings the others along.
-                if !isDraft && !needsPreview, let carried = published[path], carried.inputDigest == digest {
-                    let parts = carried.metadata?["parts"]?.intValue ?? 1
-                    for part in 1...max(parts, 1) {
-                        let partPath = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience, part: part)
-                        output.files.append(OutputFile(path: partPath, content: .carried, inputDigest: digest, metadata: published[partPath]?.metadata))
-                    }
-                    continue
-                }
-                let rendered = clock.measure(.markdown) { renderer.render(model, audience: audience) }
-                if locale == config.defaultLocale && audience == nil {
-                    for (string, what) in rendered.removed {
-                        output.diagnostics.append(.warning(page.file, at: string.position, keyPath: string.keyPath, "removed \(what): apps never receive it"))
-                    }
-                }
-                if needsPreview {
-                    let preview = PreviewContext(site: site, locale: locale, pageID: page.pageID, version: nil, sitePageIDs: context.pageIDs)
-                    let html = clock.measure(.preview) { PagePreview.html(page: rendered.page, context: preview) }
-                    output.files.append(OutputFile(path: previewPath, content: .bytes(html), inputDigest: previewDigest))
-                }
-                if isDraft { continue }
-                for (index, part) in rendered.parts.enumerated() {
-                    let partPath = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience, part: index + 1)
-                    var metadata: JSONObject = ["page_id": .string(page.pageID), "locale": .string(locale), "ttl": .integer(model.ttl ?? config.ttl),
-                                                "audience": audience.map(JSONValue.string) ?? .null]
-                    if rendered.parts.count > 1 { metadata["part"] = .integer(index + 1); metadata["parts"] = .integer(rendered.parts.count) }
-                    if published[partPath]?.inputDigest == digest && published[partPath]?.metadata == .object(metadata) {
-                        output.files.append(OutputFile(path: partPath, content: .carried, inputDigest: digest, metadata: .object(metadata)))
-                        continue
-                    }
-                    let bytes = clock.measure(.encode) { JSONWriter(pretty: true).bytes(part) }
-                    output.files.append(OutputFile(path: partPath, content: .bytes(bytes), inputDigest: digest, metadata: .object(metadata)))
-                    output.rendered += 1
-                }
-            }
-        }
-        return output
-    }
-
-    /// Per section type, the first app version that renders it (manifest `vocabulary`).
-    static func vocabularyManifest(_ vocabulary: Vocabulary) -> JSONValue {
-        var types = JSONObject()
-        for type in vocabulary.types {
-            types[type.name] = ["min_app_version": type.minimumAppVersion.map(JSONValue.string) ?? .null]
-        }
-        return .object(types)
-    }
-
-    /// A page that failed keeps every file it had in the newest version.
-    private func carry(_ pageID: String, locales: [String], published: [String: PublishedFile]) -> [OutputFile] {
-        var files: [OutputFile] = []
-        for locale in locales {
-            if let preview = published["preview/\(locale)/\(pageID).html"] {
-                files.append(OutputFile(path: "preview/\(locale)/\(pageID).html", content: .carried, inputDigest: preview.inputDigest))
-            }
-            // Every file of the page (variants, parts), by what its metadata says.
-            for (path, file) in published where file.metadata?["page_id"]?.stringValue == pageID && file.metadata?["locale"]?.stringValue == locale {
-                files.append(OutputFile(path: path, content: .carried, inputDigest: file.inputDigest, metadata: file.metadata))
-            }
-        }
-        return files
     }
 
     // MARK: Assets

@@ -1,0 +1,79 @@
+import QuireModel
+import Foundation
+
+// Reading, parsing and validating pages (concurrent, per page).
+extension SiteBuilder {
+
+    struct ProcessedPage: Sendable {
+        var pageID: String
+        var file: String
+        var sourceDigest: String
+        var model: PageModel?
+        var diagnostics: [Diagnostic]
+    }
+
+    /// Reads, parses and validates every page, in parallel; unchanged bytes reuse the parse.
+    func processPages(_ pageIDs: [String], inventory: SiteInventory, context: ValidationContext,
+                              reader: SourceFileReader, clock: StageClock, canReuse: @Sendable (String) -> Bool) -> [ProcessedPage] {
+        let cache = sourceCache
+        let processed = pageCache
+        let slots = ResultSlots<(ProcessedPage, CachedSource?)>(count: pageIDs.count)
+        let limits = context.config.limits
+        DispatchQueue.concurrentPerform(iterations: pageIDs.count) { index in
+            let pageID = pageIDs[index]
+            let sources = inventory.pages[pageID] ?? []
+            let display = sources.map { "\(self.displayRoot)/\($0.relativePath)" }
+            guard sources.count == 1, let source = sources.first else {
+                let names = display.joined(separator: ", ")
+                let diagnostics = display.map { Diagnostic.error($0, "page id '\(pageID)' is claimed by more than one file (\(names)): keep one") }
+                slots.set(index, (ProcessedPage(pageID: pageID, file: display.first ?? pageID, sourceDigest: "", model: nil, diagnostics: diagnostics), nil))
+                return
+            }
+            let file = display[0]
+            if canReuse(source.path), let page = processed[source.path], let cached = cache[source.path] {
+                slots.set(index, (page, cached))
+                return
+            }
+            let bytes: [UInt8]
+            let readStarted = DispatchTime.now().uptimeNanoseconds
+            defer { clock.add(.read, DispatchTime.now().uptimeNanoseconds - readStarted) }
+            do throws(SourceReadError) {
+                bytes = try reader.read(source.path)
+            } catch {
+                slots.set(index, (ProcessedPage(pageID: pageID, file: file, sourceDigest: "", model: nil, diagnostics: [.error(file, "this file \(error.message)")]), nil))
+                return
+            }
+            let digest = clock.measure(.hash) { SHA256.hash(bytes) }
+            let parsed: Result<SourceNode, Diagnostic>
+            if let cached = cache[source.path], cached.digest == digest {
+                parsed = cached.parsed
+            } else {
+                let format = SourceFormat(pathExtension: SiteInventory.splitExtension(source.relativePath).pathExtension) ?? .yaml
+                parsed = clock.measure(.parse) { Result { () throws(Diagnostic) in try SourceParser.parse(bytes, format: format, file: file, limits: limits) } }
+            }
+            var page = ProcessedPage(pageID: pageID, file: file, sourceDigest: digest, model: nil, diagnostics: [])
+            switch parsed {
+            case .failure(let diagnostic): page.diagnostics = [diagnostic]
+            case .success(let root):
+                let (model, diagnostics) = clock.measure(.validate) { PageValidator.validate(root, pageID: pageID, file: file, context: context) }
+                page.model = model
+                page.diagnostics = diagnostics
+            }
+            slots.set(index, (page, CachedSource(digest: digest, parsed: parsed)))
+        }
+        var pages: [ProcessedPage] = []
+        var newCache: [String: CachedSource] = [:]
+        var newPages: [String: ProcessedPage] = [:]
+        for (index, slot) in slots.values.enumerated() {
+            guard let (page, cached) = slot else { continue }
+            pages.append(page)
+            if let cached, let source = inventory.pages[pageIDs[index]]?.first {
+                newCache[source.path] = cached
+                newPages[source.path] = page
+            }
+        }
+        sourceCache = newCache
+        pageCache = newPages
+        return pages
+    }
+}

@@ -1,0 +1,135 @@
+import QuireModel
+import Foundation
+
+// Merging translations and rendering each locale and audience variant of a page.
+extension SiteBuilder {
+
+    struct PageOutput: Sendable {
+        var files: [OutputFile] = []
+        var diagnostics: [Diagnostic] = []
+        var rendered = 0
+        var coverage: [String: LocaleCoverage] = [:]
+        var milliseconds: Double = 0
+
+        /// The same output once published: every file carried from the newest version.
+        var carried: PageOutput {
+            var copy = self
+            copy.files = files.map { OutputFile(path: $0.path, content: .carried, inputDigest: $0.inputDigest, metadata: $0.metadata) }
+            copy.rendered = 0
+            copy.milliseconds = 0
+            return copy
+        }
+    }
+
+    func render(_ page: ProcessedPage, context: ValidationContext, chains: [String: [String]],
+                        catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)], failedLocales: Set<String>,
+                        settingsDigest: String, published: [String: PublishedFile], now: Date, clock: StageClock) -> PageOutput {
+        let started = DispatchTime.now().uptimeNanoseconds
+        var output = PageOutput()
+        defer { output.milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6 }
+        guard let model = page.model else { return output }
+        let strings = model.translatableStrings
+        let (translations, translationDiagnostics) = clock.measure(.merge) {
+            PageTranslations.check(catalogs.map { ($0.locale, $0.catalog) }, strings: strings)
+        }
+        output.diagnostics += translationDiagnostics
+        let config = context.config
+        // A draft, or a page outside its schedule, stays out of published pages; its preview still shows it.
+        let isDraft = model.isDraft || !model.schedule.isLive(at: now)
+        let audiences = isDraft ? [] : PageRenderer.audiences(of: model)
+        let minimumAppVersions = Dictionary(context.vocabulary.types.compactMap { type in type.minimumAppVersion.map { (type.name, $0) } }, uniquingKeysWith: { $1 })
+        let scheduleState = model.scheduleState(at: now)
+        for locale in config.locales {
+            let chain = chains[locale] ?? [locale]
+            // A broken translation file never replaces a good translated page with a fallback:
+            // the locale keeps its last good output (a page never published renders as usual).
+            if !failedLocales.isDisjoint(with: chain) {
+                let kept = carry(page.pageID, locales: [locale], published: published)
+                if !kept.isEmpty {
+                    output.files += kept
+                    continue
+                }
+            }
+            output.coverage[locale] = translations.coverage(of: strings, locale: locale, defaultLocale: config.defaultLocale)
+            var inputs = SHA256()
+            inputs.update(settingsDigest)
+            inputs.update(page.sourceDigest)
+            inputs.update("schedule:" + scheduleState)
+            for catalog in catalogs where chain.contains(catalog.locale) { inputs.update(catalog.locale + catalog.digest) }
+            let inputDigest = inputs.finalize()
+            let renderer = PageRenderer(locale: locale, defaultTTL: config.ttl, now: now, minimumAppVersions: minimumAppVersions) { string in
+                translations.resolve(string, chain: chain, defaultLocale: config.defaultLocale, stalePolicy: config.stalePolicy).text
+            }
+            let previewPath = "preview/\(locale)/\(page.pageID).html"
+            let previewDigest = inputDigest + "+" + Self.previewFormat
+            let previewCarried = published[previewPath]?.inputDigest == previewDigest
+            if options.previews && previewCarried {
+                output.files.append(OutputFile(path: previewPath, content: .carried, inputDigest: previewDigest))
+            }
+            for audience in [nil] + audiences.map(Optional.some) {
+                let path = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience)
+                let needsPreview = audience == nil && options.previews && !previewCarried
+                let digest = audience.map { inputDigest + "@" + $0 } ?? inputDigest
+                // Part 1 records how many parts there are, so carrying brings the others along.
+                if !isDraft && !needsPreview, let carried = published[path], carried.inputDigest == digest {
+                    let parts = carried.metadata?["parts"]?.intValue ?? 1
+                    for part in 1...max(parts, 1) {
+                        let partPath = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience, part: part)
+                        output.files.append(OutputFile(path: partPath, content: .carried, inputDigest: digest, metadata: published[partPath]?.metadata))
+                    }
+                    continue
+                }
+                let rendered = clock.measure(.markdown) { renderer.render(model, audience: audience) }
+                if locale == config.defaultLocale && audience == nil {
+                    for (string, what) in rendered.removed {
+                        output.diagnostics.append(.warning(page.file, at: string.position, keyPath: string.keyPath, "removed \(what): apps never receive it"))
+                    }
+                }
+                if needsPreview {
+                    let preview = PreviewContext(site: site, locale: locale, pageID: page.pageID, version: nil, sitePageIDs: context.pageIDs)
+                    let html = clock.measure(.preview) { PagePreview.html(page: rendered.page, context: preview) }
+                    output.files.append(OutputFile(path: previewPath, content: .bytes(html), inputDigest: previewDigest))
+                }
+                if isDraft { continue }
+                for (index, part) in rendered.parts.enumerated() {
+                    let partPath = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience, part: index + 1)
+                    var metadata: JSONObject = ["page_id": .string(page.pageID), "locale": .string(locale), "ttl": .integer(model.ttl ?? config.ttl),
+                                                "audience": audience.map(JSONValue.string) ?? .null]
+                    if rendered.parts.count > 1 { metadata["part"] = .integer(index + 1); metadata["parts"] = .integer(rendered.parts.count) }
+                    if published[partPath]?.inputDigest == digest && published[partPath]?.metadata == .object(metadata) {
+                        output.files.append(OutputFile(path: partPath, content: .carried, inputDigest: digest, metadata: .object(metadata)))
+                        continue
+                    }
+                    let bytes = clock.measure(.encode) { JSONWriter(pretty: true).bytes(part) }
+                    output.files.append(OutputFile(path: partPath, content: .bytes(bytes), inputDigest: digest, metadata: .object(metadata)))
+                    output.rendered += 1
+                }
+            }
+        }
+        return output
+    }
+
+    /// Per section type, the first app version that renders it (manifest `vocabulary`).
+    static func vocabularyManifest(_ vocabulary: Vocabulary) -> JSONValue {
+        var types = JSONObject()
+        for type in vocabulary.types {
+            types[type.name] = ["min_app_version": type.minimumAppVersion.map(JSONValue.string) ?? .null]
+        }
+        return .object(types)
+    }
+
+    /// A page that failed keeps every file it had in the newest version.
+    func carry(_ pageID: String, locales: [String], published: [String: PublishedFile]) -> [OutputFile] {
+        var files: [OutputFile] = []
+        for locale in locales {
+            if let preview = published["preview/\(locale)/\(pageID).html"] {
+                files.append(OutputFile(path: "preview/\(locale)/\(pageID).html", content: .carried, inputDigest: preview.inputDigest))
+            }
+            // Every file of the page (variants, parts), by what its metadata says.
+            for (path, file) in published where file.metadata?["page_id"]?.stringValue == pageID && file.metadata?["locale"]?.stringValue == locale {
+                files.append(OutputFile(path: path, content: .carried, inputDigest: file.inputDigest, metadata: file.metadata))
+            }
+        }
+        return files
+    }
+}

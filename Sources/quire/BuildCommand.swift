@@ -50,7 +50,7 @@ struct BuildCommand {
         case .unchanged(let version):
             Console.shared.error("quire: \(result.site): no changes (newest is \(version)), \(time); \(counts)")
         case nil:
-            Console.shared.error("quire: \(result.site): \(publishing ? "nothing published" : "checked \(result.pagesTotal) pages"), \(time); \(counts)")
+            Console.shared.error("quire: \(result.site): \(publishing ? "nothing published" : "checked \(result.pagesTotal) page\(result.pagesTotal == 1 ? "" : "s")"), \(time); \(counts)")
         }
         return errors > 0 ? .contentProblems : .ok
     }

@@ -243,7 +243,8 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Retention (`keep`) and the publish hook: neither can undo the publish.
     private func afterPublish(_ version: VersionID, config: SiteConfig, store: SiteStore, into result: inout SiteBuildResult) {
         let siteFile = "\(displayRoot)/site.yaml"
-        if let keep = config.keep {
+        // Only when there is something to remove: gc walks every kept version's trees.
+        if let keep = config.keep, (try? store.versionCount()).map({ $0 > keep }) ?? true {
             do { try store.gc(keep: keep, reason: "keep: \(keep) in site.yaml") } catch {
                 result.diagnostics.append(.warning(siteFile, "retention (keep: \(keep)) failed: \(error)"))
             }

@@ -145,6 +145,8 @@ extension SiteStore {
             let report = try GarbageCollector(layout: layout).collect(versions: all, keeping: kept)
             let detail = "removed \(report.removedVersions.count) versions, \(report.removedTrees) trees"
             CrashPoint.history.reach()
+            // A gc that removed nothing is not history worth reading.
+            guard !report.removedVersions.isEmpty || report.removedTrees > 0 else { return report }
             try History(path: layout.history).append(HistoryEntry(
                 action: .gc, from: report.removedVersions.first, to: report.removedVersions.last,
                 reason: reason.isEmpty ? detail : reason + " (" + detail + ")"))

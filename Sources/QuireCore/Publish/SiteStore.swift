@@ -178,6 +178,9 @@ public final class SiteStore: @unchecked Sendable {
         try allVersions().last
     }
 
+    /// How many versions `versions/` holds.
+    public func versionCount() throws(StoreError) -> Int { try allVersions().count }
+
     public func currentVersion() throws(StoreError) -> VersionID? {
         try CurrentLink(layout: layout).read()
     }

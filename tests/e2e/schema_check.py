@@ -190,10 +190,13 @@ def main():
         if check.returncode != 0:
             failures.append(f"sample {site}: quire check exits {check.returncode}: {check.stderr.strip()}")
         _, own_schema = schema_of("--pages", args.pages, "--site", site)
+        # Not pages: the settings, the vocabulary and the drill catalog site.yaml names.
+        settings = load_source(os.path.join(root, "site.yaml")) or {}
+        not_pages = {"site.yaml", "vocabulary.yaml", "vocabulary.yml", "vocabulary.json", settings.get("drill_catalog")}
         for folder, dirs, files in os.walk(root):
             dirs[:] = [d for d in dirs if not (folder == root and d in ("assets", "l10n"))]
             for name in files:
-                if not name.endswith((".yaml", ".yml", ".json")) or (folder == root and name in ("site.yaml", "vocabulary.yaml")):
+                if not name.endswith((".yaml", ".yml", ".json")) or (folder == root and name in not_pages):
                     continue
                 path = os.path.join(folder, name)
                 for label, schema in (("schema", generic), (f"schema --site {site}", own_schema)):

@@ -14,7 +14,7 @@ struct OperationsCommand {
             return try verifyExport(folder)
         }
         guard let site = arguments.site else { throw UsageError("\(name) needs --site NAME") }
-        guard Identifier.isValidSiteName(site) else { throw UsageError("'\(site)' is not a site name: \(Identifier.rule)") }
+        guard Identifier.isValid(site) else { throw UsageError("'\(site)' is not a site name: \(Identifier.rule)") }
         guard FileManager.default.fileExists(atPath: "\(arguments.dist)/\(site)") || name == "export" else {
             throw CommandFailure(.operational, "\(arguments.dist)/\(site): no such site in dist (run quire build first, or give --dist)")
         }

@@ -9,7 +9,7 @@ enum Sites {
             throw CommandFailure(.operational, "\(pages): no such folder: give the pages folder with --pages DIR")
         }
         if let site {
-            guard Identifier.isValidSiteName(site) else { throw CommandFailure(.usage, "'\(site)' is not a site name: \(Identifier.rule)") }
+            guard Identifier.isValid(site) else { throw CommandFailure(.usage, "'\(site)' is not a site name: \(Identifier.rule)") }
             guard FileManager.default.fileExists(atPath: "\(pages)/\(site)", isDirectory: &isDirectory), isDirectory.boolValue else {
                 throw CommandFailure(.usage, "no site '\(site)' in \(pages)/")
             }

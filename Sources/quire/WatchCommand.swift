@@ -60,7 +60,7 @@ final class WatchCommand: @unchecked Sendable {
             guard path.hasPrefix(pagesRoot + "/") else { continue }
             let relative = path.dropFirst(pagesRoot.count + 1)
             let parts = relative.split(separator: "/")
-            guard let site = parts.first.map(String.init), Identifier.isValidSiteName(site) else { continue }
+            guard let site = parts.first.map(String.init), Identifier.isValid(site) else { continue }
             if let only = arguments.site, only != site { continue }
             if parts.count == 1 {
                 sites[site] = .some(nil)  // the site folder itself appeared, moved or vanished

@@ -66,6 +66,21 @@ import QuireModel
         #expect(try fixture.published("en/page.json").contains("\"Fixed\""))
     }
 
+    /// The preview banner of a page shows its own diagnostics, not those of a page whose path
+    /// merely ends the same way.
+    @Test func statusFilesDiagnosticsUnderTheirOwnPage() throws {
+        let fixture = try SiteFixture()
+        try fixture.write("title: Store\nsections:\n  - type: divider\n", to: "store.yaml")
+        try fixture.write("title: Guide\nsections:\n  - type: divider\n", to: "guides/store.yaml")
+        _ = fixture.build()
+        try fixture.write("title: Guide\nsections:\n  - type: divider\n    style: wavy\n", to: "guides/store.yaml")
+        _ = fixture.build()
+        let status = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(fixture.dist)/site/status/status.json"))) as? [String: Any])
+        let pages = try #require(status["pages"] as? [String: [String: Any]])
+        #expect((pages["store"]?["diagnostics"] as? [Any])?.isEmpty == true)
+        #expect((pages["guides/store"]?["diagnostics"] as? [Any])?.count == 1)
+    }
+
     @Test func aBrokenSaveAloneCreatesNoVersion() throws {
         let fixture = try SiteFixture()
         try fixture.write("title: Good\nsections:\n  - type: divider\n", to: "page.yaml")

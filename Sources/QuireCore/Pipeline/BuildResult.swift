@@ -14,6 +14,9 @@ public struct SiteBuildResult: Sendable {
     public var seconds: Double = 0
     public var stageMilliseconds: [(stage: String, ms: Double)] = []
     public var coverage: [LocaleCoverage] = []
+    /// Each page source as diagnostics name it -> its page id (the status page files a page's
+    /// diagnostics under it).
+    public var pageSources: [String: String] = [:]
     /// An operational failure (exit 3), as opposed to content errors (exit 1).
     public var operationalError: String?
     /// Pages and sections whose `publish_at` or `expires_at` is still ahead, soonest first.

@@ -16,7 +16,6 @@ extension SiteBuilder {
     func processPages(_ pageIDs: [String], inventory: SiteInventory, context: ValidationContext,
                               reader: SourceFileReader, clock: StageClock, canReuse: @Sendable (String) -> Bool) -> [ProcessedPage] {
         let cache = sourceCache
-        let processed = pageCache
         let slots = ResultSlots<(ProcessedPage, CachedSource?)>(count: pageIDs.count)
         let limits = context.config.limits
         DispatchQueue.concurrentPerform(iterations: pageIDs.count) { index in
@@ -30,8 +29,8 @@ extension SiteBuilder {
                 return
             }
             let file = display[0]
-            if canReuse(source.path), let page = processed[source.path], let cached = cache[source.path] {
-                slots.set(index, (page, cached))
+            if canReuse(source.path), let cached = cache[source.path] {
+                slots.set(index, (cached.page, cached))
                 return
             }
             let bytes: [UInt8]
@@ -59,21 +58,16 @@ extension SiteBuilder {
                 page.model = model
                 page.diagnostics = diagnostics
             }
-            slots.set(index, (page, CachedSource(digest: digest, parsed: parsed)))
+            slots.set(index, (page, CachedSource(digest: digest, parsed: parsed, page: page)))
         }
         var pages: [ProcessedPage] = []
         var newCache: [String: CachedSource] = [:]
-        var newPages: [String: ProcessedPage] = [:]
         for (index, slot) in slots.values.enumerated() {
             guard let (page, cached) = slot else { continue }
             pages.append(page)
-            if let cached, let source = inventory.pages[pageIDs[index]]?.first {
-                newCache[source.path] = cached
-                newPages[source.path] = page
-            }
+            if let cached, let source = inventory.pages[pageIDs[index]]?.first { newCache[source.path] = cached }
         }
         sourceCache = newCache
-        pageCache = newPages
         return pages
     }
 }

@@ -46,7 +46,6 @@ public final class SiteBuilder: @unchecked Sendable {
     var sourceCache: [String: CachedSource] = [:]
     /// Watch mode: the last scan, pages and outputs, reused for whatever a change set leaves alone.
     var inventory: SiteInventory?
-    var pageCache: [String: ProcessedPage] = [:]
     var outputCache: [String: (key: String, output: PageOutput)] = [:]
     var assetDigests: [String: String] = [:]
     var lastContext: (settings: String, pageIDs: Set<String>, assets: Set<String>)?
@@ -55,9 +54,12 @@ public final class SiteBuilder: @unchecked Sendable {
     var translationCache: [String: CachedTranslation] = [:]
     var store: SiteStore?
 
+    /// A page source as last read: its parse (reused while the bytes are equal) and the page
+    /// validated from it (reused while the bytes and the validation context are equal).
     struct CachedSource {
         var digest: String
         var parsed: Result<SourceNode, Diagnostic>
+        var page: ProcessedPage
     }
 
     struct CachedTranslation {
@@ -93,7 +95,6 @@ public final class SiteBuilder: @unchecked Sendable {
 
     private func forgetCaches() {
         inventory = nil
-        pageCache = [:]
         outputCache = [:]
         assetDigests = [:]
         lastContext = nil
@@ -176,6 +177,7 @@ public final class SiteBuilder: @unchecked Sendable {
         var coverage = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, LocaleCoverage(locale: $0)) })
         var pageRecords = JSONObject()
         for (page, output) in zip(pages, slots.values) {
+            result.pageSources[page.file] = page.pageID
             result.diagnostics += page.diagnostics
             guard let output else { continue }
             result.diagnostics += output.diagnostics

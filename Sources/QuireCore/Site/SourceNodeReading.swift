@@ -92,7 +92,7 @@ struct SourceNodeReader {
 
 /// Identifiers of sections, items, sites and page-id segments: `[a-z0-9_-]+`.
 public enum Identifier {
-    static func isValid(_ text: String) -> Bool {
+    public static func isValid(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.allSatisfy { byte in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
@@ -100,8 +100,4 @@ public enum Identifier {
     }
 
     public static let rule = "use lower-case letters, digits, '-' and '_'"
-}
-
-extension Identifier {
-    public static func isValidSiteName(_ name: String) -> Bool { isValid(name) }
 }

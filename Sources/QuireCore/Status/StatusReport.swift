@@ -26,8 +26,7 @@ public enum StatusReport {
         }
         // Diagnostics of a page's own source go with that page, for the preview's banner.
         for (file, diagnostics) in byFile {
-            let stem = SiteInventory.splitExtension(file).stem
-            guard let pageID = pageFiles.keys.first(where: { stem.hasSuffix("/\($0)") && !stem.contains("/l10n/") }) else { continue }
+            guard let pageID = result.pageSources[file], pageFiles[pageID] != nil else { continue }
             var entry = pages[pageID]?.objectValue ?? JSONObject()
             entry["diagnostics"] = .array(diagnostics.map(\.json))
             pages[pageID] = .object(entry)

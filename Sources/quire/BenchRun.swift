@@ -126,8 +126,10 @@ struct BenchRun {
         result.stagesCold = cold.stageMilliseconds
         result.stagesColdWall = cold.seconds * 1000
         if let failure = cold.operationalError { result.problems.append("in-process build: \(failure)") }
-        try BenchWatchSession.saveAtomically(site.sourcePath(pagesRoot: pagesRoot, page: 0), site.pageSource(0, heroTitle: "Stage breakdown edit"))
-        let edit = builder.build()
+        let edited = site.sourcePath(pagesRoot: pagesRoot, page: 0)
+        try BenchWatchSession.saveAtomically(edited, site.pageSource(0, heroTitle: "Stage breakdown edit"))
+        // Told what changed, as the watcher tells it.
+        let edit = builder.build(changed: [URL(fileURLWithPath: edited).standardizedFileURL.path])
         result.stagesEdit = edit.stageMilliseconds
         result.stagesEditWall = edit.seconds * 1000
         if !options.keepFiles { try? FileManager.default.removeItem(atPath: stagesDist) }

@@ -45,7 +45,10 @@ final class WatchCommand: @unchecked Sendable {
         stopped.wait()
         Console.shared.error("quire: stopping: finishing the current build")
         watcher.stop()
-        buildQueue.sync { for timer in scheduleTimers.values { timer.cancel() } }
+        buildQueue.sync {
+            for timer in scheduleTimers.values { timer.cancel() }
+            for builder in builders.values { builder.flushStatus() }
+        }
         return .ok
     }
 
@@ -86,6 +89,7 @@ final class WatchCommand: @unchecked Sendable {
             var options = BuildOptions()
             options.previews = !arguments.flag("no-preview")
             options.lockTimeout = (try? arguments.number("lock-timeout")) ?? 30
+            options.statusInBackground = true
             options.log = { Console.shared.error("quire: \($0)") }
             let created = SiteBuilder(site: site, pagesRoot: arguments.pages, distRoot: arguments.dist, options: options)
             builders[site] = created

@@ -11,6 +11,8 @@ public struct SiteBuildResult: Sendable {
     /// Page-locale files rendered anew (not carried from the newest version).
     public var filesRendered = 0
     public var pagesRebuilt: [String] = []
+    /// Built and published as a delta against the last version (the watcher's fast path).
+    public var builtAsDelta = false
     public var seconds: Double = 0
     public var stageMilliseconds: [(stage: String, ms: Double)] = []
     public var coverage: [LocaleCoverage] = []

@@ -17,48 +17,11 @@ extension SiteBuilder {
                               reader: SourceFileReader, clock: StageClock, canReuse: @Sendable (String) -> Bool) -> [ProcessedPage] {
         let cache = sourceCache
         let slots = ResultSlots<(ProcessedPage, CachedSource?)>(count: pageIDs.count)
-        let limits = context.config.limits
         DispatchQueue.concurrentPerform(iterations: pageIDs.count) { index in
-            let pageID = pageIDs[index]
-            let sources = inventory.pages[pageID] ?? []
-            let display = sources.map { "\(self.displayRoot)/\($0.relativePath)" }
-            guard sources.count == 1, let source = sources.first else {
-                let names = display.joined(separator: ", ")
-                let diagnostics = display.map { Diagnostic.error($0, "page id '\(pageID)' is claimed by more than one file (\(names)): keep one") }
-                slots.set(index, (ProcessedPage(pageID: pageID, file: display.first ?? pageID, sourceDigest: "", model: nil, diagnostics: diagnostics), nil))
-                return
-            }
-            let file = display[0]
-            if canReuse(source.path), let cached = cache[source.path] {
-                slots.set(index, (cached.page, cached))
-                return
-            }
-            let bytes: [UInt8]
-            let readStarted = DispatchTime.now().uptimeNanoseconds
-            defer { clock.add(.read, DispatchTime.now().uptimeNanoseconds - readStarted) }
-            do throws(SourceReadError) {
-                bytes = try reader.read(source.path)
-            } catch {
-                slots.set(index, (ProcessedPage(pageID: pageID, file: file, sourceDigest: "", model: nil, diagnostics: [.error(file, "this file \(error.message)")]), nil))
-                return
-            }
-            let digest = clock.measure(.hash) { SHA256.hash(bytes) }
-            let parsed: Result<SourceNode, Diagnostic>
-            if let cached = cache[source.path], cached.digest == digest {
-                parsed = cached.parsed
-            } else {
-                let format = SourceFormat(pathExtension: SiteInventory.splitExtension(source.relativePath).pathExtension) ?? .yaml
-                parsed = clock.measure(.parse) { Result { () throws(Diagnostic) in try SourceParser.parse(bytes, format: format, file: file, limits: limits) } }
-            }
-            var page = ProcessedPage(pageID: pageID, file: file, sourceDigest: digest, model: nil, diagnostics: [])
-            switch parsed {
-            case .failure(let diagnostic): page.diagnostics = [diagnostic]
-            case .success(let root):
-                let (model, diagnostics) = clock.measure(.validate) { PageValidator.validate(root, pageID: pageID, file: file, context: context) }
-                page.model = model
-                page.diagnostics = diagnostics
-            }
-            slots.set(index, (page, CachedSource(digest: digest, parsed: parsed, page: page)))
+            let source = inventory.pages[pageIDs[index]]?.first
+            let cached = source.flatMap { cache[$0.path] }
+            slots.set(index, self.processPage(pageIDs[index], inventory: inventory, context: context, reader: reader, clock: clock,
+                                              cached: cached, reuse: source.map { canReuse($0.path) } ?? false))
         }
         var pages: [ProcessedPage] = []
         var newCache: [String: CachedSource] = [:]
@@ -69,5 +32,46 @@ extension SiteBuilder {
         }
         sourceCache = newCache
         return pages
+    }
+
+    /// One page: `cached` is its last read (reused as is when `reuse`, its parse reused while the
+    /// bytes are equal). Returns the page and what to cache for it (nil: cache nothing).
+    func processPage(_ pageID: String, inventory: SiteInventory, context: ValidationContext, reader: SourceFileReader,
+                     clock: StageClock, cached: CachedSource?, reuse: Bool) -> (ProcessedPage, CachedSource?) {
+        let sources = inventory.pages[pageID] ?? []
+        let display = sources.map { "\(self.displayRoot)/\($0.relativePath)" }
+        guard sources.count == 1, let source = sources.first else {
+            let names = display.joined(separator: ", ")
+            let diagnostics = display.map { Diagnostic.error($0, "page id '\(pageID)' is claimed by more than one file (\(names)): keep one") }
+            return (ProcessedPage(pageID: pageID, file: display.first ?? pageID, sourceDigest: "", model: nil, diagnostics: diagnostics), nil)
+        }
+        let file = display[0]
+        if reuse, let cached { return (cached.page, cached) }
+        let bytes: [UInt8]
+        let readStarted = DispatchTime.now().uptimeNanoseconds
+        defer { clock.add(.read, DispatchTime.now().uptimeNanoseconds - readStarted) }
+        do throws(SourceReadError) {
+            bytes = try reader.read(source.path)
+        } catch {
+            return (ProcessedPage(pageID: pageID, file: file, sourceDigest: "", model: nil, diagnostics: [.error(file, "this file \(error.message)")]), nil)
+        }
+        let digest = clock.measure(.hash) { SHA256.hash(bytes) }
+        let parsed: Result<SourceNode, Diagnostic>
+        if let cached, cached.digest == digest {
+            parsed = cached.parsed
+        } else {
+            let format = SourceFormat(pathExtension: SiteInventory.splitExtension(source.relativePath).pathExtension) ?? .yaml
+            let limits = context.config.limits
+            parsed = clock.measure(.parse) { Result { () throws(Diagnostic) in try SourceParser.parse(bytes, format: format, file: file, limits: limits) } }
+        }
+        var page = ProcessedPage(pageID: pageID, file: file, sourceDigest: digest, model: nil, diagnostics: [])
+        switch parsed {
+        case .failure(let diagnostic): page.diagnostics = [diagnostic]
+        case .success(let root):
+            let (model, diagnostics) = clock.measure(.validate) { PageValidator.validate(root, pageID: pageID, file: file, context: context) }
+            page.model = model
+            page.diagnostics = diagnostics
+        }
+        return (page, CachedSource(digest: digest, parsed: parsed, page: page))
     }
 }

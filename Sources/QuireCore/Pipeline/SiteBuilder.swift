@@ -22,6 +22,9 @@ public struct BuildOptions: Sendable {
     public var log: @Sendable (String) -> Void = { _ in }
     /// Told (pages done, pages in all) as pages render, for a progress bar on long builds.
     public var progress: (@Sendable (Int, Int) -> Void)?
+    /// Write the status files on a thread of their own, newest only (`quire watch`): the next
+    /// build does not wait for them. `SiteBuilder.flushStatus()` waits for the last one.
+    public var statusInBackground = false
     /// The time `publish_at` / `expires_at` are judged at; tests fix it.
     public var now: @Sendable () -> Date = { Date() }
 
@@ -53,6 +56,9 @@ public final class SiteBuilder: @unchecked Sendable {
     var lastBuildPublished = false
     var translationCache: [String: CachedTranslation] = [:]
     var store: SiteStore?
+    /// Watch mode: what the next change set can be published against as a delta.
+    var deltaBase: DeltaBase?
+    private let statusQueue = LatestOnlyQueue(label: "quire.status")
 
     /// A page source as last read: its parse (reused while the bytes are equal) and the page
     /// validated from it (reused while the bytes and the validation context are equal).
@@ -99,16 +105,23 @@ public final class SiteBuilder: @unchecked Sendable {
         assetDigests = [:]
         lastContext = nil
         lastBuildPublished = false
+        deltaBase = nil
     }
 
     private func build(clock: StageClock, changed: Set<String>?) -> SiteBuildResult {
         let started = DispatchTime.now().uptimeNanoseconds
         var result = SiteBuildResult(site: site)
+        var updated = false
         var inventory = clock.measure(.scan) { () -> SiteInventory in
-            if let changed, var previous = self.inventory, previous.update(changed: changed, displayRoot: displayRoot) { return previous }
+            if let changed, var previous = self.inventory, previous.update(changed: changed, displayRoot: displayRoot) {
+                updated = true
+                return previous
+            }
             return SiteInventory.scan(root: siteRoot, site: site, displayRoot: displayRoot)
         }
         self.inventory = inventory
+        if updated, let changed, let result = deltaBuild(changed: changed, inventory: inventory, clock: clock, started: started) { return result }
+        deltaBase = nil
         // What may be reused: sources the change set does not name, while settings, the page set
         // and the assets (what validation looks at besides the page) are the same.
         result.diagnostics += inventory.diagnostics
@@ -147,10 +160,7 @@ public final class SiteBuilder: @unchecked Sendable {
         let slots = ResultSlots<PageOutput>(count: pages.count)
         let chains = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, context.config.chain(for: $0)) })
         let previousOutputs = lastBuildPublished && sameContext ? outputCache : [:]
-        let outputKeys = pages.map { page in
-            ([settings.digest, page.sourceDigest, String(options.previews), page.model?.scheduleState(at: now) ?? ""]
-                + (translations.byPage[page.pageID] ?? []).map { $0.locale + $0.digest }.sorted()).joined(separator: "|")
-        }
+        let outputKeys = pages.map { outputKey($0, settingsDigest: settings.digest, catalogs: translations.byPage[$0.pageID] ?? [], now: now) }
         let done = Atomic<Int>(0)
         let progress = options.progress
         DispatchQueue.concurrentPerform(iterations: pages.count) { index in
@@ -200,7 +210,8 @@ public final class SiteBuilder: @unchecked Sendable {
             }
         }
         files += clock.measure(.read) { assetFiles(inventory, published: published, canReuse: canReuse, into: &result) }
-        files += CacheHeaderFiles.make(site: site, pageFiles: files, published: published)
+        let cacheEntries = CacheHeaderFiles.entries(files)
+        files += CacheHeaderFiles.make(site: site, entries: cacheEntries, published: published)
         result.scheduled = pages.compactMap(\.model).filter { !$0.isDraft }.flatMap { $0.scheduledChanges(after: now) }.sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
         if context.drillIDs == nil, pages.contains(where: { $0.model?.allSections.contains { $0.type == "drill_carousel" } == true }) {
             result.diagnostics.append(.warning("\(displayRoot)/site.yaml", "drill ids are not checked: this site has no drill catalog (name one with 'drill_catalog: drills.yaml' in site.yaml)"))
@@ -211,7 +222,6 @@ public final class SiteBuilder: @unchecked Sendable {
 
         guard options.publish else { return result }
         var manifest = context.config.manifestFields
-        manifest["source_digest"] = .string(sourceDigest(files))
         manifest["pages"] = .integer(Set(files.compactMap { $0.metadata?["page_id"]?.stringValue }).count)
         manifest["coverage"] = .array(result.coverage.map(\.json))
         manifest["vocabulary"] = Self.vocabularyManifest(context.vocabulary)
@@ -234,16 +244,26 @@ public final class SiteBuilder: @unchecked Sendable {
             }
             result.outcome = outcome
             lastBuildPublished = true
+            let version = switch outcome { case .published(let version, _), .unchanged(let version): version }
+            deltaBase = makeDeltaBase(version: version, settings: settings, context: context, pages: pages, outputs: slots.values,
+                                      files: files, cacheEntries: cacheEntries, result: result, manifest: manifest, now: now)
             if case .published(let version, _) = outcome { afterPublish(version, config: context.config, store: store, into: &result) }
         } catch {
             result.operationalError = "\(error)"
         }
-        clock.measure(.status) { writeStatus(result, context: context) }
+        clock.measure(.status) { writeStatus(result, context: context, pages: deltaBase?.publishedPages) }
         return result
     }
 
+    /// What decides whether a page's output can be carried: its source, its translations, the
+    /// settings, previews on or off, and where it stands in its schedule.
+    func outputKey(_ page: ProcessedPage, settingsDigest: String, catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)], now: Date) -> String {
+        ([settingsDigest, page.sourceDigest, String(options.previews), page.model?.scheduleState(at: now) ?? ""]
+            + catalogs.map { $0.locale + $0.digest }.sorted()).joined(separator: "|")
+    }
+
     /// Retention (`keep`) and the publish hook: neither can undo the publish.
-    private func afterPublish(_ version: VersionID, config: SiteConfig, store: SiteStore, into result: inout SiteBuildResult) {
+    func afterPublish(_ version: VersionID, config: SiteConfig, store: SiteStore, into result: inout SiteBuildResult) {
         let siteFile = "\(displayRoot)/site.yaml"
         // Only when there is something to remove: gc walks every kept version's trees.
         if let keep = config.keep, (try? store.versionCount()).map({ $0 > keep }) ?? true {
@@ -314,24 +334,19 @@ public final class SiteBuilder: @unchecked Sendable {
         return files
     }
 
-    /// One digest over every input of the version, recorded in the manifest.
-    private func sourceDigest(_ files: [OutputFile]) -> String {
-        var hasher = SHA256()
-        // Files come in a fixed order (pages by id, locales as configured, then assets): no sort.
-        for file in files {
-            hasher.update(file.path)
-            hasher.update([0])
-            hasher.update(file.inputDigest)
-            hasher.update([10])
-        }
-        return hasher.finalize()
-    }
-
     // MARK: Status
 
-    private func writeStatus(_ result: SiteBuildResult, context: ValidationContext?) {
+    /// `pages`: the pages the newest version serves, when the builder knows them (else the store lists them).
+    func writeStatus(_ result: SiteBuildResult, context: ValidationContext?, pages: [String]? = nil) {
         guard options.publish, let store = try? openStore() else { return }
-        let status = StatusReport.make(result: result, store: store, locales: context?.config.locales ?? [])
-        try? store.writeStatus(StatusReport.files(status))
+        let locales = context?.config.locales ?? []
+        let write: @Sendable () -> Void = {
+            let status = StatusReport.make(result: result, store: store, locales: locales, pages: pages)
+            try? store.writeStatus(StatusReport.files(status))
+        }
+        if options.statusInBackground { statusQueue.submit(write) } else { write() }
     }
+
+    /// Waits for status files still being written in the background.
+    public func flushStatus() { statusQueue.flush() }
 }

@@ -11,6 +11,8 @@ struct FileIndex: Sendable {
     /// The tree of each folder path (`en`, `en/guides`): lets a publish keep an unchanged folder's
     /// tree without hashing its manifest again.
     var folders: [String: (id: String, manifest: TreeManifest)] = [:]
+    /// Files and bytes in each folder and below (a delta publish keeps these for unchanged folders).
+    var totals: [String: (files: Int, bytes: Int)] = [:]
     /// One stored copy per content hash: a new file with these bytes is hard-linked, not written.
     var bySHA256: [String: String] = [:]
 
@@ -24,10 +26,12 @@ struct FileIndex: Sendable {
         }
     }
 
-    private mutating func add(tree id: String, prefix: String, trees: TreeReader, depth: Int) throws(StoreError) {
+    @discardableResult
+    private mutating func add(tree id: String, prefix: String, trees: TreeReader, depth: Int) throws(StoreError) -> (files: Int, bytes: Int) {
         guard depth < 64 else { throw StoreError("the tree '\(id)' under '\(prefix)' nests deeper than 64 folders; is it a cycle?") }
         let tree = try trees.manifest(id)
         folders[prefix] = (id, tree)
+        var total = (files: 0, bytes: 0)
         for entry in tree.entries {
             let path = prefix + "/" + entry.name
             switch entry.kind {
@@ -35,10 +39,14 @@ struct FileIndex: Sendable {
                 let stored = trees.layout.tree(id) + "/" + entry.name
                 locations[path] = Location(file: file, storedPath: stored)
                 if bySHA256[file.sha256] == nil { bySHA256[file.sha256] = stored }
+                total = (total.files + 1, total.bytes + file.size)
             case .tree(let child):
-                try add(tree: child, prefix: path, trees: trees, depth: depth + 1)
+                let below = try add(tree: child, prefix: path, trees: trees, depth: depth + 1)
+                total = (total.files + below.files, total.bytes + below.bytes)
             }
         }
+        totals[prefix] = total
+        return total
     }
 }
 
@@ -72,6 +80,7 @@ extension FileIndex {
 
     private mutating func add(planned tree: PlannedTree, prefix: String, layout: SiteLayout) {
         folders[prefix] = (tree.id, tree.manifest)
+        totals[prefix] = (tree.fileCount, tree.byteCount)
         for entry in tree.manifest.entries {
             let path = prefix + "/" + entry.name
             switch entry.kind {

@@ -207,6 +207,28 @@ public final class SiteStore: @unchecked Sendable {
         try index(of: version).files
     }
 
+    /// Takes the newest version's cached index out of the cache, so that the caller holds its
+    /// only copy and can update it in place (a delta publish) without copying every entry.
+    func takeCachedIndex(of version: VersionID) -> FileIndex? {
+        state.withLock { state in
+            guard let cached = state.newest, cached.version == version else { return nil }
+            state.newest = nil
+            return cached.index
+        }
+    }
+
+    func restoreCachedIndex(_ index: FileIndex, of version: VersionID) {
+        state.withLock { state in if state.newest == nil { state.newest = (version, index) } }
+    }
+
+    /// The named files of a version (those it has), without listing the rest.
+    public func files(_ paths: some Sequence<String>, of version: VersionID) throws(StoreError) -> [String: PublishedFile] {
+        let index = try index(of: version)
+        var files: [String: PublishedFile] = [:]
+        for path in paths { if let location = index.locations[path] { files[path] = location.file } }
+        return files
+    }
+
     func index(of version: VersionID, trees: TreeReader? = nil) throws(StoreError) -> FileIndex {
         if let cached = state.withLock({ $0.newest }), cached.version == version { return cached.index }
         let index = try FileIndex(manifest: manifest(of: version), trees: trees ?? TreeReader(layout: layout))
@@ -223,23 +245,30 @@ public final class SiteStore: @unchecked Sendable {
 
     private func publishHoldingLock(_ request: PublishRequest) throws(StoreError) -> PublishOutcome {
         let newest = try newestVersion()
-        var previous: VersionManifest? = nil
-        var previousIndex = FileIndex()
-        if let newest {
-            previous = try manifest(of: newest)
-            previousIndex = try index(of: newest)
-        }
+        let previousIndex = try newest.map { version throws(StoreError) in try index(of: version) } ?? FileIndex()
         let planned = try TreePlanner(previous: previousIndex).plan(request.files)
+        return try commit(planned, base: newest, siteFields: request.manifest, buildRecord: request.buildRecord) {
+            FileIndex(planned: planned, layout: layout)
+        }
+    }
+
+    /// Writes the planned version (unless it equals `base`), then records and swaps it in.
+    /// `makeIndex` gives the new version's file index once it is written.
+    func commit(_ planned: [(name: String, tree: PlannedTree)], base newest: VersionID?, baseManifest: VersionManifest? = nil,
+                siteFields: JSONObject, buildRecord: JSONObject, makeIndex: () -> FileIndex) throws(StoreError) -> PublishOutcome {
         let version = VersionID((newest?.number ?? 0) + 1)
         let folders: [(name: String, folder: VersionManifest.Folder)] = planned.map { entry in
             (entry.name, VersionManifest.Folder(tree: entry.tree.id, files: entry.tree.fileCount, bytes: entry.tree.byteCount))
         }
         let next = VersionManifest(
-            site: site, version: version, parent: newest, builtAt: Timestamp.now(), siteFields: request.manifest, folders: folders)
-        if let newest, let previous, next.hasSameContent(as: previous) { return .unchanged(newest) }
+            site: site, version: version, parent: newest, builtAt: Timestamp.now(), siteFields: siteFields, folders: folders)
+        if let newest {
+            let base = if let baseManifest { baseManifest } else { try manifest(of: newest) }
+            if next.hasSameContent(as: base) { return .unchanged(newest) }
+        }
 
-        try VersionWriter(layout: layout).write(next, planned: planned, buildRecord: request.buildRecord)
-        let index = FileIndex(planned: planned, layout: layout)
+        try VersionWriter(layout: layout).write(next, planned: planned, buildRecord: buildRecord)
+        let index = makeIndex()
         state.withLock { $0.newest = (version, index) }
 
         // History before the swap: a process killed between the two leaves a complete newest

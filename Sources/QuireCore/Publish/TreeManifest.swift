@@ -18,12 +18,27 @@ struct TreeManifest: Sendable, Equatable {
 
     /// Sorted by the names' UTF-8 bytes, so the canonical bytes do not depend on input order.
     let entries: [Entry]
+    /// The canonical bytes, and their SHA-256: the tree's id. Computed once: a publish needs both.
+    let bytes: [UInt8]
+    let id: String
 
     init(entries: [Entry]) {
         self.entries = entries.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        bytes = JSONWriter(pretty: true).bytes(Self.json(self.entries))
+        id = SHA256.hash(bytes)
     }
 
-    var json: JSONValue {
+    /// Read back from disk: the stored bytes are kept as they are (and hashed, so a changed file
+    /// no longer matches its id).
+    private init(entries: [Entry], stored: [UInt8]) {
+        self.entries = entries
+        bytes = stored
+        id = SHA256.hash(stored)
+    }
+
+    var json: JSONValue { Self.json(entries) }
+
+    private static func json(_ entries: [Entry]) -> JSONValue {
         let listed: [JSONValue] = entries.map { entry in
             var object = JSONObject([("name", .string(entry.name))])
             switch entry.kind {
@@ -38,10 +53,6 @@ struct TreeManifest: Sendable, Equatable {
         }
         return .object(JSONObject([("format", .integer(Self.format)), ("entries", .array(listed))]))
     }
-
-    var bytes: [UInt8] { JSONWriter(pretty: true).bytes(json) }
-
-    var id: String { SHA256.hash(bytes) }
 
     init(parsing bytes: [UInt8], path: String) throws(StoreError) {
         guard let value = StoredJSONReader.parse(bytes), value["format"]?.intValue == Self.format,
@@ -63,7 +74,7 @@ struct TreeManifest: Sendable, Equatable {
                 throw StoreError("the tree manifest '\(path)' is damaged: entry '\(name)' is neither a file nor a tree")
             }
         }
-        self.init(entries: entries)
+        self.init(entries: entries, stored: bytes)
     }
 }
 

@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import Glibc
 
 /// Writes the planned trees that are not stored yet into a staging folder: one folder per tree
@@ -10,38 +12,67 @@ struct TreeWriter {
     /// The ids written, in an order where a tree comes after its subtrees.
     private(set) var written: [String] = []
     private var seen: Set<String> = []
+    private var pending: [PlannedTree] = []
 
     init(trees: TreeReader, stagingTrees: String) {
         self.trees = trees
         self.stagingTrees = stagingTrees
     }
 
-    mutating func write(_ tree: PlannedTree) throws(StoreError) {
+    /// Adds `tree` and the subtrees it needs that are not stored yet; `writeAll` writes them.
+    mutating func add(_ tree: PlannedTree) {
         // A stored tree is complete with all its subtrees: equal id, equal contents, nothing to do.
         guard !seen.contains(tree.id), !trees.isStored(tree.id) else { return }
         seen.insert(tree.id)
-        for subtree in tree.subtrees.values { try write(subtree) }
+        for subtree in tree.subtrees.values { add(subtree) }
+        pending.append(tree)
+        written.append(tree.id)
+    }
 
+    /// Writes the added trees, on both cores: each is a folder of its own, linking only to
+    /// stored files and naming its subfolders, so none waits for another.
+    func writeAll() throws(StoreError) {
+        let failure = FirstFailure()
+        let (pending, stagingTrees) = (pending, stagingTrees)
+        DispatchQueue.concurrentPerform(iterations: pending.count) { index in
+            guard !failure.isSet else { return }
+            do throws(StoreError) { try Self.write(pending[index], into: stagingTrees) } catch { failure.set(error) }
+        }
+        if let error = failure.error { throw error }
+    }
+
+    private static func write(_ tree: PlannedTree, into stagingTrees: String) throws(StoreError) {
         let folder = stagingTrees + "/" + tree.id
         CrashPoint.staging.reach()
         try FileSystem.makeDirectory(folder)
+        let target = try DirectoryHandle(folder)
+        var sourceFolders: [Substring: DirectoryHandle] = [:]
         for (name, source) in tree.files {
             switch source {
-            case .bytes(let bytes): try FileSystem.createFile(folder + "/" + name, bytes)
+            case .bytes(let bytes): try target.createFile(name, bytes)
             case .storedFile(let stored):
-                do {
-                    try FileSystem.hardLink(stored, at: folder + "/" + name)
+                let slash = stored.lastIndex(of: "/") ?? stored.startIndex
+                let sourceFolder = stored[..<slash]
+                // Files usually come from one or two earlier trees; a few handles cover them.
+                if sourceFolders[sourceFolder] == nil && sourceFolders.count < 32 {
+                    sourceFolders[sourceFolder] = try DirectoryHandle(String(sourceFolder))
+                }
+                do throws(StoreError) {
+                    if let from = sourceFolders[sourceFolder] {
+                        try target.hardLink(from: from, String(stored[stored.index(after: slash)...]), as: name)
+                    } else {
+                        try FileSystem.hardLink(stored, at: folder + "/" + name)
+                    }
                 } catch where error.errorNumber == EMLINK {
                     // The file system's link limit for one inode: store another copy instead.
-                    try FileSystem.createFile(folder + "/" + name, FileSystem.readFile(stored))
+                    try target.createFile(name, FileSystem.readFile(stored))
                 }
             }
         }
         for (name, subtree) in tree.subtrees {
-            try FileSystem.symbolicLink(SiteLayout.subtreeTarget(subtree.id), at: folder + "/" + name)
+            try target.symbolicLink(SiteLayout.subtreeTarget(subtree.id), as: name)
         }
         try FileSystem.createFile(folder + ".json", tree.manifest.bytes)
-        written.append(tree.id)
     }
 
     /// Moves the staged trees into `trees/`: the folder first, the manifest last, each only when
@@ -54,4 +85,14 @@ struct TreeWriter {
             if !FileSystem.exists(trees.layout.treeManifest(id)) { try FileSystem.rename(staged + ".json", to: trees.layout.treeManifest(id)) }
         }
     }
+}
+
+/// The first error of concurrent work (NSLock: ThreadSanitizer sees it, see StageClock).
+private final class FirstFailure: @unchecked Sendable {
+    private let lock = NSLock()
+    private var first: StoreError?
+
+    var isSet: Bool { lock.withLock { first != nil } }
+    var error: StoreError? { lock.withLock { first } }
+    func set(_ error: StoreError) { lock.withLock { if first == nil { first = error } } }
 }

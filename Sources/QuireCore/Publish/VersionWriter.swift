@@ -15,7 +15,8 @@ struct VersionWriter {
             try FileSystem.makeDirectory(staging)
             try FileSystem.makeDirectory(staging + "/trees")
             var trees = TreeWriter(trees: TreeReader(layout: layout), stagingTrees: staging + "/trees")
-            for entry in planned { try trees.write(entry.tree) }
+            for entry in planned { trees.add(entry.tree) }
+            try trees.writeAll()
 
             let folder = staging + "/version"
             try FileSystem.makeDirectory(folder)

@@ -8,17 +8,18 @@ import Foundation
 ///       "diagnostics": [..], "coverage": [..], "history": [..],
 ///       "scheduled": [{ "page_id", "section"?, "at", "action": "publish" | "expire" }] }
 public enum StatusReport {
-    static func make(result: SiteBuildResult, store: SiteStore, locales: [String]) -> JSONValue {
+    /// `publishedPages`: the pages the newest version serves, when the caller knows them.
+    static func make(result: SiteBuildResult, store: SiteStore, locales: [String], pages publishedPages: [String]? = nil) -> JSONValue {
         var pages = JSONObject()
         let byFile = Dictionary(grouping: result.diagnostics, by: \.file)
-        var pageFiles: [String: String] = [:]
-        if let newest = try? store.newestVersion(), let files = try? store.files(of: newest) {
-            for (path, file) in files {
+        var pageIDs = Set(publishedPages ?? [])
+        if publishedPages == nil, let newest = try? store.newestVersion(), let files = try? store.files(of: newest) {
+            for file in files.values {
                 guard let pageID = file.metadata?["page_id"]?.stringValue, file.metadata?["audience"]?.stringValue == nil else { continue }
-                pageFiles[pageID] = path
+                pageIDs.insert(pageID)
             }
         }
-        for pageID in pageFiles.keys.sorted() {
+        for pageID in pageIDs.sorted() {
             var preview = JSONObject()
             // Relative to status/, through current/: the link follows the live version.
             for locale in locales { preview[locale] = .string("../current/preview/\(locale)/\(pageID).html") }
@@ -26,7 +27,7 @@ public enum StatusReport {
         }
         // Diagnostics of a page's own source go with that page, for the preview's banner.
         for (file, diagnostics) in byFile {
-            guard let pageID = result.pageSources[file], pageFiles[pageID] != nil else { continue }
+            guard let pageID = result.pageSources[file], pageIDs.contains(pageID) else { continue }
             var entry = pages[pageID]?.objectValue ?? JSONObject()
             entry["diagnostics"] = .array(diagnostics.map(\.json))
             pages[pageID] = .object(entry)

@@ -1,0 +1,261 @@
+import QuireModel
+import Foundation
+
+// The watcher's fast path. A change set that touches only existing page sources, translation
+// files and the bytes of existing assets cannot change what any other page validates or renders
+// to (settings, the page set and the asset set are as the last build left them), so only those
+// pages are built, and what changed is published as a delta against the version the last build
+// published. Its cost follows the edit, not the site. Anything else takes the full path.
+extension SiteBuilder {
+
+    /// What the last published build left for the next delta.
+    struct DeltaBase {
+        var version: VersionID
+        var settings: SiteSettings
+        var context: ValidationContext
+        /// Page id -> its files in `version` (locales, variants, parts, previews).
+        var pagePaths: [String: Set<String>]
+        var pages: [String: PageSummary]
+        /// Every diagnostic of the last build (before retention and hook warnings).
+        var diagnostics: [Diagnostic]
+        var cacheEntries: [String: CacheHeaderFiles.Entry]
+        var pageSources: [String: String]
+        var manifest: JSONObject
+
+        /// Pages with a public file in the version: the status report lists these.
+        var publishedPages: [String] {
+            pagePaths.filter { $0.value.contains { !$0.hasPrefix("preview/") && !$0.contains("@") } }.keys.sorted()
+        }
+    }
+
+    /// Per page, what site-wide figures are summed from.
+    struct PageSummary {
+        /// Counted in `pagesTotal` (built, or broken only by warnings).
+        var counted: Bool
+        var scheduled: [ScheduledChange]
+        var coverage: [String: LocaleCoverage]
+    }
+
+    /// What a change set touches, when the fast path can take it.
+    private struct DeltaScope {
+        var pages: Set<String> = []
+        /// Relative to `assets/`.
+        var assets: Set<String> = []
+        /// Files (as diagnostics name them) whose diagnostics this build replaces.
+        var files: Set<String> = []
+    }
+
+    static func pageID(ofOutput path: String, metadata: JSONValue?) -> String? {
+        if let id = metadata?["page_id"]?.stringValue { return id }
+        // `preview/<locale>/<page_id>.html`
+        guard path.hasPrefix("preview/"), path.hasSuffix(".html") else { return nil }
+        let rest = path.dropFirst("preview/".count).dropLast(".html".count)
+        guard let slash = rest.firstIndex(of: "/") else { return nil }
+        return String(rest[rest.index(after: slash)...])
+    }
+
+    /// The base a full build leaves behind once published.
+    func makeDeltaBase(version: VersionID, settings: SiteSettings, context: ValidationContext, pages: [ProcessedPage],
+                       outputs: [PageOutput?], files: [OutputFile], cacheEntries: [String: CacheHeaderFiles.Entry],
+                       result: SiteBuildResult, manifest: JSONObject, now: Date) -> DeltaBase {
+        var pagePaths: [String: Set<String>] = [:]
+        for file in files {
+            if let id = Self.pageID(ofOutput: file.path, metadata: file.metadata) { pagePaths[id, default: []].insert(file.path) }
+        }
+        var summaries: [String: PageSummary] = [:]
+        for (page, output) in zip(pages, outputs) {
+            summaries[page.pageID] = summary(page, coverage: output?.coverage ?? [:], now: now)
+        }
+        return DeltaBase(version: version, settings: settings, context: context, pagePaths: pagePaths, pages: summaries,
+                         diagnostics: result.diagnostics, cacheEntries: cacheEntries, pageSources: result.pageSources, manifest: manifest)
+    }
+
+    private func summary(_ page: ProcessedPage, coverage: [String: LocaleCoverage], now: Date) -> PageSummary {
+        let scheduled = page.model.map { $0.isDraft ? [] : $0.scheduledChanges(after: now) } ?? []
+        return PageSummary(counted: page.model != nil || !page.diagnostics.hasErrors, scheduled: scheduled, coverage: coverage)
+    }
+
+    /// Builds and publishes `changed` as a delta; nil when the change set needs the full path.
+    func deltaBuild(changed: Set<String>, inventory: SiteInventory, clock: StageClock, started: UInt64) -> SiteBuildResult? {
+        guard options.publish, lastBuildPublished, var base = deltaBase, let store,
+              var scope = deltaScope(changed, inventory: inventory, base: base) else { return nil }
+        let context = base.context
+        let config = context.config
+        let reader = SourceFileReader(maxBytes: config.limits.maxFileBytes)
+        let now = options.now()
+        let chains = Dictionary(uniqueKeysWithValues: config.locales.map { ($0, config.chain(for: $0)) })
+        var result = SiteBuildResult(site: site)
+        result.builtAsDelta = true
+        let pageIDs = scope.pages.sorted()
+        let published: [String: PublishedFile]
+        do {
+            var paths: [String] = pageIDs.flatMap { base.pagePaths[$0] ?? [] }
+            paths += scope.assets.map { "assets/\($0)" } + [CacheHeaderFiles.nginxMapName, CacheHeaderFiles.headersName]
+            published = try store.files(paths, of: base.version)
+        } catch {
+            return nil
+        }
+
+        var files: [OutputFile] = []
+        var removed: [String] = []
+        var diagnostics = inventory.diagnostics.filter { scope.files.contains($0.file) }
+        var records = JSONObject()
+        var changes: (added: [String], changed: [String], removed: [String]) = ([], [], [])
+        var headersChanged = false
+        for pageID in pageIDs {
+            let source = inventory.pages[pageID]?.first
+            let (page, cached) = processPage(pageID, inventory: inventory, context: context, reader: reader, clock: clock,
+                                             cached: source.flatMap { sourceCache[$0.path] }, reuse: false)
+            if let source { sourceCache[source.path] = cached }
+            let translations = clock.measure(.translations) {
+                loadTranslations(of: pageID, inventory, reader: reader, context: context, changed: changed)
+            }
+            scope.files.insert(page.file)
+            for translation in inventory.translations + inventory.refusedTranslations where translation.pageID == pageID {
+                scope.files.insert("\(displayRoot)/\(translation.file.relativePath)")
+            }
+            diagnostics += page.diagnostics + translations.diagnostics
+            guard page.model != nil else {
+                // A broken page keeps every file it had: nothing of it changes.
+                base.pages[pageID] = summary(page, coverage: [:], now: now)
+                outputCache[pageID] = nil
+                records[pageID] = ["ms": 0, "rendered": 0, "ok": false]
+                continue
+            }
+            let output = render(page, context: context, chains: chains, catalogs: translations.byPage[pageID] ?? [],
+                                failedLocales: translations.failed[pageID] ?? [], settingsDigest: base.settings.digest,
+                                published: published, now: now, clock: clock)
+            diagnostics += output.diagnostics
+            let before = base.pagePaths[pageID] ?? []
+            let after = Set(output.files.map(\.path))
+            let written = output.files.filter { if case .carried = $0.content { false } else { true } }
+            files += written
+            removed += before.subtracting(after).sorted()
+            for path in before.subtracting(after) where base.cacheEntries.removeValue(forKey: path) != nil { headersChanged = true }
+            for file in output.files {
+                guard let entry = CacheHeaderFiles.entry(file.metadata) else { continue }
+                if base.cacheEntries.updateValue(entry, forKey: file.path) != entry { headersChanged = true }
+            }
+            let served = { (paths: Set<String>) in paths.contains { !$0.hasPrefix("preview/") } }
+            switch (served(before), served(after)) {
+            case (false, true): changes.added.append(pageID)
+            case (true, false): changes.removed.append(pageID)
+            case (true, true) where written.contains(where: { !$0.path.hasPrefix("preview/") }): changes.changed.append(pageID)
+            default: break
+            }
+            base.pagePaths[pageID] = after
+            base.pages[pageID] = summary(page, coverage: output.coverage, now: now)
+            outputCache[pageID] = (outputKey(page, settingsDigest: base.settings.digest, catalogs: translations.byPage[pageID] ?? [], now: now), output.carried)
+            result.filesRendered += output.rendered
+            if output.rendered > 0 { result.pagesRebuilt.append(pageID) }
+            records[pageID] = ["ms": .number((output.milliseconds * 100).rounded() / 100), "rendered": .integer(output.rendered), "ok": true]
+        }
+        files += clock.measure(.read) { changedAssets(scope.assets, inventory: inventory, published: published, diagnostics: &diagnostics) }
+        if headersChanged {
+            files += CacheHeaderFiles.make(site: site, entries: base.cacheEntries, published: published).filter {
+                if case .carried = $0.content { false } else { true }
+            }
+        }
+
+        result.diagnostics = (base.diagnostics.filter { !scope.files.contains($0.file) } + diagnostics)
+            .sorted { ($0.file, $0.position) < ($1.file, $1.position) }
+        result.pageSources = base.pageSources
+        result.pagesTotal = base.pages.values.count { $0.counted }
+        result.scheduled = base.pages.values.flatMap(\.scheduled).sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
+        var coverage = Dictionary(uniqueKeysWithValues: config.locales.map { ($0, LocaleCoverage(locale: $0)) })
+        for page in base.pages.values {
+            for (locale, counts) in page.coverage {
+                coverage[locale]?.translated += counts.translated
+                coverage[locale]?.stale += counts.stale
+                coverage[locale]?.missing += counts.missing
+            }
+        }
+        result.coverage = config.locales.compactMap { coverage[$0] }
+        base.manifest["pages"] = .integer(base.pagePaths.values.count { $0.contains { !$0.hasPrefix("preview/") } })
+        base.manifest["coverage"] = .array(result.coverage.map(\.json))
+
+        func list(_ ids: [String]) -> JSONValue { .array(ids.map { .string($0) }) }
+        let record = JSONObject([
+            ("parent", .string(base.version.description)),
+            ("locales", .array(config.locales.map { .string($0) })),
+            ("changes", ["added": list(changes.added), "changed": list(changes.changed), "removed": list(changes.removed)]),
+            ("seconds_before_publish", .number((Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6).rounded() / 1e3)),
+            ("stages_ms", .object(JSONObject(clock.milliseconds.map { ($0.stage.rawValue, .number(($0.ms * 100).rounded() / 100)) }))),
+            ("pages", .object(records)),
+            ("diagnostics", .array(result.diagnostics.map(\.json))),
+            ("files_rendered", .integer(result.filesRendered)),
+        ])
+        do {
+            let outcome: PublishOutcome
+            if files.isEmpty && removed.isEmpty {
+                outcome = .unchanged(base.version)
+            } else {
+                let delta = PublishDelta(base: base.version, files: files, removed: removed, manifest: base.manifest, buildRecord: record)
+                outcome = try clock.measure(.publish) {
+                    try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { try store.publish(delta) }
+                }
+            }
+            result.outcome = outcome
+            switch outcome {
+            case .published(let version, _): base.version = version
+            case .unchanged(let version): base.version = version
+            }
+            base.diagnostics = result.diagnostics
+            deltaBase = base
+            if case .published(let version, _) = outcome { afterPublish(version, config: config, store: store, into: &result) }
+        } catch {
+            result.operationalError = "\(error)"
+            return result
+        }
+        clock.measure(.status) { writeStatus(result, context: context, pages: base.publishedPages) }
+        return result
+    }
+
+    /// Which pages and assets a change set touches; nil when it touches anything site-wide (settings,
+    /// vocabulary, drill catalog) or changes the page or asset set.
+    private func deltaScope(_ changed: Set<String>, inventory: SiteInventory, base: DeltaBase) -> DeltaScope? {
+        var scope = DeltaScope()
+        for path in changed {
+            guard path.hasPrefix(siteRoot + "/") else { return nil }
+            let relative = String(path.dropFirst(siteRoot.count + 1))
+            if relative.split(separator: "/").contains(where: { EditorTempFiles.isIgnored(String($0)) }) { continue }
+            let display = "\(displayRoot)/\(relative)"
+            if relative.hasPrefix("l10n/") {
+                let parts = SiteInventory.splitExtension(relative).stem.split(separator: "/", maxSplits: 2).map(String.init)
+                guard parts.count == 3, base.pages[parts[2]] != nil else { return nil }
+                scope.pages.insert(parts[2])
+            } else if relative.hasPrefix("assets/") {
+                let name = String(relative.dropFirst("assets/".count))
+                guard base.context.assets.contains(name), inventory.assets[name]?.path == path else { return nil }
+                scope.assets.insert(name)
+            } else {
+                let (stem, pathExtension) = SiteInventory.splitExtension(relative)
+                guard SiteInventory.pageExtensions.contains(pathExtension), base.pages[stem] != nil,
+                      let sources = inventory.pages[stem], sources.count == 1, sources[0].path == path else { return nil }
+                scope.pages.insert(stem)
+            }
+            scope.files.insert(display)
+        }
+        return scope
+    }
+
+    /// Assets whose bytes changed, read again.
+    private func changedAssets(_ names: Set<String>, inventory: SiteInventory, published: [String: PublishedFile],
+                               diagnostics: inout [Diagnostic]) -> [OutputFile] {
+        let reader = SourceFileReader(maxBytes: 64 * 1024 * 1024)
+        var files: [OutputFile] = []
+        for name in names.sorted() {
+            guard let file = inventory.assets[name] else { continue }
+            do throws(SourceReadError) {
+                let bytes = try reader.read(file.path)
+                let digest = SHA256.hash(bytes)
+                assetDigests[file.path] = digest
+                if published["assets/\(name)"]?.sha256 != digest { files.append(OutputFile(path: "assets/\(name)", content: .bytes(bytes), inputDigest: digest)) }
+            } catch {
+                // The asset keeps its last good copy.
+                diagnostics.append(.error("\(displayRoot)/\(file.relativePath)", "this file \(error.message)"))
+            }
+        }
+        return files
+    }
+}

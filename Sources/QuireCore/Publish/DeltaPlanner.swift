@@ -1,0 +1,171 @@
+/// Plans a version as the newest one plus a few changed and removed files. Only the folders on
+/// the way to a change get a new tree; every other folder keeps its tree id, untouched. So a
+/// one-page edit costs the size of the folders it touches, not the size of the site.
+struct DeltaPlanner {
+    /// A folder whose tree changed, deepest first; `tree` is nil when the folder is now empty.
+    struct FolderChange {
+        var path: String
+        var tree: PlannedTree?
+    }
+
+    struct Plan {
+        var topLevel: [(name: String, tree: PlannedTree)]
+        var changes: [FolderChange]
+        var removedFiles: [String]
+    }
+
+    let previous: FileIndex
+    let layout: SiteLayout
+    private static let emptyManifest = TreeManifest(entries: [])
+
+    private struct FolderEdit {
+        var files: [String: OutputFile] = [:]
+        var removed: Set<String> = []
+    }
+
+    func plan(_ delta: PublishDelta, previousFolders: [(name: String, folder: VersionManifest.Folder)]) throws(StoreError) -> Plan {
+        var edits: [String: FolderEdit] = [:]
+        for file in delta.files {
+            let components = try TreePlanner.components(of: file.path)
+            edits[components.dropLast().joined(separator: "/"), default: FolderEdit()].files[components[components.count - 1]] = file
+        }
+        var removedFiles: [String] = []
+        for path in delta.removed where previous.locations[path] != nil {
+            let components = try TreePlanner.components(of: path)
+            edits[components.dropLast().joined(separator: "/"), default: FolderEdit()].removed.insert(components[components.count - 1])
+            removedFiles.append(path)
+        }
+        // Every folder above an edited one changes too (its entry for the child gets a new id).
+        var dirty = Set(edits.keys)
+        for path in edits.keys {
+            var parts = path.split(separator: "/")
+            while parts.count > 1 {
+                parts.removeLast()
+                dirty.insert(parts.joined(separator: "/"))
+            }
+        }
+        var planned: [String: PlannedTree?] = [:]
+        var changes: [FolderChange] = []
+        for path in dirty.sorted(by: { depth($0) > depth($1) }) {
+            let tree = try plan(folder: path, edit: edits[path] ?? FolderEdit(), dirtyChildren: planned)
+            planned[path] = .some(tree)
+            changes.append(FolderChange(path: path, tree: tree))
+        }
+
+        var topLevel: [String: PlannedTree] = [:]
+        for entry in previousFolders {
+            topLevel[entry.name] = stub(entry.folder.tree, files: entry.folder.files, bytes: entry.folder.bytes)
+        }
+        for (path, tree) in planned where depth(path) == 0 { topLevel[path] = tree }
+        let sorted = topLevel.map { (name: $0.key, tree: $0.value) }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        return Plan(topLevel: sorted, changes: changes, removedFiles: removedFiles)
+    }
+
+    private func depth(_ path: String) -> Int { path.utf8.count { $0 == UInt8(ascii: "/") } }
+
+    /// The new tree of one folder: its previous entries with the edit and the changed subfolders
+    /// applied; nil when nothing is left in it.
+    private func plan(folder path: String, edit: FolderEdit, dirtyChildren: [String: PlannedTree?]) throws(StoreError) -> PlannedTree? {
+        let old = previous.folders[path]
+        var entries: [String: TreeManifest.Kind] = [:]
+        for entry in old?.manifest.entries ?? [] { entries[entry.name] = entry.kind }
+        var sources: [String: PlannedTree.FileSource] = [:]
+        for name in edit.removed where entries[name].map({ if case .file = $0 { true } else { false } }) == true {
+            entries[name] = nil
+        }
+        for (name, file) in edit.files {
+            if case .tree = entries[name] { throw StoreError("the output lists '\(file.path)' as a file where the newest version has a folder") }
+            let (published, source) = try stored(file)
+            entries[name] = .file(published)
+            sources[name] = source
+        }
+        var subtrees: [String: PlannedTree] = [:]
+        var fileCount = 0
+        var byteCount = 0
+        for (name, kind) in entries {
+            switch kind {
+            case .file(let file):
+                if sources[name] == nil, let old { sources[name] = .storedFile(layout.tree(old.id) + "/" + name) }
+                fileCount += 1
+                byteCount += file.size
+            case .tree(let id):
+                let childPath = path + "/" + name
+                if let changed = dirtyChildren[childPath] {
+                    guard let changed else {
+                        entries[name] = nil
+                        continue
+                    }
+                    subtrees[name] = changed
+                    entries[name] = .tree(changed.id)
+                } else {
+                    let totals = previous.totals[childPath] ?? (0, 0)
+                    subtrees[name] = stub(id, files: totals.files, bytes: totals.bytes)
+                }
+                fileCount += subtrees[name]?.fileCount ?? 0
+                byteCount += subtrees[name]?.byteCount ?? 0
+            }
+        }
+        // A subfolder that is new in this version.
+        for (childPath, changed) in dirtyChildren {
+            guard let changed, childPath.hasPrefix(path + "/"), depth(childPath) == depth(path) + 1 else { continue }
+            let name = String(childPath.dropFirst(path.count + 1))
+            guard entries[name] == nil else {
+                if case .file = entries[name] { throw StoreError("the output lists '\(childPath)' as a folder where the newest version has a file") }
+                continue
+            }
+            entries[name] = .tree(changed.id)
+            subtrees[name] = changed
+            fileCount += changed.fileCount
+            byteCount += changed.byteCount
+        }
+        guard !entries.isEmpty else { return nil }
+        let manifest = TreeManifest(entries: entries.map { TreeManifest.Entry(name: $0.key, kind: $0.value) })
+        return PlannedTree(manifest: manifest, id: manifest.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount)
+    }
+
+    /// A file's manifest entry, and where its bytes come from: the newest version's copy when it
+    /// already stores these bytes (and the copy is still there), else the new bytes.
+    private func stored(_ file: OutputFile) throws(StoreError) -> (PublishedFile, PlannedTree.FileSource) {
+        switch file.content {
+        case .carried:
+            guard let old = previous.locations[file.path] else {
+                throw StoreError("cannot carry '\(file.path)' over: the newest version has no such file")
+            }
+            return (PublishedFile(sha256: old.file.sha256, size: old.file.size, inputDigest: file.inputDigest, metadata: file.metadata),
+                    .storedFile(old.storedPath))
+        case .bytes(let bytes):
+            let sha256 = SHA256.hash(bytes)
+            let published = PublishedFile(sha256: sha256, size: bytes.count, inputDigest: file.inputDigest, metadata: file.metadata)
+            if let stored = previous.bySHA256[sha256], FileSystem.exists(stored) { return (published, .storedFile(stored)) }
+            return (published, .bytes(bytes))
+        }
+    }
+
+    /// A folder that stays as it is: only its id (for the link) and totals are needed.
+    private func stub(_ id: String, files: Int, bytes: Int) -> PlannedTree {
+        PlannedTree(manifest: Self.emptyManifest, id: id, files: [:], subtrees: [:], fileCount: files, byteCount: bytes)
+    }
+}
+
+extension FileIndex {
+    /// The index of the version a delta plan produced, from the index of its base: only the
+    /// changed folders' entries are touched.
+    mutating func apply(_ plan: DeltaPlanner.Plan, layout: SiteLayout) {
+        for path in plan.removedFiles { locations[path] = nil }
+        for change in plan.changes {
+            guard let tree = change.tree else {
+                folders[change.path] = nil
+                totals[change.path] = nil
+                continue
+            }
+            folders[change.path] = (tree.id, tree.manifest)
+            totals[change.path] = (tree.fileCount, tree.byteCount)
+            for entry in tree.manifest.entries {
+                guard case .file(let file) = entry.kind else { continue }
+                let stored = layout.tree(tree.id) + "/" + entry.name
+                locations[change.path + "/" + entry.name] = Location(file: file, storedPath: stored)
+                bySHA256[file.sha256] = stored
+            }
+        }
+    }
+}

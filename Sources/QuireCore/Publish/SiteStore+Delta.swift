@@ -1,0 +1,50 @@
+public import QuireModel
+
+/// A new version described by what changes against the newest one: what `quire watch` publishes
+/// after an edit, at a cost that follows the edit rather than the site.
+public struct PublishDelta: Sendable {
+    /// The version the changes apply to; the publish fails when another one became the newest.
+    public var base: VersionID
+    /// Files added or replaced; every file not named here or in `removed` stays as it is.
+    public var files: [OutputFile]
+    public var removed: [String]
+    /// Site-level manifest fields, as in `PublishRequest`.
+    public var manifest: JSONObject
+    public var buildRecord: JSONObject
+
+    public init(base: VersionID, files: [OutputFile], removed: [String], manifest: JSONObject, buildRecord: JSONObject) {
+        self.base = base
+        self.files = files
+        self.removed = removed
+        self.manifest = manifest
+        self.buildRecord = buildRecord
+    }
+}
+
+extension SiteStore {
+    /// Publishes `delta.base` with the changes applied: new trees only for the folders on the way
+    /// to a change. Throws when `delta.base` is no longer the newest version (build in full then).
+    public func publish(_ delta: PublishDelta) throws(StoreError) -> PublishOutcome {
+        try withOperationLock { () throws(StoreError) -> PublishOutcome in
+            guard let newest = try newestVersion(), newest == delta.base else {
+                throw StoreError("the newest version is no longer \(delta.base): another process published meanwhile")
+            }
+            let manifest = try manifest(of: newest)
+            var index: FileIndex
+            if let cached = takeCachedIndex(of: newest) {
+                index = cached
+            } else {
+                index = try FileIndex(manifest: manifest, trees: TreeReader(layout: layout))
+            }
+            let plan = try DeltaPlanner(previous: index, layout: layout).plan(delta, previousFolders: manifest.folders)
+            var applied = false
+            // Unchanged or failed: the base stays the newest, with its index.
+            defer { if !applied { restoreCachedIndex(index, of: newest) } }
+            return try commit(plan.topLevel, base: newest, baseManifest: manifest, siteFields: delta.manifest, buildRecord: delta.buildRecord) {
+                applied = true
+                index.apply(plan, layout: layout)
+                return index
+            }
+        }
+    }
+}

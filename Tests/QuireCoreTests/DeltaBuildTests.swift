@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+import QuireCore
+
+/// The watcher's fast path: a change set touching only page sources, translation files and asset
+/// bytes is built page by page and published as a delta. After every step the published tree
+/// must equal a fresh full build of the same files, and the path taken must be the delta.
+@Suite struct DeltaBuildTests {
+    static let page = """
+        title: Home
+        ttl: 60
+        page_size: 2
+        sections:
+          - type: markdown_block
+            id: intro
+            body: Public intro.
+          - type: announcement
+            id: deal
+            body: Members only.
+            visible_to: [member]
+          - type: divider
+            id: split
+          - type: hero_banner
+            id: hero
+            image_url: /assets/banner.jpg
+            title: Hero
+
+        """
+
+    final class Session {
+        let fixture: SiteFixture
+        let builder: SiteBuilder
+        let absolute: String
+
+        init() throws {
+            fixture = try SiteFixture()
+            try fixture.write(DeltaBuildTests.page, to: "home.yaml")
+            try fixture.write("title: Other\nsections:\n  - type: cta_button\n    id: go\n    label: Home\n    action: navigate\n    destination: /home\n", to: "other.yaml")
+            builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist)
+            absolute = URL(fileURLWithPath: fixture.siteFolder).standardizedFileURL.path
+        }
+
+        /// Applies `change`, builds with the changed paths, and checks the delta path was taken
+        /// and that the result equals a fresh full build (a broken save keeps the last good output
+        /// instead, which a fresh build never had: `keepsLastGood` then checks nothing changed).
+        @discardableResult
+        func step(_ comment: Comment, changed: [String], keepsLastGood: Bool = false, _ change: () throws -> Void,
+                  sourceLocation: SourceLocation = #_sourceLocation) throws -> SiteBuildResult {
+            let before = IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site)
+            try change()
+            let result = builder.build(changed: Set(changed.map { "\(absolute)/\($0)" }))
+            #expect(result.builtAsDelta, comment, sourceLocation: sourceLocation)
+            #expect(result.operationalError == nil, comment, sourceLocation: sourceLocation)
+            if keepsLastGood {
+                #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == before, comment, sourceLocation: sourceLocation)
+                return result
+            }
+            let published = IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site)
+            let fresh = IncrementalBuildTests.fresh(fixture)
+            #expect(published.keys.sorted() == fresh.keys.sorted(), comment, sourceLocation: sourceLocation)
+            for (path, bytes) in fresh where published[path] != bytes {
+                Issue.record("\(comment): \(path) differs from a full build", sourceLocation: sourceLocation)
+            }
+            return result
+        }
+    }
+
+    @Test func everyKindOfPageChangeMatchesAFullBuild() throws {
+        let session = try Session()
+        let fixture = session.fixture
+        #expect(!session.builder.build().hasErrors)
+        let versions = fixture.versions.count
+
+        var result = try session.step("an edit", changed: ["home.yaml"]) {
+            try fixture.write(Self.page.replacingOccurrences(of: "Public intro.", with: "Edited intro."), to: "home.yaml")
+        }
+        #expect(result.pagesRebuilt == ["home"])
+        #expect(try fixture.published("en/home.json").contains("Edited intro."))
+
+        result = try session.step("a broken save", changed: ["home.yaml"], keepsLastGood: true) {
+            try fixture.write("title: [unclosed\n", to: "home.yaml")
+        }
+        #expect(result.hasErrors)
+        #expect(try fixture.published("en/home.json").contains("Edited intro."), "the last good output stays")
+        let status = try String(contentsOfFile: "\(fixture.dist)/\(fixture.site)/status/status.json", encoding: .utf8)
+        #expect(status.contains("site/home.yaml"))
+
+        try session.step("the fix", changed: ["home.yaml"]) { try fixture.write(Self.page, to: "home.yaml") }
+        try session.step("a translation drop", changed: ["l10n/fr/home.yaml"]) {
+            try fixture.write("title: Accueil\nintro.body: Intro publique.\n", to: "l10n/fr/home.yaml")
+        }
+        #expect(try fixture.published("fr/home.json").contains("Intro publique."))
+        try session.step("a broken translation keeps the locale's output", changed: ["l10n/fr/home.yaml"], keepsLastGood: true) {
+            try fixture.write("title: [\n", to: "l10n/fr/home.yaml")
+        }
+        try session.step("the translation removed", changed: ["l10n/fr/home.yaml"]) { try fixture.remove("l10n/fr/home.yaml") }
+        try session.step("fewer parts", changed: ["home.yaml"]) {
+            try fixture.write(Self.page.replacingOccurrences(of: "page_size: 2", with: "page_size: 10"), to: "home.yaml")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(fixture.dist)/\(fixture.site)/current/en/home.2.json"))
+        try session.step("a new ttl reaches the cache headers", changed: ["home.yaml"]) {
+            try fixture.write(Self.page.replacingOccurrences(of: "ttl: 60", with: "ttl: 5"), to: "home.yaml")
+        }
+        #expect(try fixture.published("http/nginx-ttl.map").contains("/home.json\" 5;"))
+        try session.step("a draft leaves the published pages", changed: ["home.yaml"]) {
+            try fixture.write("draft: true\n" + Self.page, to: "home.yaml")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(fixture.dist)/\(fixture.site)/current/en/home.json"))
+        try session.step("and comes back", changed: ["home.yaml"]) { try fixture.write(Self.page, to: "home.yaml") }
+        try session.step("an asset's bytes", changed: ["assets/banner.jpg"]) {
+            try fixture.write("new image bytes", to: "assets/banner.jpg")
+        }
+        let unchanged = try session.step("a save without changes", changed: ["home.yaml"]) { try fixture.write(Self.page, to: "home.yaml") }
+        #expect(unchanged.outcome.map { if case .unchanged = $0 { true } else { false } } == true)
+        #expect(fixture.versions.count == versions + 9, "a broken save, a broken translation and a save without changes publish nothing")
+    }
+
+    @Test func siteWideChangesTakeTheFullPath() throws {
+        let session = try Session()
+        let fixture = session.fixture
+        #expect(!session.builder.build().hasErrors)
+        for (path, change) in [
+            ("new.yaml", { try fixture.write("sections:\n  - type: divider\n", to: "new.yaml") }),
+            ("other.yaml", { try fixture.remove("other.yaml") }),
+            ("site.yaml", { try fixture.write("default_locale: en\nlocales: [en, fr]\napp_routes: [/drills]\naudiences:\n  roles: [member]\nttl: 30\n", to: "site.yaml") }),
+            ("assets/new.png", { try fixture.write("png", to: "assets/new.png") }),
+        ] as [(String, () throws -> Void)] {
+            try change()
+            let result = session.builder.build(changed: ["\(session.absolute)/\(path)"])
+            #expect(!result.builtAsDelta, "\(path)")
+            #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture), "\(path)")
+        }
+    }
+
+    @Test func anotherPublisherSendsTheNextBuildDownTheFullPath() throws {
+        let session = try Session()
+        let fixture = session.fixture
+        #expect(!session.builder.build().hasErrors)
+        // Another process publishes (here: a second builder after an edit).
+        try fixture.write(Self.page.replacingOccurrences(of: "Hero", with: "Other hero"), to: "home.yaml")
+        _ = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist).build()
+        try fixture.write(Self.page.replacingOccurrences(of: "Hero", with: "Third hero"), to: "home.yaml")
+        let result = session.builder.build(changed: ["\(session.absolute)/home.yaml"])
+        #expect(result.operationalError == nil)
+        #expect(try fixture.published("en/home.2.json").contains("Third hero"))
+        #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
+    }
+}

@@ -1,32 +1,45 @@
 import Foundation
 
 /// Runs submitted work on its own thread, newest only: work submitted while earlier work waits
-/// replaces it. `quire watch` writes the status files this way, so listing every page of a large
-/// site happens beside the next build instead of before it.
+/// replaces it, and a run starts `minimumInterval` or twice the last run's duration after the
+/// last one started, whichever is longer. `quire watch` writes the status files this way, so
+/// listing every page of a large site happens beside the next builds and takes at most about a
+/// third of a core, instead of delaying each build.
 final class LatestOnlyQueue: @unchecked Sendable {
     private let queue: DispatchQueue
+    private let minimumInterval: UInt64
     // NSLock rather than Mutex: ThreadSanitizer sees its ordering (see StageClock).
     private let lock = NSLock()
     private var pending: (@Sendable () -> Void)?
+    private var lastStarted: UInt64 = 0
+    private var lastDuration: UInt64 = 0
 
-    init(label: String) { queue = DispatchQueue(label: label) }
-
-    func submit(_ work: @escaping @Sendable () -> Void) {
-        let wasIdle = lock.withLock {
-            defer { pending = work }
-            return pending == nil
-        }
-        if wasIdle { queue.async { self.runPending() } }
+    init(label: String, minimumInterval seconds: Double = 0) {
+        queue = DispatchQueue(label: label)
+        minimumInterval = UInt64(seconds * 1e9)
     }
 
-    /// Waits until submitted work has run.
-    func flush() { queue.sync {} }
+    func submit(_ work: @escaping @Sendable () -> Void) {
+        let (wasIdle, earliest) = lock.withLock {
+            defer { pending = work }
+            return (pending == nil, lastStarted + max(minimumInterval, 2 * lastDuration))
+        }
+        guard wasIdle else { return }
+        queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(earliest, DispatchTime.now().uptimeNanoseconds))) { self.runPending() }
+    }
+
+    /// Runs submitted work now, and waits for it.
+    func flush() { queue.sync { runPending() } }
 
     private func runPending() {
+        let started = DispatchTime.now().uptimeNanoseconds
         let work = lock.withLock {
             defer { pending = nil }
+            if pending != nil { lastStarted = started }
             return pending
         }
-        work?()
+        guard let work else { return }
+        work()
+        lock.withLock { lastDuration = DispatchTime.now().uptimeNanoseconds - started }
     }
 }

@@ -14,17 +14,56 @@ extension SiteBuilder {
         var settings: SiteSettings
         var context: ValidationContext
         /// Page id -> its files in `version` (locales, variants, parts, previews).
-        var pagePaths: [String: Set<String>]
-        var pages: [String: PageSummary]
+        private(set) var pagePaths: [String: Set<String>] = [:]
+        private(set) var pages: [String: PageSummary] = [:]
+        /// Site-wide figures, kept up to date page by page (summing 10,000 pages per edit would
+        /// make an edit cost the site's size again).
+        private(set) var countedPages = 0
+        private(set) var coverage: [String: LocaleCoverage] = [:]
+        private(set) var scheduled: [String: [ScheduledChange]] = [:]
+        /// Pages with a published page file (not only a preview): the manifest counts them, the
+        /// status report lists them.
+        private(set) var publishedPages: Set<String> = []
         /// Every diagnostic of the last build (before retention and hook warnings).
-        var diagnostics: [Diagnostic]
-        var cacheEntries: [String: CacheHeaderFiles.Entry]
-        var pageSources: [String: String]
-        var manifest: JSONObject
+        var diagnostics: [Diagnostic] = []
+        var cacheEntries: [String: CacheHeaderFiles.Entry] = [:]
+        var pageSources: [String: String] = [:]
+        var manifest = JSONObject()
 
-        /// Pages with a public file in the version: the status report lists these.
-        var publishedPages: [String] {
-            pagePaths.filter { $0.value.contains { !$0.hasPrefix("preview/") && !$0.contains("@") } }.keys.sorted()
+        init(version: VersionID, settings: SiteSettings, context: ValidationContext) {
+            self.version = version
+            self.settings = settings
+            self.context = context
+        }
+
+        /// Replaces what is known of one page (`paths`: nil keeps its files).
+        mutating func update(_ pageID: String, summary: PageSummary, paths: Set<String>?) {
+            if let old = pages[pageID] { count(old, sign: -1) }
+            pages[pageID] = summary
+            count(summary, sign: 1)
+            guard let paths else { return }
+            pagePaths[pageID] = paths
+            if paths.contains(where: { !$0.hasPrefix("preview/") }) { publishedPages.insert(pageID) } else { publishedPages.remove(pageID) }
+        }
+
+        private mutating func count(_ page: PageSummary, sign: Int) {
+            if page.counted { countedPages += sign }
+            for (locale, counts) in page.coverage {
+                var total = coverage[locale] ?? LocaleCoverage(locale: locale)
+                total.translated += sign * counts.translated
+                total.stale += sign * counts.stale
+                total.missing += sign * counts.missing
+                coverage[locale] = total
+            }
+        }
+
+        /// Pages and sections still to be published or expired, soonest first.
+        mutating func setScheduled(_ pageID: String, _ changes: [ScheduledChange]) {
+            scheduled[pageID] = changes.isEmpty ? nil : changes
+        }
+
+        var allScheduled: [ScheduledChange] {
+            scheduled.values.flatMap { $0 }.sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
         }
     }
 
@@ -32,7 +71,6 @@ extension SiteBuilder {
     struct PageSummary {
         /// Counted in `pagesTotal` (built, or broken only by warnings).
         var counted: Bool
-        var scheduled: [ScheduledChange]
         var coverage: [String: LocaleCoverage]
     }
 
@@ -62,23 +100,34 @@ extension SiteBuilder {
         for file in files {
             if let id = Self.pageID(ofOutput: file.path, metadata: file.metadata) { pagePaths[id, default: []].insert(file.path) }
         }
-        var summaries: [String: PageSummary] = [:]
+        var base = DeltaBase(version: version, settings: settings, context: context)
         for (page, output) in zip(pages, outputs) {
-            summaries[page.pageID] = summary(page, coverage: output?.coverage ?? [:], now: now)
+            base.update(page.pageID, summary: summary(page, coverage: output?.coverage ?? [:]), paths: pagePaths[page.pageID] ?? [])
+            base.setScheduled(page.pageID, scheduledChanges(page, now: now))
         }
-        return DeltaBase(version: version, settings: settings, context: context, pagePaths: pagePaths, pages: summaries,
-                         diagnostics: result.diagnostics, cacheEntries: cacheEntries, pageSources: result.pageSources, manifest: manifest)
+        base.diagnostics = result.diagnostics
+        base.cacheEntries = cacheEntries
+        base.pageSources = result.pageSources
+        base.manifest = manifest
+        return base
     }
 
-    private func summary(_ page: ProcessedPage, coverage: [String: LocaleCoverage], now: Date) -> PageSummary {
-        let scheduled = page.model.map { $0.isDraft ? [] : $0.scheduledChanges(after: now) } ?? []
-        return PageSummary(counted: page.model != nil || !page.diagnostics.hasErrors, scheduled: scheduled, coverage: coverage)
+    private func summary(_ page: ProcessedPage, coverage: [String: LocaleCoverage]) -> PageSummary {
+        PageSummary(counted: page.model != nil || !page.diagnostics.hasErrors, coverage: coverage)
+    }
+
+    private func scheduledChanges(_ page: ProcessedPage, now: Date) -> [ScheduledChange] {
+        page.model.map { $0.isDraft ? [] : $0.scheduledChanges(after: now) } ?? []
     }
 
     /// Builds and publishes `changed` as a delta; nil when the change set needs the full path.
     func deltaBuild(changed: Set<String>, inventory: SiteInventory, clock: StageClock, started: UInt64) -> SiteBuildResult? {
-        guard options.publish, lastBuildPublished, var base = deltaBase, let store,
-              var scope = deltaScope(changed, inventory: inventory, base: base) else { return nil }
+        guard options.publish, lastBuildPublished, let store, let scoped = deltaBase.flatMap({ deltaScope(changed, inventory: inventory, base: $0) }),
+              var base = deltaBase else { return nil }
+        // The builder gives its base up while this build changes it: one owner, so updating a
+        // page's entries does not copy every other page's.
+        deltaBase = nil
+        var scope = scoped
         let context = base.context
         let config = context.config
         let reader = SourceFileReader(maxBytes: config.limits.maxFileBytes)
@@ -111,13 +160,14 @@ extension SiteBuilder {
                 loadTranslations(of: pageID, inventory, reader: reader, context: context, changed: changed)
             }
             scope.files.insert(page.file)
-            for translation in inventory.translations + inventory.refusedTranslations where translation.pageID == pageID {
-                scope.files.insert("\(displayRoot)/\(translation.file.relativePath)")
+            for translations in [inventory.translations, inventory.refusedTranslations] {
+                for translation in translations where translation.pageID == pageID { scope.files.insert("\(displayRoot)/\(translation.file.relativePath)") }
             }
             diagnostics += page.diagnostics + translations.diagnostics
+            base.setScheduled(pageID, scheduledChanges(page, now: now))
             guard page.model != nil else {
                 // A broken page keeps every file it had: nothing of it changes.
-                base.pages[pageID] = summary(page, coverage: [:], now: now)
+                base.update(pageID, summary: summary(page, coverage: [:]), paths: nil)
                 outputCache[pageID] = nil
                 records[pageID] = ["ms": 0, "rendered": 0, "ok": false]
                 continue
@@ -143,8 +193,7 @@ extension SiteBuilder {
             case (true, true) where written.contains(where: { !$0.path.hasPrefix("preview/") }): changes.changed.append(pageID)
             default: break
             }
-            base.pagePaths[pageID] = after
-            base.pages[pageID] = summary(page, coverage: output.coverage, now: now)
+            base.update(pageID, summary: summary(page, coverage: output.coverage), paths: after)
             outputCache[pageID] = (outputKey(page, settingsDigest: base.settings.digest, catalogs: translations.byPage[pageID] ?? [], now: now), output.carried)
             result.filesRendered += output.rendered
             if output.rendered > 0 { result.pagesRebuilt.append(pageID) }
@@ -160,18 +209,10 @@ extension SiteBuilder {
         result.diagnostics = (base.diagnostics.filter { !scope.files.contains($0.file) } + diagnostics)
             .sorted { ($0.file, $0.position) < ($1.file, $1.position) }
         result.pageSources = base.pageSources
-        result.pagesTotal = base.pages.values.count { $0.counted }
-        result.scheduled = base.pages.values.flatMap(\.scheduled).sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
-        var coverage = Dictionary(uniqueKeysWithValues: config.locales.map { ($0, LocaleCoverage(locale: $0)) })
-        for page in base.pages.values {
-            for (locale, counts) in page.coverage {
-                coverage[locale]?.translated += counts.translated
-                coverage[locale]?.stale += counts.stale
-                coverage[locale]?.missing += counts.missing
-            }
-        }
-        result.coverage = config.locales.compactMap { coverage[$0] }
-        base.manifest["pages"] = .integer(base.pagePaths.values.count { $0.contains { !$0.hasPrefix("preview/") } })
+        result.pagesTotal = base.countedPages
+        result.scheduled = base.allScheduled
+        result.coverage = config.locales.map { base.coverage[$0] ?? LocaleCoverage(locale: $0) }
+        base.manifest["pages"] = .integer(base.publishedPages.count)
         base.manifest["coverage"] = .array(result.coverage.map(\.json))
 
         func list(_ ids: [String]) -> JSONValue { .array(ids.map { .string($0) }) }

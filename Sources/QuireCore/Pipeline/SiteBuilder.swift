@@ -58,7 +58,7 @@ public final class SiteBuilder: @unchecked Sendable {
     var store: SiteStore?
     /// Watch mode: what the next change set can be published against as a delta.
     var deltaBase: DeltaBase?
-    private let statusQueue = LatestOnlyQueue(label: "quire.status")
+    private let statusQueue = LatestOnlyQueue(label: "quire.status", minimumInterval: 0.25)
 
     /// A page source as last read: its parse (reused while the bytes are equal) and the page
     /// validated from it (reused while the bytes and the validation context are equal).
@@ -337,7 +337,7 @@ public final class SiteBuilder: @unchecked Sendable {
     // MARK: Status
 
     /// `pages`: the pages the newest version serves, when the builder knows them (else the store lists them).
-    func writeStatus(_ result: SiteBuildResult, context: ValidationContext?, pages: [String]? = nil) {
+    func writeStatus(_ result: SiteBuildResult, context: ValidationContext?, pages: Set<String>? = nil) {
         guard options.publish, let store = try? openStore() else { return }
         let locales = context?.config.locales ?? []
         let write: @Sendable () -> Void = {

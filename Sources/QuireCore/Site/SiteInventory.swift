@@ -52,7 +52,7 @@ public struct SiteInventory: Sendable {
             let relativePath = String(path.dropFirst(root.count + 1))
             if relativePath.split(separator: "/").contains(where: { EditorTempFiles.isIgnored(String($0)) }) { continue }
             let display = "\(displayRoot)/\(relativePath)"
-            forget(path: path, display: display)
+            forget(path: path, relativePath: relativePath, display: display)
             var info = stat()
             guard lstat(path, &info) == 0 else {
                 // Gone: a file is simply forgotten; a folder we knew files under needs a rescan.
@@ -68,17 +68,21 @@ public struct SiteInventory: Sendable {
         return true
     }
 
-    private mutating func forget(path: String, display: String) {
+    private mutating func forget(path: String, relativePath: String, display: String) {
         if siteFile?.path == path { siteFile = nil }
         if vocabularyFile?.path == path { vocabularyFile = nil }
-        for (id, files) in pages where files.contains(where: { $0.path == path }) {
+        // A page is filed under its path without the extension (see `classify`).
+        let id = Self.splitExtension(relativePath).stem
+        if let files = pages[id], files.contains(where: { $0.path == path }) {
             let rest = files.filter { $0.path != path }
             pages[id] = rest.isEmpty ? nil : rest
         }
-        translations.removeAll { $0.file.path == path }
-        refusedTranslations.removeAll { $0.file.path == path }
+        if relativePath.hasPrefix("l10n/") {
+            translations.removeAll { $0.file.path == path }
+            refusedTranslations.removeAll { $0.file.path == path }
+        }
         if let refused = refusedSettingsFile, "\(root)/\(refused)" == path { refusedSettingsFile = nil }
-        for (name, file) in assets where file.path == path { assets[name] = nil }
+        if relativePath.hasPrefix("assets/") { assets[String(relativePath.dropFirst("assets/".count))] = nil }
         diagnostics.removeAll { $0.file == display }
     }
 

@@ -9,10 +9,10 @@ import Foundation
 ///       "scheduled": [{ "page_id", "section"?, "at", "action": "publish" | "expire" }] }
 public enum StatusReport {
     /// `publishedPages`: the pages the newest version serves, when the caller knows them.
-    static func make(result: SiteBuildResult, store: SiteStore, locales: [String], pages publishedPages: [String]? = nil) -> JSONValue {
+    static func make(result: SiteBuildResult, store: SiteStore, locales: [String], pages publishedPages: Set<String>? = nil) -> JSONValue {
         var pages = JSONObject()
         let byFile = Dictionary(grouping: result.diagnostics, by: \.file)
-        var pageIDs = Set(publishedPages ?? [])
+        var pageIDs = publishedPages ?? []
         if publishedPages == nil, let newest = try? store.newestVersion(), let files = try? store.files(of: newest) {
             for file in files.values {
                 guard let pageID = file.metadata?["page_id"]?.stringValue, file.metadata?["audience"]?.stringValue == nil else { continue }

@@ -28,6 +28,7 @@ struct TreeWriter {
         for (name, source) in tree.files {
             switch source {
             case .bytes(let bytes): try FileSystem.createFile(folder + "/" + name, bytes)
+            case .staged(let blob): try FileSystem.rename(blob, to: folder + "/" + name)
             case .storedFile(let stored):
                 do {
                     try FileSystem.hardLink(stored, at: folder + "/" + name)

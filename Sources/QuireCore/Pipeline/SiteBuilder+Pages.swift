@@ -18,6 +18,7 @@ extension SiteBuilder {
         let cache = sourceCache
         let slots = ResultSlots<(ProcessedPage, CachedSource?)>(count: pageIDs.count)
         let limits = context.config.limits
+        let keepsSources = options.keepsSources
         DispatchQueue.concurrentPerform(iterations: pageIDs.count) { index in
             let pageID = pageIDs[index]
             let sources = inventory.pages[pageID] ?? []
@@ -58,7 +59,7 @@ extension SiteBuilder {
                 page.model = model
                 page.diagnostics = diagnostics
             }
-            slots.set(index, (page, CachedSource(digest: digest, parsed: parsed, page: page)))
+            slots.set(index, (page, keepsSources ? CachedSource(digest: digest, parsed: parsed, page: page) : nil))
         }
         var pages: [ProcessedPage] = []
         var newCache: [String: CachedSource] = [:]

@@ -17,6 +17,9 @@ public struct BuildOptions: Sendable {
     /// False for `quire check`: validate and render, publish nothing.
     public var publish = true
     public var previews = true
+    /// False for a one-shot `quire build`: no parse tree is kept for a next build that never
+    /// comes (every page's tree in memory at once is most of a cold build's peak RSS).
+    public var keepsSources = true
     public var lockTimeout: Double = 30
     /// Told when another process holds the publish lock.
     public var log: @Sendable (String) -> Void = { _ in }

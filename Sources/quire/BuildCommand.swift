@@ -21,6 +21,7 @@ struct BuildCommand {
             var options = BuildOptions()
             options.publish = publish
             options.previews = !arguments.flag("no-preview")
+            options.keepsSources = false
             options.lockTimeout = try arguments.number("lock-timeout") ?? 30
             options.log = { Console.shared.error("quire: \($0)") }
             options.progress = { Console.shared.progress(site, done: $0, total: $1) }

@@ -17,11 +17,13 @@ extension SiteBuilder {
                               reader: SourceFileReader, clock: StageClock, canReuse: @Sendable (String) -> Bool) -> [ProcessedPage] {
         let cache = sourceCache
         let slots = ResultSlots<(ProcessedPage, CachedSource?)>(count: pageIDs.count)
+        let keepsSources = options.keepsSources
         DispatchQueue.concurrentPerform(iterations: pageIDs.count) { index in
             let source = inventory.pages[pageIDs[index]]?.first
             let cached = source.flatMap { cache[$0.path] }
-            slots.set(index, self.processPage(pageIDs[index], inventory: inventory, context: context, reader: reader, clock: clock,
-                                              cached: cached, reuse: source.map { canReuse($0.path) } ?? false))
+            let (page, cache) = self.processPage(pageIDs[index], inventory: inventory, context: context, reader: reader, clock: clock,
+                                                 cached: cached, reuse: source.map { canReuse($0.path) } ?? false)
+            slots.set(index, (page, keepsSources ? cache : nil))
         }
         var pages: [ProcessedPage] = []
         var newCache: [String: CachedSource] = [:]

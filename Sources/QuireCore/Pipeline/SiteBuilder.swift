@@ -17,6 +17,9 @@ public struct BuildOptions: Sendable {
     /// False for `quire check`: validate and render, publish nothing.
     public var publish = true
     public var previews = true
+    /// False for a one-shot `quire build`: no parse tree is kept for a next build that never
+    /// comes (every page's tree in memory at once is most of a cold build's peak RSS).
+    public var keepsSources = true
     public var lockTimeout: Double = 30
     /// Told when another process holds the publish lock.
     public var log: @Sendable (String) -> Void = { _ in }
@@ -163,6 +166,9 @@ public final class SiteBuilder: @unchecked Sendable {
         let outputKeys = pages.map { outputKey($0, settingsDigest: settings.digest, catalogs: translations.byPage[$0.pageID] ?? [], now: now) }
         let done = Atomic<Int>(0)
         let progress = options.progress
+        // Publishing: rendered files go to disk as they are produced, not into memory (issue 8).
+        let blobs = options.publish ? try? openStore().openStagingBlobs() : nil
+        defer { blobs?.close() }
         DispatchQueue.concurrentPerform(iterations: pages.count) { index in
             defer {
                 let count = done.add(1, ordering: .relaxed).newValue
@@ -175,11 +181,12 @@ public final class SiteBuilder: @unchecked Sendable {
             }
             slots.set(index, self.render(page, context: context, chains: chains, catalogs: translations.byPage[page.pageID] ?? [],
                                          failedLocales: translations.failed[page.pageID] ?? [],
-                                         settingsDigest: settings.digest, published: published, now: now, clock: clock))
+                                         settingsDigest: settings.digest, published: published, now: now, clock: clock, blobs: blobs))
         }
         var newOutputs: [String: (key: String, output: PageOutput)] = [:]
         for (index, output) in slots.values.enumerated() where pages[index].model != nil {
-            if let output { newOutputs[pages[index].pageID] = (outputKeys[index], output) }
+            // Only what carrying needs: the bytes are in the version once it is published.
+            if let output { newOutputs[pages[index].pageID] = (outputKeys[index], output.carried) }
         }
         outputCache = newOutputs
         lastBuildPublished = false
@@ -284,7 +291,8 @@ public final class SiteBuilder: @unchecked Sendable {
         let after = Set(files.compactMap { pageID($0.metadata) })
         var changed = Set<String>()
         for file in files {
-            guard case .bytes = file.content, let id = pageID(file.metadata), before.contains(id) else { continue }
+            if case .carried = file.content { continue }
+            guard let id = pageID(file.metadata), before.contains(id) else { continue }
             if published[file.path]?.inputDigest != file.inputDigest { changed.insert(id) }
         }
         func list(_ ids: Set<String>) -> JSONValue { .array(ids.sorted().map { .string($0) }) }

@@ -138,6 +138,10 @@ struct DeltaPlanner {
             let published = PublishedFile(sha256: sha256, size: bytes.count, inputDigest: file.inputDigest, metadata: file.metadata)
             if let stored = previous.bySHA256[sha256], FileSystem.exists(stored) { return (published, .storedFile(stored)) }
             return (published, .bytes(bytes))
+        case .staged(let blob):
+            let published = PublishedFile(sha256: blob.sha256, size: blob.size, inputDigest: file.inputDigest, metadata: file.metadata)
+            if let stored = previous.bySHA256[blob.sha256], FileSystem.exists(stored) { return (published, .storedFile(stored)) }
+            return (published, .staged(blob.path))
         }
     }
 

@@ -23,6 +23,9 @@ public struct OutputFile: Sendable {
         /// The same file as in the newest version (unchanged, or a broken page keeping its last
         /// good output): shared or linked, never rewritten.
         case carried
+        /// Written while rendering into the store's staging area (`StagingBlobs`): moved into
+        /// its tree by the publish, so the bytes need not stay in memory until then.
+        case staged(StagedBlob)
     }
 
     public var path: String
@@ -165,7 +168,10 @@ public final class SiteStore: @unchecked Sendable {
 
     /// Staging folders and temporary files a crashed process left behind (call with the lock held).
     private func removeLeftovers() throws(StoreError) {
-        for name in try FileSystem.list(layout.staging) { try FileSystem.removeTree(layout.staging + "/" + name) }
+        // A live build's staged blobs are written before it takes the lock: they stay.
+        for name in try FileSystem.list(layout.staging) where !StagingBlobs.isInUse(name, staging: layout.staging) {
+            try FileSystem.removeTree(layout.staging + "/" + name)
+        }
         for name in try FileSystem.list(root) where name.hasPrefix("current.tmp-") { try FileSystem.remove(root + "/" + name) }
         // `pin.tmp-<pid>`: only lock holders write in state/.
         for name in try FileSystem.list(layout.state) where name.contains(".tmp-") { try FileSystem.remove(layout.state + "/" + name) }

@@ -4,6 +4,8 @@ struct PlannedTree: Sendable {
         case bytes([UInt8])
         /// Hard-link this stored file: the same bytes are already in an immutable tree.
         case storedFile(String)
+        /// Move this blob, written while rendering, out of the staging area.
+        case staged(String)
     }
 
     let manifest: TreeManifest
@@ -123,6 +125,9 @@ struct TreePlanner {
                 } else {
                     sources[name] = .bytes(bytes)
                 }
+            case .staged(let blob):
+                published = PublishedFile(sha256: blob.sha256, size: blob.size, inputDigest: file.inputDigest, metadata: file.metadata)
+                sources[name] = previous.bySHA256[blob.sha256].map { .storedFile($0) } ?? .staged(blob.path)
             }
             entries.append(.init(name: name, kind: .file(published)))
             fileCount += 1

@@ -50,6 +50,7 @@ struct TreeWriter {
         for (name, source) in tree.files {
             switch source {
             case .bytes(let bytes): try target.createFile(name, bytes)
+            case .staged(let blob): try FileSystem.rename(blob, to: folder + "/" + name)
             case .storedFile(let stored):
                 let slash = stored.lastIndex(of: "/") ?? stored.startIndex
                 let sourceFolder = stored[..<slash]

@@ -93,31 +93,23 @@ extension SiteBuilder {
     }
 
     /// The base a full build leaves behind once published.
-    func makeDeltaBase(version: VersionID, settings: SiteSettings, context: ValidationContext, pages: [ProcessedPage],
-                       outputs: [PageOutput?], files: [OutputFile], cacheEntries: [String: CacheHeaderFiles.Entry],
-                       result: SiteBuildResult, manifest: JSONObject, now: Date) -> DeltaBase {
+    func makeDeltaBase(version: VersionID, settings: SiteSettings, context: ValidationContext, pages: [PageBuild],
+                       files: [OutputFile], cacheEntries: [String: CacheHeaderFiles.Entry],
+                       result: SiteBuildResult, manifest: JSONObject) -> DeltaBase {
         var pagePaths: [String: Set<String>] = [:]
         for file in files {
             if let id = Self.pageID(ofOutput: file.path, metadata: file.metadata) { pagePaths[id, default: []].insert(file.path) }
         }
         var base = DeltaBase(version: version, settings: settings, context: context)
-        for (page, output) in zip(pages, outputs) {
-            base.update(page.pageID, summary: summary(page, coverage: output?.coverage ?? [:]), paths: pagePaths[page.pageID] ?? [])
-            base.setScheduled(page.pageID, scheduledChanges(page, now: now))
+        for page in pages {
+            base.update(page.pageID, summary: PageSummary(counted: page.counted, coverage: page.output?.coverage ?? [:]), paths: pagePaths[page.pageID] ?? [])
+            base.setScheduled(page.pageID, page.scheduled)
         }
         base.diagnostics = result.diagnostics
         base.cacheEntries = cacheEntries
         base.pageSources = result.pageSources
         base.manifest = manifest
         return base
-    }
-
-    private func summary(_ page: ProcessedPage, coverage: [String: LocaleCoverage]) -> PageSummary {
-        PageSummary(counted: page.model != nil || !page.diagnostics.hasErrors, coverage: coverage)
-    }
-
-    private func scheduledChanges(_ page: ProcessedPage, now: Date) -> [ScheduledChange] {
-        page.model.map { $0.isDraft ? [] : $0.scheduledChanges(after: now) } ?? []
     }
 
     /// Builds and publishes `changed` as a delta; nil when the change set needs the full path.
@@ -153,21 +145,24 @@ extension SiteBuilder {
         var headersChanged = false
         for pageID in pageIDs {
             let source = inventory.pages[pageID]?.first
-            let (page, cached) = processPage(pageID, inventory: inventory, context: context, reader: reader, clock: clock,
+            let (page, cached) = processPage(pageID, sources: inventory.pages[pageID] ?? [], context: context, reader: reader, clock: clock,
                                              cached: source.flatMap { sourceCache[$0.path] }, reuse: false)
             if let source { sourceCache[source.path] = cached }
-            let translations = clock.measure(.translations) {
-                loadTranslations(of: pageID, inventory, reader: reader, context: context, changed: changed)
+            let translationFiles = inventory.translations.filter { $0.pageID == pageID }
+            let refusedFiles = inventory.refusedTranslations.filter { $0.pageID == pageID }
+            let translations = clock.measure(.translations) { () -> LoadedTranslations in
+                let (loaded, cached) = loadTranslations(translationFiles, refused: refusedFiles, reader: reader, context: context,
+                                                        cache: translationCache, reuse: { !changed.contains($0) })
+                for file in translationFiles + refusedFiles { translationCache[file.file.path] = cached[file.file.path] }
+                return loaded
             }
             scope.files.insert(page.file)
-            for translations in [inventory.translations, inventory.refusedTranslations] {
-                for translation in translations where translation.pageID == pageID { scope.files.insert("\(displayRoot)/\(translation.file.relativePath)") }
-            }
+            for file in translationFiles + refusedFiles { scope.files.insert("\(displayRoot)/\(file.file.relativePath)") }
             diagnostics += page.diagnostics + translations.diagnostics
-            base.setScheduled(pageID, scheduledChanges(page, now: now))
+            base.setScheduled(pageID, page.scheduledChanges(after: now))
             guard page.model != nil else {
                 // A broken page keeps every file it had: nothing of it changes.
-                base.update(pageID, summary: summary(page, coverage: [:]), paths: nil)
+                base.update(pageID, summary: PageSummary(counted: page.counted, coverage: [:]), paths: nil)
                 outputCache[pageID] = nil
                 records[pageID] = ["ms": 0, "rendered": 0, "ok": false]
                 continue
@@ -193,7 +188,7 @@ extension SiteBuilder {
             case (true, true) where written.contains(where: { !$0.path.hasPrefix("preview/") }): changes.changed.append(pageID)
             default: break
             }
-            base.update(pageID, summary: summary(page, coverage: output.coverage), paths: after)
+            base.update(pageID, summary: PageSummary(counted: page.counted, coverage: output.coverage), paths: after)
             outputCache[pageID] = (outputKey(page, settingsDigest: base.settings.digest, catalogs: translations.byPage[pageID] ?? [], now: now), output.carried)
             result.filesRendered += output.rendered
             if output.rendered > 0 { result.pagesRebuilt.append(pageID) }

@@ -10,37 +10,52 @@ extension SiteBuilder {
         var sourceDigest: String
         var model: PageModel?
         var diagnostics: [Diagnostic]
+
+        /// Counted in `pagesTotal`: built, or broken only by warnings.
+        var counted: Bool { model != nil || !diagnostics.hasErrors }
+
+        /// Its `publish_at` / `expires_at` still ahead (none for a draft or a broken page).
+        func scheduledChanges(after now: Date) -> [ScheduledChange] {
+            model.map { $0.isDraft ? [] : $0.scheduledChanges(after: now) } ?? []
+        }
     }
 
-    /// Reads, parses and validates every page, in parallel; unchanged bytes reuse the parse.
-    func processPages(_ pageIDs: [String], inventory: SiteInventory, context: ValidationContext,
-                              reader: SourceFileReader, clock: StageClock, canReuse: @Sendable (String) -> Bool) -> [ProcessedPage] {
-        let cache = sourceCache
-        let slots = ResultSlots<(ProcessedPage, CachedSource?)>(count: pageIDs.count)
-        let keepsSources = options.keepsSources
-        DispatchQueue.concurrentPerform(iterations: pageIDs.count) { index in
-            let source = inventory.pages[pageIDs[index]]?.first
-            let cached = source.flatMap { cache[$0.path] }
-            let (page, cache) = self.processPage(pageIDs[index], inventory: inventory, context: context, reader: reader, clock: clock,
-                                                 cached: cached, reuse: source.map { canReuse($0.path) } ?? false)
-            slots.set(index, (page, keepsSources ? cache : nil))
+    /// What the rest of a build needs of one page once it is rendered: not its model, which a
+    /// one-shot build lets go of page by page.
+    struct PageBuild: Sendable {
+        var pageID: String
+        var file: String
+        var diagnostics: [Diagnostic]
+        var hasModel: Bool
+        var counted: Bool
+        var scheduled: [ScheduledChange]
+        var usesDrillCarousel: Bool
+        var outputKey: String
+        var output: PageOutput?
+        /// What the builder keeps for the next build (watch mode).
+        var cached: CachedSource?
+        var translationsCache: [String: CachedTranslation]
+
+        init(page: ProcessedPage, outputKey: String, output: PageOutput?, translationDiagnostics: [Diagnostic],
+             cached: CachedSource?, translationsCache: [String: CachedTranslation], now: Date) {
+            pageID = page.pageID
+            file = page.file
+            diagnostics = page.diagnostics + translationDiagnostics
+            hasModel = page.model != nil
+            counted = page.counted
+            scheduled = page.scheduledChanges(after: now)
+            usesDrillCarousel = page.model?.allSections.contains { $0.type == "drill_carousel" } == true
+            self.outputKey = outputKey
+            self.output = output
+            self.cached = cached
+            self.translationsCache = translationsCache
         }
-        var pages: [ProcessedPage] = []
-        var newCache: [String: CachedSource] = [:]
-        for (index, slot) in slots.values.enumerated() {
-            guard let (page, cached) = slot else { continue }
-            pages.append(page)
-            if let cached, let source = inventory.pages[pageIDs[index]]?.first { newCache[source.path] = cached }
-        }
-        sourceCache = newCache
-        return pages
     }
 
     /// One page: `cached` is its last read (reused as is when `reuse`, its parse reused while the
     /// bytes are equal). Returns the page and what to cache for it (nil: cache nothing).
-    func processPage(_ pageID: String, inventory: SiteInventory, context: ValidationContext, reader: SourceFileReader,
+    func processPage(_ pageID: String, sources: [SiteInventory.SourceFile], context: ValidationContext, reader: SourceFileReader,
                      clock: StageClock, cached: CachedSource?, reuse: Bool) -> (ProcessedPage, CachedSource?) {
-        let sources = inventory.pages[pageID] ?? []
         let display = sources.map { "\(self.displayRoot)/\($0.relativePath)" }
         guard sources.count == 1, let source = sources.first else {
             let names = display.joined(separator: ", ")

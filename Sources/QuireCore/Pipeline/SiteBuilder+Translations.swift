@@ -11,38 +11,23 @@ extension SiteBuilder {
         var diagnostics: [Diagnostic] = []
     }
 
-    func loadTranslations(_ inventory: SiteInventory, reader: SourceFileReader, context: ValidationContext,
-                          isUnchanged: (String) -> Bool) -> LoadedTranslations {
+    /// Reads translation files (those of one page, in a build), reusing `cache` entries while
+    /// `reuse` says a file is unchanged. Returns what was loaded and what to cache for each file.
+    func loadTranslations(_ files: [SiteInventory.TranslationFile], refused: [SiteInventory.TranslationFile], reader: SourceFileReader,
+                          context: ValidationContext, cache: [String: CachedTranslation],
+                          reuse: (String) -> Bool) -> (LoadedTranslations, [String: CachedTranslation]) {
         var loaded = LoadedTranslations()
-        var newCache: [String: CachedTranslation] = [:]
-        for refused in inventory.refusedTranslations { loaded.failed[refused.pageID, default: []].insert(refused.locale) }
-        for translation in inventory.translations {
-            if let cached = load(translation, into: &loaded, reader: reader, context: context, reuse: isUnchanged(translation.file.path)) {
-                newCache[translation.file.path] = cached
-            }
+        var cached: [String: CachedTranslation] = [:]
+        for file in refused { loaded.failed[file.pageID, default: []].insert(file.locale) }
+        for file in files {
+            cached[file.file.path] = load(file, into: &loaded, reader: reader, context: context, cached: cache[file.file.path], reuse: reuse(file.file.path))
         }
-        translationCache = newCache
-        return loaded
-    }
-
-    /// The translation files of one page (a delta build); the cache keeps every other file's entry.
-    func loadTranslations(of pageID: String, _ inventory: SiteInventory, reader: SourceFileReader, context: ValidationContext,
-                          changed: Set<String>) -> LoadedTranslations {
-        var loaded = LoadedTranslations()
-        for refused in inventory.refusedTranslations where refused.pageID == pageID {
-            loaded.failed[refused.pageID, default: []].insert(refused.locale)
-            translationCache[refused.file.path] = nil
-        }
-        for translation in inventory.translations where translation.pageID == pageID {
-            translationCache[translation.file.path] = load(translation, into: &loaded, reader: reader, context: context,
-                                                           reuse: !changed.contains(translation.file.path))
-        }
-        return loaded
+        return (loaded, cached)
     }
 
     /// Reads (or reuses) one translation file into `loaded`; returns what to cache for it.
     private func load(_ translation: SiteInventory.TranslationFile, into loaded: inout LoadedTranslations, reader: SourceFileReader,
-                      context: ValidationContext, reuse: Bool) -> CachedTranslation? {
+                      context: ValidationContext, cached: CachedTranslation?, reuse: Bool) -> CachedTranslation? {
         let display = "\(displayRoot)/\(translation.file.relativePath)"
         if let why = TranslationFileRules.unusedReason(locale: translation.locale, config: context.config) {
             loaded.diagnostics.append(.warning(display, "\(why): not used"))
@@ -50,7 +35,7 @@ extension SiteBuilder {
         }
         let digest: String
         let parsed: Result<(TranslationCatalog, [Diagnostic]), Diagnostic>
-        if reuse, let cached = translationCache[translation.file.path] {
+        if reuse, let cached {
             (digest, parsed) = (cached.digest, cached.parsed)
         } else {
             let bytes: [UInt8]
@@ -60,7 +45,7 @@ extension SiteBuilder {
                 return nil
             }
             digest = SHA256.hash(bytes)
-            if let cached = translationCache[translation.file.path], cached.digest == digest {
+            if let cached, cached.digest == digest {
                 parsed = cached.parsed
             } else {
                 let format = TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml

@@ -155,48 +155,82 @@ public final class SiteBuilder: @unchecked Sendable {
         }
 
         let pageIDs = inventory.pages.keys.sorted()
-        let pages = processPages(pageIDs, inventory: inventory, context: context, reader: reader, clock: clock, canReuse: canReuse)
-        let translations = clock.measure(.translations) { loadTranslations(inventory, reader: reader, context: context, isUnchanged: isUnchanged) }
-        result.diagnostics += translations.diagnostics
-
-        // Per page: check translations, then render each locale (and audience variant).
-        let slots = ResultSlots<PageOutput>(count: pages.count)
+        let pageSources = inventory.pages
+        let translationFiles = Dictionary(grouping: inventory.translations, by: \.pageID)
+        let refusedTranslations = Dictionary(grouping: inventory.refusedTranslations, by: \.pageID)
         let chains = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, context.config.chain(for: $0)) })
         let previousOutputs = lastBuildPublished && sameContext ? outputCache : [:]
-        let outputKeys = pages.map { outputKey($0, settingsDigest: settings.digest, catalogs: translations.byPage[$0.pageID] ?? [], now: now) }
+        let sources = sourceCache
+        let translationsCached = translationCache
+        let keepsSources = options.keepsSources
         let done = Atomic<Int>(0)
         let progress = options.progress
         // Publishing: rendered files go to disk as they are produced, not into memory (issue 8).
         let blobs = options.publish ? try? openStore().openStagingBlobs() : nil
         defer { blobs?.close() }
-        DispatchQueue.concurrentPerform(iterations: pages.count) { index in
+        // One pass per page, both cores: read, parse, validate, load its translations, render,
+        // and let go of the page (unless a watcher keeps it for the next build), so a large site
+        // never holds every page's model, catalogs and output at once.
+        let slots = ResultSlots<PageBuild>(count: pageIDs.count)
+        DispatchQueue.concurrentPerform(iterations: pageIDs.count) { index in
             defer {
                 let count = done.add(1, ordering: .relaxed).newValue
-                if count % 100 == 0 || count == pages.count { progress?(count, pages.count) }
+                if count % 100 == 0 || count == pageIDs.count { progress?(count, pageIDs.count) }
             }
-            let page = pages[index]
-            if page.model != nil, let previous = previousOutputs[page.pageID], previous.key == outputKeys[index] {
-                slots.set(index, previous.output.carried)
-                return
+            let pageID = pageIDs[index]
+            let source = pageSources[pageID]?.first
+            let (page, cached) = self.processPage(pageID, sources: pageSources[pageID] ?? [], context: context, reader: reader, clock: clock,
+                                                  cached: source.flatMap { sources[$0.path] }, reuse: source.map { canReuse($0.path) } ?? false)
+            let started = DispatchTime.now().uptimeNanoseconds
+            let (translations, translationsCache) = self.loadTranslations(
+                translationFiles[pageID] ?? [], refused: refusedTranslations[pageID] ?? [], reader: reader, context: context,
+                cache: translationsCached, reuse: isUnchanged)
+            clock.add(.translations, DispatchTime.now().uptimeNanoseconds - started)
+            let catalogs = translations.byPage[pageID] ?? []
+            let key = self.outputKey(page, settingsDigest: settings.digest, catalogs: catalogs, now: now)
+            var output: PageOutput?
+            if page.model != nil, let previous = previousOutputs[pageID], previous.key == key {
+                output = previous.output.carried
+            } else {
+                output = self.render(page, context: context, chains: chains, catalogs: catalogs, failedLocales: translations.failed[pageID] ?? [],
+                                     settingsDigest: settings.digest, published: published, now: now, clock: clock, blobs: blobs)
             }
-            slots.set(index, self.render(page, context: context, chains: chains, catalogs: translations.byPage[page.pageID] ?? [],
-                                         failedLocales: translations.failed[page.pageID] ?? [],
-                                         settingsDigest: settings.digest, published: published, now: now, clock: clock, blobs: blobs))
+            slots.set(index, PageBuild(page: page, outputKey: key, output: output, translationDiagnostics: translations.diagnostics,
+                                       cached: keepsSources ? cached : nil, translationsCache: translationsCache, now: now))
         }
+        let pages = slots.values.compactMap { $0 }
+        var newSources: [String: CachedSource] = [:]
+        var newTranslations: [String: CachedTranslation] = [:]
         var newOutputs: [String: (key: String, output: PageOutput)] = [:]
-        for (index, output) in slots.values.enumerated() where pages[index].model != nil {
+        for page in pages {
+            if let cached = page.cached, let source = inventory.pages[page.pageID]?.first { newSources[source.path] = cached }
+            newTranslations.merge(page.translationsCache) { $1 }
             // Only what carrying needs: the bytes are in the version once it is published.
-            if let output { newOutputs[pages[index].pageID] = (outputKeys[index], output.carried) }
+            if page.hasModel, let output = page.output { newOutputs[page.pageID] = (page.outputKey, output.carried) }
         }
+        sourceCache = newSources
         outputCache = newOutputs
         lastBuildPublished = false
+        // Translation files whose page does not exist: read for their own diagnostics only.
+        let orphans = inventory.translations.filter { inventory.pages[$0.pageID] == nil }
+        let (orphanTranslations, orphansCache) = clock.measure(.translations) {
+            loadTranslations(orphans, refused: [], reader: reader, context: context, cache: translationsCached, reuse: isUnchanged)
+        }
+        translationCache = newTranslations.merging(orphansCache) { $1 }
+        result.diagnostics += orphanTranslations.diagnostics
+        for (pageID, catalogs) in orphanTranslations.byPage {
+            for catalog in catalogs {
+                result.diagnostics.append(.warning(catalog.catalog.file, "translates page '\(pageID)', which does not exist: it is not used"))
+            }
+        }
+
         var files: [OutputFile] = []
         var coverage = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, LocaleCoverage(locale: $0)) })
         var pageRecords = JSONObject()
-        for (page, output) in zip(pages, slots.values) {
+        for page in pages {
             result.pageSources[page.file] = page.pageID
             result.diagnostics += page.diagnostics
-            guard let output else { continue }
+            guard let output = page.output else { continue }
             result.diagnostics += output.diagnostics
             files += output.files
             result.filesRendered += output.rendered
@@ -207,23 +241,17 @@ public final class SiteBuilder: @unchecked Sendable {
                 coverage[locale]?.missing += counts.missing
             }
             pageRecords[page.pageID] = ["ms": .number((output.milliseconds * 100).rounded() / 100),
-                                        "rendered": .integer(output.rendered), "ok": .bool(page.model != nil)]
-            if page.model == nil { files += carry(page.pageID, locales: context.config.locales, published: published) }
-        }
-        // Translation files whose page does not exist.
-        for (pageID, catalogs) in translations.byPage where inventory.pages[pageID] == nil {
-            for catalog in catalogs {
-                result.diagnostics.append(.warning(catalog.catalog.file, "translates page '\(pageID)', which does not exist: it is not used"))
-            }
+                                        "rendered": .integer(output.rendered), "ok": .bool(page.hasModel)]
+            if !page.hasModel { files += carry(page.pageID, locales: context.config.locales, published: published) }
         }
         files += clock.measure(.read) { assetFiles(inventory, published: published, canReuse: canReuse, into: &result) }
         let cacheEntries = CacheHeaderFiles.entries(files)
         files += CacheHeaderFiles.make(site: site, entries: cacheEntries, published: published)
-        result.scheduled = pages.compactMap(\.model).filter { !$0.isDraft }.flatMap { $0.scheduledChanges(after: now) }.sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
-        if context.drillIDs == nil, pages.contains(where: { $0.model?.allSections.contains { $0.type == "drill_carousel" } == true }) {
+        result.scheduled = pages.flatMap(\.scheduled).sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
+        if context.drillIDs == nil, pages.contains(where: \.usesDrillCarousel) {
             result.diagnostics.append(.warning("\(displayRoot)/site.yaml", "drill ids are not checked: this site has no drill catalog (name one with 'drill_catalog: drills.yaml' in site.yaml)"))
         }
-        result.pagesTotal = pages.filter { $0.model != nil || !$0.diagnostics.hasErrors }.count
+        result.pagesTotal = pages.filter(\.counted).count
         result.coverage = context.config.locales.compactMap { coverage[$0] }
         result.diagnostics.sort { ($0.file, $0.position) < ($1.file, $1.position) }
 
@@ -252,8 +280,8 @@ public final class SiteBuilder: @unchecked Sendable {
             result.outcome = outcome
             lastBuildPublished = true
             let version = switch outcome { case .published(let version, _), .unchanged(let version): version }
-            deltaBase = makeDeltaBase(version: version, settings: settings, context: context, pages: pages, outputs: slots.values,
-                                      files: files, cacheEntries: cacheEntries, result: result, manifest: manifest, now: now)
+            deltaBase = makeDeltaBase(version: version, settings: settings, context: context, pages: pages,
+                                      files: files, cacheEntries: cacheEntries, result: result, manifest: manifest)
             if case .published(let version, _) = outcome { afterPublish(version, config: context.config, store: store, into: &result) }
         } catch {
             result.operationalError = "\(error)"

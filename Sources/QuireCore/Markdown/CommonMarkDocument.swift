@@ -28,21 +28,27 @@ final class CommonMarkDocument {
 
     /// Parses `markdown` as CommonMark without smart punctuation, replacing invalid UTF-8.
     init(parsing markdown: String) {
-        // One line-ending form, so code block text never carries `\r`.
-        let bytes = Self.normalizingLineEndings(Array(markdown.utf8))
-        let options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8
-        let parsed: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { characters in
-                // An empty array may have no storage: give cmark a real, empty string instead.
-                guard let start = characters.baseAddress, !characters.isEmpty else {
-                    return cmark_parse_document("", 0, options)
-                }
-                return cmark_parse_document(start, characters.count, options)
-            }
+        // One line-ending form, so code block text never carries `\r`. Text without `\r`
+        // (nearly all) is parsed from the string's own storage, without a copy.
+        var markdown = markdown
+        let parsed: OpaquePointer? = markdown.withUTF8 { bytes in
+            guard bytes.contains(13) else { return Self.parse(bytes) }
+            return Self.normalizingLineEndings(Array(bytes)).withUnsafeBufferPointer { Self.parse($0) }
         }
         // cmark returns nil only when it cannot allocate, and then it has already aborted.
         guard let parsed else { fatalError("cmark could not allocate a document") }
         root = parsed
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> OpaquePointer? {
+        let options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8
+        return bytes.withMemoryRebound(to: CChar.self) { characters in
+            // An empty buffer may have no storage: give cmark a real, empty string instead.
+            guard let start = characters.baseAddress, !characters.isEmpty else {
+                return cmark_parse_document("", 0, options)
+            }
+            return cmark_parse_document(start, characters.count, options)
+        }
     }
 
     deinit { cmark_node_free(root) }
@@ -64,6 +70,39 @@ final class CommonMarkDocument {
             let element = Self.element(of: node)
             visit(Self.isLeaf(node) ? .leaf(element) : .enter(element))
         }
+    }
+
+    /// The destinations of every link and image, in document order. Reads only those nodes:
+    /// `walk` would make a Swift string of every text literal on the way.
+    func linkDestinations() -> [String] {
+        var links: [String] = []
+        guard let iterator = cmark_iter_new(root) else { return links }
+        defer { cmark_iter_free(iterator) }
+        while case let event = cmark_iter_next(iterator), event != CMARK_EVENT_DONE {
+            guard event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else { continue }
+            let type = cmark_node_get_type(node)
+            if type == CMARK_NODE_LINK || type == CMARK_NODE_IMAGE { links.append(Self.string(cmark_node_get_url(node))) }
+        }
+        return links
+    }
+
+    /// Whether some container (a node with children: quote, list, item, emphasis, ...) opens
+    /// while `depth` containers are already open, the document counting as one. Reads node
+    /// types only, so checking is cheap; taking content out never makes the tree deeper.
+    func hasContainer(openedAtDepth depth: Int) -> Bool {
+        guard let iterator = cmark_iter_new(root) else { return false }
+        defer { cmark_iter_free(iterator) }
+        var open = 0
+        while case let event = cmark_iter_next(iterator), event != CMARK_EVENT_DONE {
+            if event == CMARK_EVENT_EXIT {
+                open -= 1
+                continue
+            }
+            guard let node = cmark_iter_get_node(iterator), !Self.isLeaf(node) else { continue }
+            if open >= depth { return true }
+            open += 1
+        }
+        return false
     }
 
     /// Takes refused destinations out of the tree before anything reads or renders it: a link

@@ -41,7 +41,6 @@ struct MarkdownHTMLFilter {
     }
 
     private func filter(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
-        out.reserveCapacity(out.count + bytes.count)
         var index = 0
         var textStart = 0
         while index < bytes.count {

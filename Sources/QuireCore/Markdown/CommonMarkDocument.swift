@@ -54,10 +54,13 @@ final class CommonMarkDocument {
     deinit { cmark_node_free(root) }
 
     /// Visits every node in document order: `.enter`/`.exit` around containers, `.leaf` for
-    /// nodes without children.
+    /// nodes without children. A run of adjacent text nodes and soft breaks arrives as one
+    /// `.text` (a soft break as a space, as readers take it): cmark splits a paragraph's text
+    /// at every `*`, `[` or entity, and one string per run is much cheaper than one per node.
     func walk(_ visit: (CommonMarkEvent) -> Void) {
         guard let iterator = cmark_iter_new(root) else { return }
         defer { cmark_iter_free(iterator) }
+        var run: [UInt8] = []
         while true {
             let event = cmark_iter_next(iterator)
             if event == CMARK_EVENT_DONE { return }
@@ -67,9 +70,41 @@ final class CommonMarkDocument {
                 continue
             }
             guard let node = cmark_iter_get_node(iterator) else { continue }
+            if cmark_node_get_type(node) == CMARK_NODE_TEXT, let next = cmark_node_next(node), Self.isRunPart(next) {
+                let last = Self.collectTextRun(from: node, into: &run)
+                visit(.leaf(.text(String(decoding: run, as: UTF8.self))))
+                // Carry on after the run's last node, as if each had been visited.
+                cmark_iter_reset(iterator, last, CMARK_EVENT_ENTER)
+                continue
+            }
             let element = Self.element(of: node)
             visit(Self.isLeaf(node) ? .leaf(element) : .enter(element))
         }
+    }
+
+    private static func isRunPart(_ node: OpaquePointer) -> Bool {
+        let type = cmark_node_get_type(node)
+        return type == CMARK_NODE_TEXT || type == CMARK_NODE_SOFTBREAK
+    }
+
+    /// Fills `run` with the text of `first` and the text nodes and soft breaks right after it;
+    /// returns the run's last node.
+    private static func collectTextRun(from first: OpaquePointer, into run: inout [UInt8]) -> OpaquePointer {
+        run.removeAll(keepingCapacity: true)
+        var last = first
+        var current: OpaquePointer? = first
+        while let node = current, isRunPart(node) {
+            if cmark_node_get_type(node) == CMARK_NODE_TEXT {
+                if let literal = cmark_node_get_literal(node) {
+                    run.append(contentsOf: UnsafeRawBufferPointer(start: literal, count: strlen(literal)))
+                }
+            } else {
+                run.append(UInt8(ascii: " "))
+            }
+            last = node
+            current = cmark_node_next(node)
+        }
+        return last
     }
 
     /// The destinations of every link and image, in document order. Reads only those nodes:

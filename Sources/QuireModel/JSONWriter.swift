@@ -116,6 +116,14 @@ public struct JSONWriter: Sendable {
         var runStart = 0
         var index = 0
         while index < bytes.count {
+            // Eight bytes at a time while none of them needs an escape (most of any text).
+            if index + 8 <= bytes.count, let start = bytes.baseAddress {
+                let word = UnsafeRawPointer(start + index).loadUnaligned(as: UInt64.self)
+                if !anyNeedsEscape(word) {
+                    index += 8
+                    continue
+                }
+            }
             let byte = bytes[index]
             guard needsEscape(byte) else { index += 1; continue }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
@@ -139,8 +147,21 @@ public struct JSONWriter: Sendable {
         out.append(UInt8(ascii: "\""))
     }
 
+    /// Whether any of the eight bytes of `word` needs an escape, without looking at them one
+    /// by one ("has less than" and "has zero byte" from Bit Twiddling Hacks; both exact as
+    /// yes/no answers). Bytes of multi-byte characters (0x80 and up) never match.
     @inline(__always)
-    private static func needsEscape(_ byte: UInt8) -> Bool {
+    static func anyNeedsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highBits != 0 }
+        let hasControl = (word &- ones &* 0x20) & ~word & highBits != 0
+        return hasControl || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
+            || hasZeroByte(word ^ (ones &* 0x7F))
+    }
+
+    @inline(__always)
+    static func needsEscape(_ byte: UInt8) -> Bool {
         byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 }

@@ -1,5 +1,5 @@
 import Testing
-import QuireModel
+@testable import QuireModel
 
 @Test func writesKeysInOrderAndEscapesControlCharacters() {
     let value: JSONValue = ["b": 1, "a": ["x\"\u{1}\n", true, nil, 1.5]]
@@ -36,4 +36,26 @@ func writesIntegersAsSwiftPrintsThem(number: Int) {
     for _ in 0..<70 { value = .array([value]) }
     let lines = JSONWriter(pretty: true).string(value).split(separator: "\n")
     #expect(lines[70] == Substring(String(repeating: " ", count: 140) + "\"x\""))
+}
+
+@Test func escapesFoundEightBytesAtATimeMatchByteByByte() {
+    // Every position of every interesting byte inside a clean word, and pseudo-random words.
+    let interesting: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7E, 0x7F, 0x80, 0xC3, 0xFF]
+    var words: [[UInt8]] = []
+    for byte in interesting {
+        for position in 0..<8 {
+            var word = [UInt8](repeating: UInt8(ascii: "a"), count: 8)
+            word[position] = byte
+            words.append(word)
+        }
+    }
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    for _ in 0..<20_000 {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        words.append(withUnsafeBytes(of: state) { Array($0) })
+    }
+    for word in words {
+        let packed = word.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        #expect(JSONWriter.anyNeedsEscape(packed) == word.contains(where: JSONWriter.needsEscape))
+    }
 }

@@ -58,6 +58,6 @@ public enum MarkdownRenderer {
 
     /// False when `markdown` cannot hold a link: links and images need `[`, autolinks `<`.
     static func mayHoldLinks(_ markdown: String) -> Bool {
-        UTF8Scan.contains(markdown) { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "<") }
+        UTF8Scan.contains(markdown, anyOf: UInt8(ascii: "["), UInt8(ascii: "<"))
     }
 }

@@ -41,15 +41,24 @@ public struct PageTranslations: Sendable {
                     diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, "the translation is empty; remove it to fall back, or translate it"))
                     continue
                 }
-                if source.isMarkdown && sourceLinks[source.key] == nil { sourceLinks[source.key] = MarkdownRenderer.links(in: source.text) }
-                if let problem = damage(source: source, translation: entry.text, sourceLinks: sourceLinks[source.key]) {
+                // A markdown translation is parsed once, for its links and for what rendering
+                // would remove.
+                var document: CommonMarkDocument?
+                var translatedLinks: [String]?
+                if source.isMarkdown {
+                    if sourceLinks[source.key] == nil { sourceLinks[source.key] = MarkdownRenderer.links(in: source.text) }
+                    let parsed = CommonMarkDocument(parsing: entry.text)
+                    document = parsed
+                    translatedLinks = MarkdownRenderer.mayHoldLinks(entry.text) ? parsed.linkDestinations() : []
+                }
+                if let problem = damage(source: source, translation: entry.text, sourceLinks: sourceLinks[source.key], translatedLinks: translatedLinks) {
                     diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, problem))
                     continue
                 }
                 // Raw HTML a translator added is dropped at render time like the source's: say so
                 // where it was written, not only in the page's default locale.
-                if source.isMarkdown {
-                    for what in MarkdownRenderer.render(entry.text).removed {
+                if let document {
+                    for what in MarkdownRenderer.removed(from: document) {
                         diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key, "removed \(what) from this translation: apps never receive it"))
                     }
                 }
@@ -80,7 +89,7 @@ public struct PageTranslations: Sendable {
     }
 
     /// A translation must keep the source's links and placeholders, no more and no fewer.
-    static func damage(source: LocalizableText, translation: String, sourceLinks: [String]? = nil) -> String? {
+    static func damage(source: LocalizableText, translation: String, sourceLinks: [String]? = nil, translatedLinks: [String]? = nil) -> String? {
         let sourcePlaceholders = Placeholders.find(in: source.text)
         let translatedPlaceholders = Placeholders.find(in: translation)
         if sourcePlaceholders != translatedPlaceholders {
@@ -93,7 +102,7 @@ public struct PageTranslations: Sendable {
         }
         if source.isMarkdown {
             let sourceLinks = sourceLinks ?? MarkdownRenderer.links(in: source.text)
-            let translatedLinks = MarkdownRenderer.links(in: translation)
+            let translatedLinks = translatedLinks ?? MarkdownRenderer.links(in: translation)
             if sourceLinks.sorted() != translatedLinks.sorted() {
                 let missing = Set(sourceLinks).subtracting(translatedLinks).sorted()
                 let added = Set(translatedLinks).subtracting(sourceLinks).sorted()
@@ -135,7 +144,7 @@ public struct PageTranslations: Sendable {
 enum Placeholders {
     /// Works on UTF-8 bytes: Character iteration over long markdown bodies is slow.
     static func find(in text: String) -> Set<String> {
-        guard text.utf8.contains(UInt8(ascii: "{")) else { return [] }
+        guard UTF8Scan.contains(text, byte: UInt8(ascii: "{")) else { return [] }
         return findSlowly(in: text)
     }
 

@@ -28,30 +28,39 @@ final class CommonMarkDocument {
 
     /// Parses `markdown` as CommonMark without smart punctuation, replacing invalid UTF-8.
     init(parsing markdown: String) {
-        // One line-ending form, so code block text never carries `\r`.
-        let bytes = Self.normalizingLineEndings(Array(markdown.utf8))
-        let options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8
-        let parsed: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { characters in
-                // An empty array may have no storage: give cmark a real, empty string instead.
-                guard let start = characters.baseAddress, !characters.isEmpty else {
-                    return cmark_parse_document("", 0, options)
-                }
-                return cmark_parse_document(start, characters.count, options)
-            }
+        // One line-ending form, so code block text never carries `\r`. Text without `\r`
+        // (nearly all) is parsed from the string's own storage, without a copy.
+        var markdown = markdown
+        let parsed: OpaquePointer? = markdown.withUTF8 { bytes in
+            guard bytes.contains(13) else { return Self.parse(bytes) }
+            return Self.normalizingLineEndings(Array(bytes)).withUnsafeBufferPointer { Self.parse($0) }
         }
         // cmark returns nil only when it cannot allocate, and then it has already aborted.
         guard let parsed else { fatalError("cmark could not allocate a document") }
         root = parsed
     }
 
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> OpaquePointer? {
+        let options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8
+        return bytes.withMemoryRebound(to: CChar.self) { characters in
+            // An empty buffer may have no storage: give cmark a real, empty string instead.
+            guard let start = characters.baseAddress, !characters.isEmpty else {
+                return cmark_parse_document("", 0, options)
+            }
+            return cmark_parse_document(start, characters.count, options)
+        }
+    }
+
     deinit { cmark_node_free(root) }
 
     /// Visits every node in document order: `.enter`/`.exit` around containers, `.leaf` for
-    /// nodes without children.
+    /// nodes without children. A run of adjacent text nodes and soft breaks arrives as one
+    /// `.text` (a soft break as a space, as readers take it): cmark splits a paragraph's text
+    /// at every `*`, `[` or entity, and one string per run is much cheaper than one per node.
     func walk(_ visit: (CommonMarkEvent) -> Void) {
         guard let iterator = cmark_iter_new(root) else { return }
         defer { cmark_iter_free(iterator) }
+        var run: [UInt8] = []
         while true {
             let event = cmark_iter_next(iterator)
             if event == CMARK_EVENT_DONE { return }
@@ -61,9 +70,74 @@ final class CommonMarkDocument {
                 continue
             }
             guard let node = cmark_iter_get_node(iterator) else { continue }
+            if cmark_node_get_type(node) == CMARK_NODE_TEXT, let next = cmark_node_next(node), Self.isRunPart(next) {
+                let last = Self.collectTextRun(from: node, into: &run)
+                visit(.leaf(.text(String(decoding: run, as: UTF8.self))))
+                // Carry on after the run's last node, as if each had been visited.
+                cmark_iter_reset(iterator, last, CMARK_EVENT_ENTER)
+                continue
+            }
             let element = Self.element(of: node)
             visit(Self.isLeaf(node) ? .leaf(element) : .enter(element))
         }
+    }
+
+    private static func isRunPart(_ node: OpaquePointer) -> Bool {
+        let type = cmark_node_get_type(node)
+        return type == CMARK_NODE_TEXT || type == CMARK_NODE_SOFTBREAK
+    }
+
+    /// Fills `run` with the text of `first` and the text nodes and soft breaks right after it;
+    /// returns the run's last node.
+    private static func collectTextRun(from first: OpaquePointer, into run: inout [UInt8]) -> OpaquePointer {
+        run.removeAll(keepingCapacity: true)
+        var last = first
+        var current: OpaquePointer? = first
+        while let node = current, isRunPart(node) {
+            if cmark_node_get_type(node) == CMARK_NODE_TEXT {
+                if let literal = cmark_node_get_literal(node) {
+                    run.append(contentsOf: UnsafeRawBufferPointer(start: literal, count: strlen(literal)))
+                }
+            } else {
+                run.append(UInt8(ascii: " "))
+            }
+            last = node
+            current = cmark_node_next(node)
+        }
+        return last
+    }
+
+    /// The destinations of every link and image, in document order. Reads only those nodes:
+    /// `walk` would make a Swift string of every text literal on the way.
+    func linkDestinations() -> [String] {
+        var links: [String] = []
+        guard let iterator = cmark_iter_new(root) else { return links }
+        defer { cmark_iter_free(iterator) }
+        while case let event = cmark_iter_next(iterator), event != CMARK_EVENT_DONE {
+            guard event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else { continue }
+            let type = cmark_node_get_type(node)
+            if type == CMARK_NODE_LINK || type == CMARK_NODE_IMAGE { links.append(Self.string(cmark_node_get_url(node))) }
+        }
+        return links
+    }
+
+    /// Whether some container (a node with children: quote, list, item, emphasis, ...) opens
+    /// while `depth` containers are already open, the document counting as one. Reads node
+    /// types only, so checking is cheap; taking content out never makes the tree deeper.
+    func hasContainer(openedAtDepth depth: Int) -> Bool {
+        guard let iterator = cmark_iter_new(root) else { return false }
+        defer { cmark_iter_free(iterator) }
+        var open = 0
+        while case let event = cmark_iter_next(iterator), event != CMARK_EVENT_DONE {
+            if event == CMARK_EVENT_EXIT {
+                open -= 1
+                continue
+            }
+            guard let node = cmark_iter_get_node(iterator), !Self.isLeaf(node) else { continue }
+            if open >= depth { return true }
+            open += 1
+        }
+        return false
     }
 
     /// Takes refused destinations out of the tree before anything reads or renders it: a link

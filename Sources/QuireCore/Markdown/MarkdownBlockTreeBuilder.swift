@@ -32,7 +32,7 @@ struct MarkdownBlockTreeBuilder {
             if stack.count >= Self.maximumDepth {
                 flattenedDeepContent = true
                 // This container's own exit closes the frame.
-                stack.append(Frame(kind: .flattened, content: .plainText("")))
+                stack.append(Frame(kind: .flattened, content: .plainText))
             } else {
                 stack.append(Frame.opening(element))
             }
@@ -45,6 +45,8 @@ struct MarkdownBlockTreeBuilder {
 
     // MARK: - Frames
 
+    /// One open container. Its content lives in plain stored properties, not in an enum
+    /// payload: appending to an array taken out of an enum case copies the whole array first.
     private struct Frame {
         enum Kind {
             case document, quote, item, paragraph, emphasis, strong, flattened
@@ -55,66 +57,61 @@ struct MarkdownBlockTreeBuilder {
         }
 
         enum Content {
-            case blocks([JSONValue])
-            case items([JSONValue])
-            case inlines(InlineRun)
-            case plainText(String)
+            case blocks, items, inlines, plainText
         }
 
         var kind: Kind
         var content: Content
+        /// The blocks of a `.blocks` frame, the items of an `.items` frame.
+        var children: [JSONValue] = []
+        var run = InlineRun()
+        var plainText = ""
         /// Containers open inside a plain-text frame: their exits must not close the frame.
         var nesting = 0
 
-        var collectsPlainText: Bool {
-            if case .plainText = content { return true }
-            return false
+        init(kind: Kind, content: Content) {
+            self.kind = kind
+            self.content = content
         }
+
+        var collectsPlainText: Bool { content == .plainText }
 
         static func opening(_ element: CommonMarkElement) -> Frame {
             switch element {
-            case .document: return Frame(kind: .document, content: .blocks([]))
-            case .blockQuote: return Frame(kind: .quote, content: .blocks([]))
-            case .item: return Frame(kind: .item, content: .blocks([]))
+            case .document: return Frame(kind: .document, content: .blocks)
+            case .blockQuote: return Frame(kind: .quote, content: .blocks)
+            case .item: return Frame(kind: .item, content: .blocks)
             case .list(let ordered, let start, let tight):
-                return Frame(kind: .list(ordered: ordered, start: start, tight: tight), content: .items([]))
-            case .paragraph: return Frame(kind: .paragraph, content: .inlines(InlineRun()))
-            case .heading(let level): return Frame(kind: .heading(level: level), content: .inlines(InlineRun()))
-            case .emphasis: return Frame(kind: .emphasis, content: .inlines(InlineRun()))
-            case .strong: return Frame(kind: .strong, content: .inlines(InlineRun()))
-            case .link(let url, let title):
-                return Frame(kind: .link(url: url, title: title), content: .inlines(InlineRun()))
-            case .image(let url, let title):
-                return Frame(kind: .image(url: url, title: title), content: .plainText(""))
+                return Frame(kind: .list(ordered: ordered, start: start, tight: tight), content: .items)
+            case .paragraph: return Frame(kind: .paragraph, content: .inlines)
+            case .heading(let level): return Frame(kind: .heading(level: level), content: .inlines)
+            case .emphasis: return Frame(kind: .emphasis, content: .inlines)
+            case .strong: return Frame(kind: .strong, content: .inlines)
+            case .link(let url, let title): return Frame(kind: .link(url: url, title: title), content: .inlines)
+            case .image(let url, let title): return Frame(kind: .image(url: url, title: title), content: .plainText)
             default:
                 // Containers cmark's parser never makes (custom nodes): keep their text.
-                return Frame(kind: .flattened, content: .plainText(""))
+                return Frame(kind: .flattened, content: .plainText)
             }
         }
 
         /// Takes a finished child, wrapping it when this frame holds a different kind of content.
         mutating func receive(_ piece: Piece) {
             switch (content, piece) {
-            case (.blocks(var blocks), .block(let block)):
-                blocks.append(block)
-                content = .blocks(blocks)
-            case (.blocks(var blocks), .text(let text)):
-                blocks.append(MarkdownBlockTreeBuilder.paragraph([["type": "text", "text": .string(text)]]))
-                content = .blocks(blocks)
-            case (.items(var items), .item(let blocks)):
-                items.append(.array(blocks))
-                content = .items(items)
-            case (.items(var items), .text(let text)):
-                items.append([MarkdownBlockTreeBuilder.paragraph([["type": "text", "text": .string(text)]])])
-                content = .items(items)
-            case (.inlines(var run), .inline(let inline)):
+            case (.blocks, .block(let block)):
+                children.append(block)
+            case (.blocks, .text(let text)):
+                children.append(MarkdownBlockTreeBuilder.paragraph([["type": "text", "text": .string(text)]]))
+            case (.items, .item(let blocks)):
+                children.append(.array(blocks))
+            case (.items, .text(let text)):
+                children.append([MarkdownBlockTreeBuilder.paragraph([["type": "text", "text": .string(text)]])])
+            case (.inlines, .inline(let inline)):
                 run.append(inline)
-                content = .inlines(run)
-            case (.inlines(var run), .text(let text)):
+            case (.inlines, .text(let text)):
                 run.appendText(text)
-                content = .inlines(run)
-            case (.plainText(let existing), .text(let text)):
-                content = .plainText(existing + text)
+            case (.plainText, .text(let text)):
+                plainText += text
             default:
                 // Combinations CommonMark's structure rules out (a block inside a paragraph).
                 break
@@ -122,38 +119,38 @@ struct MarkdownBlockTreeBuilder {
         }
 
         /// The finished frame as a piece of its parent, nil when it leaves nothing.
-        func finished() -> Piece? {
+        mutating func finished() -> Piece? {
             switch (kind, content) {
-            case (.quote, .blocks(let blocks)):
-                return .block(["type": "quote", "blocks": .array(blocks)])
-            case (.item, .blocks(let blocks)):
-                return .item(blocks)
-            case (.list(let ordered, let start, let tight), .items(let items)):
+            case (.quote, .blocks):
+                return .block(["type": "quote", "blocks": .array(children)])
+            case (.item, .blocks):
+                return .item(children)
+            case (.list(let ordered, let start, let tight), .items):
                 var list = JSONObject([("type", "list"), ("ordered", .bool(ordered))])
                 if ordered { list["start"] = .integer(start) }
                 list["tight"] = .bool(tight)
-                list["items"] = .array(items)
+                list["items"] = .array(children)
                 return .block(.object(list))
-            case (.paragraph, .inlines(var run)):
+            case (.paragraph, .inlines):
                 let inlines = run.finish()
                 return inlines.isEmpty ? nil : .block(MarkdownBlockTreeBuilder.paragraph(inlines))
-            case (.heading(let level), .inlines(var run)):
+            case (.heading(let level), .inlines):
                 return .block(["type": "heading", "level": .integer(level), "inlines": .array(run.finish())])
-            case (.emphasis, .inlines(var run)):
+            case (.emphasis, .inlines):
                 return .inline(["type": "emphasis", "inlines": .array(run.finish())])
-            case (.strong, .inlines(var run)):
+            case (.strong, .inlines):
                 return .inline(["type": "strong", "inlines": .array(run.finish())])
-            case (.link(let url, let title), .inlines(var run)):
+            case (.link(let url, let title), .inlines):
                 var link = JSONObject([("type", "link"), ("url", .string(url))])
                 if !title.isEmpty { link["title"] = .string(title) }
                 link["inlines"] = .array(run.finish())
                 return .inline(.object(link))
-            case (.image(let url, let title), .plainText(let alt)):
-                var image = JSONObject([("type", "image"), ("url", .string(url)), ("alt", .string(alt))])
+            case (.image(let url, let title), .plainText):
+                var image = JSONObject([("type", "image"), ("url", .string(url)), ("alt", .string(plainText))])
                 if !title.isEmpty { image["title"] = .string(title) }
                 return .inline(.object(image))
-            case (.flattened, .plainText(let text)):
-                let trimmed = text.trimmingCharacters(in: .newlines)
+            case (.flattened, .plainText):
+                let trimmed = plainText.trimmingCharacters(in: .newlines)
                 return trimmed.isEmpty ? nil : .text(trimmed)
             default:
                 return nil
@@ -195,9 +192,9 @@ struct MarkdownBlockTreeBuilder {
     }
 
     private mutating func close() {
-        guard let frame = stack.popLast() else { return }
-        if case .document = frame.kind, case .blocks(let finished) = frame.content {
-            blocks = finished
+        guard var frame = stack.popLast() else { return }
+        if case .document = frame.kind, frame.content == .blocks {
+            blocks = frame.children
             return
         }
         if let piece = frame.finished() { deliver(piece) }
@@ -213,8 +210,8 @@ struct MarkdownBlockTreeBuilder {
         switch event {
         case .enter(let element):
             stack[index].nesting += 1
-            if Self.isBlock(element), case .plainText(let text) = stack[index].content, !text.isEmpty,
-                !text.hasSuffix("\n")
+            if Self.isBlock(element), stack[index].collectsPlainText, !stack[index].plainText.isEmpty,
+                !stack[index].plainText.hasSuffix("\n")
             {
                 stack[index].receive(.text("\n"))
             }

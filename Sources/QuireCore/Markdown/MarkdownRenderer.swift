@@ -26,25 +26,38 @@ public enum MarkdownRenderer {
         let document = CommonMarkDocument(parsing: markdown)
         let removals = document.removeUnsafeContent(refusingURL: { !URLPolicy.isSafeMarkdownLink($0) })
         let tree = MarkdownBlockTreeBuilder.blocks(of: document)
+        let removed = messages(removals, flattenedDeepContent: tree.flattenedDeepContent)
+        return RenderedMarkdown(html: document.html(), blocks: .array(tree.blocks), removed: removed)
+    }
+
+    /// `render(markdown).removed`, without rendering: translation checks only need to know
+    /// what would be dropped. The block tree is built only when nesting could be too deep.
+    /// Takes the unsafe content out of `document`.
+    static func removed(from document: CommonMarkDocument) -> [String] {
+        let removals = document.removeUnsafeContent(refusingURL: { !URLPolicy.isSafeMarkdownLink($0) })
+        let flattened = document.hasContainer(openedAtDepth: MarkdownBlockTreeBuilder.maximumDepth)
+            && MarkdownBlockTreeBuilder.blocks(of: document).flattenedDeepContent
+        return messages(removals, flattenedDeepContent: flattened)
+    }
+
+    private static func messages(_ removals: [CommonMarkRemoval], flattenedDeepContent: Bool) -> [String] {
         var removed = MarkdownRemovalMessage.summarized(removals.map(MarkdownRemovalMessage.describe))
-        if tree.flattenedDeepContent {
+        if flattenedDeepContent {
             removed.append(MarkdownRemovalMessage.deepNesting(limit: MarkdownBlockTreeBuilder.maximumDepth))
         }
-        return RenderedMarkdown(html: document.html(), blocks: .array(tree.blocks), removed: removed)
+        return removed
     }
 
     /// The destinations of every link and image, in document order, as cmark reads them (entities
     /// decoded), safe or not: localization checks that a translation keeps its source's links.
     public static func links(in markdown: String) -> [String] {
         // Links and images need `[` (or `<` for autolinks): most text has neither.
-        guard markdown.utf8.contains(where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "<") }) else { return [] }
-        var links: [String] = []
-        CommonMarkDocument(parsing: markdown).walk { event in
-            switch event {
-            case .enter(.link(let url, _)), .enter(.image(let url, _)): links.append(url)
-            default: break
-            }
-        }
-        return links
+        guard mayHoldLinks(markdown) else { return [] }
+        return CommonMarkDocument(parsing: markdown).linkDestinations()
+    }
+
+    /// False when `markdown` cannot hold a link: links and images need `[`, autolinks `<`.
+    static func mayHoldLinks(_ markdown: String) -> Bool {
+        UTF8Scan.contains(markdown, anyOf: UInt8(ascii: "["), UInt8(ascii: "<"))
     }
 }

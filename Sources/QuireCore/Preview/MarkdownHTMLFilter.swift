@@ -29,62 +29,82 @@ struct MarkdownHTMLFilter {
     }
 
     func filter(_ html: String) -> String {
-        let bytes = Array(html.utf8)
-        var out = ""
-        out.reserveCapacity(bytes.count)
+        var out: [UInt8] = []
+        filter(html, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the filtered HTML to `out`, as UTF-8.
+    func filter(_ html: String, into out: inout [UInt8]) {
+        var html = html
+        html.withUTF8 { filter($0, into: &out) }
+    }
+
+    private func filter(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
         var index = 0
         var textStart = 0
-        func flushText(upTo end: Int) {
-            if textStart < end { out += Self.escapeText(bytes[textStart..<end]) }
-        }
         while index < bytes.count {
             guard bytes[index] == UInt8(ascii: "<") else { index += 1; continue }
-            flushText(upTo: index)
+            if textStart < index { Self.escapeText(bytes[textStart..<index], into: &out) }
             if Self.hasPrefix(bytes, "<!--", at: index) {
                 // cmark leaves `<!-- raw HTML omitted -->` where it dropped markup.
                 index = Self.find(bytes, "-->", from: index + 4).map { $0 + 3 } ?? bytes.count
             } else if let tag = Self.parseTag(bytes, at: index) {
-                out += render(tag)
+                render(tag, into: &out)
                 index = tag.end
                 if !tag.isClosing && Self.droppedWithContent.contains(tag.name) {
                     index = Self.endOfElement(tag.name, in: bytes, from: index)
                 }
             } else {
-                out += "&lt;"
+                out.append(contentsOf: "&lt;".utf8)
                 index += 1
             }
             textStart = index
         }
-        flushText(upTo: bytes.count)
-        return out
+        if textStart < bytes.count { Self.escapeText(bytes[textStart..<bytes.count], into: &out) }
     }
 
-    private func render(_ tag: Tag) -> String {
-        guard Self.allowedTags.contains(tag.name) else { return "" }
-        if tag.isClosing { return tag.name == "img" || tag.name == "br" || tag.name == "hr" ? "" : "</\(tag.name)>" }
-        let allowed = Self.allowedAttributes[tag.name] ?? []
+    private func render(_ tag: Tag, into out: inout [UInt8]) {
+        guard Self.allowedTags.contains(tag.name) else { return }
+        if tag.isClosing {
+            guard tag.name != "img" && tag.name != "br" && tag.name != "hr" else { return }
+            out.append(contentsOf: "</".utf8)
+            out.append(contentsOf: tag.name.utf8)
+            out.append(UInt8(ascii: ">"))
+            return
+        }
         var attributes: [(String, String)] = []
-        for (name, rawValue) in tag.attributes where allowed.contains(name) {
-            guard let value = Self.decodeEntities(rawValue) else { continue }
-            switch name {
-            case "href":
-                guard let link = PreviewURL.link(value) ?? Self.mailOrPhone(value) else { continue }
-                attributes.append((name, link))
-            case "src":
-                switch PreviewURL.image(value, assetBase: assetBase) {
-                case .local(let path): attributes.append((name, path))
-                case .remote(let host): return Self.placeholder("remote image · \(host)")
-                case .invalid: return Self.placeholder("image not shown")
+        if !tag.attributes.isEmpty {
+            let allowed = Self.allowedAttributes[tag.name] ?? []
+            for (name, rawValue) in tag.attributes where allowed.contains(name) {
+                guard let value = Self.decodeEntities(rawValue) else { continue }
+                switch name {
+                case "href":
+                    guard let link = PreviewURL.link(value) ?? Self.mailOrPhone(value) else { continue }
+                    attributes.append((name, link))
+                case "src":
+                    switch PreviewURL.image(value, assetBase: assetBase) {
+                    case .local(let path): attributes.append((name, path))
+                    case .remote(let host): return Self.placeholder("remote image · \(host)", into: &out)
+                    case .invalid: return Self.placeholder("image not shown", into: &out)
+                    }
+                default:
+                    attributes.append((name, value))
                 }
-            default:
-                attributes.append((name, value))
             }
         }
-        if tag.name == "img" && !attributes.contains(where: { $0.0 == "src" }) { return Self.placeholder("image not shown") }
-        var html = "<\(tag.name)"
-        for (name, value) in attributes { html += " \(name)=\"\(HTMLWriter.escape(value))\"" }
-        if tag.name == "a", attributes.contains(where: { $0.0 == "href" }) { html += " rel=\"noopener noreferrer\"" }
-        return html + ">"
+        if tag.name == "img" && !attributes.contains(where: { $0.0 == "src" }) { return Self.placeholder("image not shown", into: &out) }
+        out.append(UInt8(ascii: "<"))
+        out.append(contentsOf: tag.name.utf8)
+        for (name, value) in attributes {
+            out.append(UInt8(ascii: " "))
+            out.append(contentsOf: name.utf8)
+            out.append(contentsOf: "=\"".utf8)
+            HTMLWriter.appendEscaped(value, to: &out)
+            out.append(UInt8(ascii: "\""))
+        }
+        if tag.name == "a", attributes.contains(where: { $0.0 == "href" }) { out.append(contentsOf: " rel=\"noopener noreferrer\"".utf8) }
+        out.append(UInt8(ascii: ">"))
     }
 
     private static func mailOrPhone(_ url: String) -> String? {
@@ -92,31 +112,38 @@ struct MarkdownHTMLFilter {
         return scheme == "mailto" || scheme == "tel" ? url : nil
     }
 
-    private static func placeholder(_ label: String) -> String {
-        "<span class=\"remote-image\">\(HTMLWriter.escape(label))</span>"
+    private static func placeholder(_ label: String, into out: inout [UInt8]) {
+        out.append(contentsOf: "<span class=\"remote-image\">".utf8)
+        HTMLWriter.appendEscaped(label, to: &out)
+        out.append(contentsOf: "</span>".utf8)
     }
 
     /// Text between tags: entities cmark wrote pass through, any other `&` or `>` is escaped.
-    private static func escapeText(_ bytes: ArraySlice<UInt8>) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count)
+    private static func escapeText(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, into out: inout [UInt8]) {
+        var runStart = bytes.startIndex
         var index = bytes.startIndex
         while index < bytes.endIndex {
             let byte = bytes[index]
+            let replacement: StaticString
             if byte == UInt8(ascii: "&") {
-                if entityLength(bytes, at: index) == nil { out += Array("&amp;".utf8) } else { out.append(byte) }
+                guard entityLength(bytes, at: index) == nil else { index += 1; continue }
+                replacement = "&amp;"
             } else if byte == UInt8(ascii: ">") {
-                out += Array("&gt;".utf8)
+                replacement = "&gt;"
             } else {
-                out.append(byte)
+                index += 1
+                continue
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            out.append(contentsOf: UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
             index += 1
+            runStart = index
         }
-        return String(decoding: out, as: UTF8.self)
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.endIndex]))
     }
 
     /// Length of `&name;`, `&#123;` or `&#x1F;` at `index`, or nil when there is none.
-    private static func entityLength(_ bytes: ArraySlice<UInt8>, at index: Int) -> Int? {
+    private static func entityLength(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, at index: Int) -> Int? {
         var end = index + 1
         while end < bytes.endIndex, end - index <= 32 {
             let byte = bytes[end]
@@ -132,7 +159,9 @@ struct MarkdownHTMLFilter {
     /// An attribute value with the entities cmark writes decoded, or nil when it holds one we
     /// do not know (a browser would decode `&colon;` and could reveal a scheme).
     static func decodeEntities(_ value: String) -> String? {
-        guard value.contains("&") else { return value }
+        // A byte check (Foundation's `contains` is slow on Linux); an `&` that is part of a
+        // larger character is not matched below either, and the value comes back unchanged.
+        guard UTF8Scan.contains(value, byte: UInt8(ascii: "&")) else { return value }
         var out = ""
         var rest = Substring(value)
         while let ampersand = rest.firstIndex(of: "&") {
@@ -164,14 +193,14 @@ struct MarkdownHTMLFilter {
 
     // MARK: Tag scanning
 
-    private static func parseTag(_ bytes: [UInt8], at start: Int) -> Tag? {
+    private static func parseTag(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Tag? {
         var index = start + 1
         var isClosing = false
         if index < bytes.count, bytes[index] == UInt8(ascii: "/") { isClosing = true; index += 1 }
         let nameStart = index
         while index < bytes.count, isNameByte(bytes[index]) { index += 1 }
         guard index > nameStart, isLetter(bytes[nameStart]) else { return nil }
-        let name = String(decoding: bytes[nameStart..<index], as: UTF8.self).lowercased()
+        let name = lowercased(bytes[nameStart..<index])
         var attributes: [(name: String, value: String)] = []
         while index < bytes.count {
             while index < bytes.count, isSpace(bytes[index]) { index += 1 }
@@ -183,13 +212,9 @@ struct MarkdownHTMLFilter {
                 return Tag(name: name, isClosing: isClosing, attributes: attributes, end: index + 2)
             }
             let attributeStart = index
-            while index < bytes.count, !isSpace(bytes[index]),
-                ![UInt8(ascii: "="), UInt8(ascii: ">"), UInt8(ascii: "/"), UInt8(ascii: "\""), UInt8(ascii: "'")].contains(bytes[index])
-            {
-                index += 1
-            }
+            while index < bytes.count, !isSpace(bytes[index]), !endsAttributeName(bytes[index]) { index += 1 }
             guard index > attributeStart else { return nil }
-            let attributeName = String(decoding: bytes[attributeStart..<index], as: UTF8.self).lowercased()
+            let attributeName = lowercased(bytes[attributeStart..<index])
             var value = ""
             if index < bytes.count, bytes[index] == UInt8(ascii: "=") {
                 index += 1
@@ -210,8 +235,23 @@ struct MarkdownHTMLFilter {
         return nil
     }
 
+    /// A tag or attribute name in lower case. ASCII is folded on bytes (names are almost
+    /// always ASCII); anything else takes `String.lowercased()`, as it always did.
+    private static func lowercased(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return String(decoding: bytes, as: UTF8.self).lowercased() }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (offset, byte) in bytes.enumerated() { buffer[offset] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+            return bytes.count
+        }
+    }
+
+    private static func endsAttributeName(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "=") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\"")
+            || byte == UInt8(ascii: "'")
+    }
+
     /// The index after `</name ...>` (case-insensitive), or the end of the input.
-    private static func endOfElement(_ name: String, in bytes: [UInt8], from start: Int) -> Int {
+    private static func endOfElement(_ name: String, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         let closing = Array("</\(name)".utf8)
         var index = start
         while index + closing.count <= bytes.count {
@@ -227,16 +267,15 @@ struct MarkdownHTMLFilter {
     private static func isNameByte(_ byte: UInt8) -> Bool { isLetter(byte) || (byte >= 0x30 && byte <= 0x39) }
     private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C }
 
-    private static func hasPrefix(_ bytes: [UInt8], _ prefix: String, at index: Int) -> Bool {
-        let prefix = Array(prefix.utf8)
-        return index + prefix.count <= bytes.count && Array(bytes[index..<(index + prefix.count)]) == prefix
+    private static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ prefix: StaticString, at index: Int) -> Bool {
+        let prefix = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        return index + prefix.count <= bytes.count && bytes[index..<(index + prefix.count)].elementsEqual(prefix)
     }
 
-    private static func find(_ bytes: [UInt8], _ needle: String, from start: Int) -> Int? {
-        let needle = Array(needle.utf8)
+    private static func find(_ bytes: UnsafeBufferPointer<UInt8>, _ needle: StaticString, from start: Int) -> Int? {
         var index = start
-        while index + needle.count <= bytes.count {
-            if Array(bytes[index..<(index + needle.count)]) == needle { return index }
+        while index + needle.utf8CodeUnitCount <= bytes.count {
+            if hasPrefix(bytes, needle, at: index) { return index }
             index += 1
         }
         return nil

@@ -17,11 +17,11 @@ public enum PagePreview {
         html.attribute("data-status-url", context.statusURL)
         html.raw(">\n<head>\n<meta charset=\"utf-8\">\n")
         html.raw("<meta http-equiv=\"Content-Security-Policy\" content=\"")
-        html.raw(PreviewScripts.contentSecurityPolicy(script: PreviewScripts.livePreview))
+        html.raw(PreviewScripts.livePreviewPolicy)
         html.raw("\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
         html.raw("<meta name=\"referrer\" content=\"no-referrer\">\n<title>")
         html.text("\(title) · \(context.locale) · preview")
-        html.raw("</title>\n<style>\n\(PreviewStyle.page)</style>\n</head>\n<body>\n")
+        html.raw(bytes: headEnd)
 
         html.raw("<header class=\"toolbar\">")
         html.raw("<span class=\"brand\">Quire preview</span>")
@@ -53,9 +53,13 @@ public enum PagePreview {
             renderer.render(section, index: index, into: &html)
         }
         html.raw("</div>\n</div></div></main>\n")
-        html.raw("<script>\(PreviewScripts.livePreview)</script>\n</body>\n</html>\n")
+        html.raw(bytes: documentEnd)
         return html.bytes
     }
+
+    // The same for every page: encoded once, not once per preview.
+    private static let headEnd = Array("</title>\n<style>\n\(PreviewStyle.page)</style>\n</head>\n<body>\n".utf8)
+    private static let documentEnd = Array("<script>\(PreviewScripts.livePreview)</script>\n</body>\n</html>\n".utf8)
 
     private static func toolbarField(_ html: inout HTMLWriter, _ label: String, _ value: String, id: String? = nil) {
         html.raw("<span class=\"field\"><span class=\"label\">\(label)</span> <code")

@@ -161,6 +161,10 @@ enum PreviewScripts {
 })();
 """
 
+    /// The policies of the two documents, hashed once per process.
+    static let livePreviewPolicy = contentSecurityPolicy(script: livePreview)
+    static let statusRefreshPolicy = contentSecurityPolicy(script: statusRefresh)
+
     /// `'sha256-<base64>'` for a Content-Security-Policy `script-src`.
     static func cspHash(_ script: String) -> String {
         var hasher = SHA256()

@@ -29,6 +29,19 @@ enum PreviewURL {
 
     /// `example.com` of `https://example.com/x`.
     static func host(of url: String) -> String? {
+        // ASCII URLs (nearly all) are searched on bytes: Foundation's `range(of:)` is slow on
+        // Linux, and in ASCII (whose only multi-scalar character, CR LF, holds none of
+        // `:/?#`) bytes and characters agree.
+        if url.utf8.allSatisfy({ $0 < 0x80 }) {
+            let bytes = Array(url.utf8)
+            guard let separator = bytes.indices.first(where: {
+                $0 + 3 <= bytes.count && bytes[$0] == UInt8(ascii: ":") && bytes[$0 + 1] == UInt8(ascii: "/")
+                    && bytes[$0 + 2] == UInt8(ascii: "/")
+            }) else { return nil }
+            let rest = bytes[(separator + 3)...]
+            let host = rest.prefix(while: { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") })
+            return host.isEmpty ? nil : String(decoding: host, as: UTF8.self)
+        }
         guard let range = url.range(of: "://") else { return nil }
         let rest = url[range.upperBound...]
         let host = rest.prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })

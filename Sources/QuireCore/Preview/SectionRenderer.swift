@@ -162,7 +162,8 @@ struct SectionRenderer {
     private func markdown(_ value: JSONValue?, into html: inout HTMLWriter) {
         html.raw("<div class=\"markdown\">")
         if let rendered = value?["html"]?.stringValue {
-            html.raw(MarkdownHTMLFilter(assetBase: context.assetBase).filter(rendered))
+            let filter = MarkdownHTMLFilter(assetBase: context.assetBase)
+            html.raw { filter.filter(rendered, into: &$0) }
         } else if let text = value?["markdown"]?.stringValue ?? value?.displayText {
             html.element("p", class: "plain", text)
         }

@@ -16,7 +16,7 @@ public enum StatusPage {
         html.attribute("data-built-at", status["built_at"]?.displayText ?? "")
         html.attribute("data-version", version ?? "")
         html.raw(">\n<head>\n<meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"")
-        html.raw(PreviewScripts.contentSecurityPolicy(script: PreviewScripts.statusRefresh))
+        html.raw(PreviewScripts.statusRefreshPolicy)
         html.raw("\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
         html.raw("<meta name=\"referrer\" content=\"no-referrer\">\n<title>")
         html.text("\(site) · status")

@@ -66,9 +66,9 @@ extension SiteBuilder {
         if reuse, let cached { return (cached.page, cached) }
         let bytes: [UInt8]
         let readStarted = DispatchTime.now().uptimeNanoseconds
-        defer { clock.add(.read, DispatchTime.now().uptimeNanoseconds - readStarted) }
         do throws(SourceReadError) {
             bytes = try reader.read(source.path)
+            clock.add(.read, DispatchTime.now().uptimeNanoseconds - readStarted)
         } catch {
             return (ProcessedPage(pageID: pageID, file: file, sourceDigest: "", model: nil, diagnostics: [.error(file, "this file \(error.message)")]), nil)
         }

@@ -333,12 +333,14 @@ def part_three():
             time.sleep(rng.uniform(0, 0.04))
         else:
             # Inside the store: after a random number of the delta publish's steps.
-            # A delta publish logs 12-16 steps: the lock of a build that finds no change (the
-            # edit's temporary file), then recover, staging and move per new tree, sync,
-            # cleanup, history, swap.
-            wanted = before + rng.randint(1, 16)
+            # A delta publish logs 12 steps (16 for a page in guides/): the lock of a build that
+            # finds no change (the edit's temporary file), then recover, staging and move per
+            # new tree (the root, one per locale, their guides/), sync, cleanup, history, swap.
+            page = PAGES[workspace.edition % len(PAGES)]
+            wanted = before + rng.randint(1, 16 if "/" in page else 12)
             deadline = time.time() + 5
-            while watcher.process.poll() is None and time.time() < deadline and len(watcher.steps()) < wanted:
+            while (watcher.process.poll() is None and time.time() < deadline and len(watcher.steps()) < wanted
+                   and not any(": published v" in line for line in watcher.lines[mark:])):
                 time.sleep(0.0003)
             time.sleep(rng.uniform(0, 0.003))
         if watcher.process.poll() is not None:

@@ -7,7 +7,12 @@ newest version).
 
 Part 2: SIGKILL at random moments during repeated builds, rollbacks, unpins and gcs (200 kills;
 QUIRE_DEEP=1: 2,000), each run logging its steps (QUIRE_STEP_LOG) so the step each kill hit is
-reported. Same checks after each kill."""
+reported. Same checks after each kill.
+
+Part 3: SIGKILL `quire watch` while it publishes an edit as a delta (40 kills; QUIRE_DEEP=1:
+400): edit a page, kill at a random moment or after a random number of the delta publish's
+steps, verify, then let a fresh watcher (or a `quire build` first) settle the site; the
+restarted watcher's first build publishes the last edit when the kill lost it."""
 
 import collections
 import os
@@ -15,12 +20,14 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from quire_e2e import QUIRE, SITE, Workspace, deep  # noqa: E402
+from quire_e2e import PAGES, QUIRE, SITE, Workspace, deep  # noqa: E402
 
 KILLS = int(os.environ.get("QUIRE_TORTURE_KILLS", 2000 if deep() else 200))
+WATCH_KILLS = int(os.environ.get("QUIRE_TORTURE_WATCH_KILLS", 400 if deep() else 40))
 problems = []
 
 
@@ -199,13 +206,200 @@ def part_two():
     return workspace
 
 
+# Part 3 ------------------------------------------------------------------------------------
+
+class Watcher:
+    """A running `quire watch`, its stderr collected line by line on a thread."""
+
+    def __init__(self, workspace, step_log):
+        command = [QUIRE, "watch", "--pages", workspace.pages, "--dist", workspace.dist, "--site", SITE, "--no-preview"]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                        env=dict(os.environ, QUIRE_STEP_LOG=step_log), text=True)
+        self.step_log = step_log
+        self.lines = []
+        self.changed = threading.Condition()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.process.stderr:
+            with self.changed:
+                self.lines.append(line.rstrip("\n"))
+                self.changed.notify_all()
+        with self.changed:
+            self.changed.notify_all()
+
+    def wait_for(self, predicate, start=0, timeout=20):
+        """The first line from index `start` on that `predicate` accepts, or None (exit, timeout)."""
+        deadline = time.time() + timeout
+        with self.changed:
+            while True:
+                for line in self.lines[start:]:
+                    if predicate(line):
+                        return line
+                start = len(self.lines)
+                remaining = deadline - time.time()
+                if remaining <= 0 or (self.process.poll() is not None and not self.reader.is_alive()):
+                    return None
+                self.changed.wait(min(remaining, 0.1))
+
+    def wait_ready(self, label):
+        """Until the first build is done and the page folder is watched."""
+        line = self.wait_for(lambda line: line.startswith("quire: watching "))
+        check(line is not None, "%s: the watcher did not start (exit %s): %s" % (label, self.process.poll(), self.tail()))
+        return line is not None
+
+    def steps(self):
+        try:
+            with open(self.step_log) as handle:
+                return handle.read().split()
+        except FileNotFoundError:
+            return []
+
+    def tail(self):
+        with self.changed:
+            return " | ".join(self.lines[-6:])
+
+    def kill(self):
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+        self.reader.join(5)
+
+    def stop(self):
+        """SIGTERM: the watcher finishes its build and exits 0."""
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(20)
+        self.reader.join(5)
+        return self.process.returncode
+
+
+def edition_published(workspace, label):
+    """The newest version holds the last edit's page, edition included (read through `current`:
+    this part never pins)."""
+    page = PAGES[workspace.edition % len(PAGES)]
+    path = os.path.join(workspace.site_root, "current", "en", page + ".json")
+    try:
+        with open(path) as handle:
+            text = handle.read()
+    except OSError as error:
+        check(False, "%s: the last edit's page is not published: %s" % (label, error))
+        return
+    want = "edition %d." % workspace.edition
+    check(want in text, "%s: %s does not hold the last edit (%r), current %s" % (label, path, want, workspace.current()))
+
+
+def dead_status_temporaries(workspace, watcher):
+    """`status/` temporary files of processes other than the running watcher."""
+    live = ".tmp-%d" % watcher.process.pid
+    found = set()
+    for folder, _, names in os.walk(os.path.join(workspace.site_root, "status")):
+        found.update(os.path.join(folder, name) for name in names if ".tmp-" in name and not name.endswith(live))
+    return found
+
+
+def part_three():
+    workspace = Workspace(prefix="quire-crash-watch-")
+    status_leftovers = set()
+    rng = random.Random(3)
+    hits = collections.Counter()  # step -> kills
+    restarts = collections.Counter()  # "watch" / "build, then watch" -> count
+    finished = 0  # edits published before their kill
+    started = time.time()
+    starts = 0
+
+    def start():
+        nonlocal starts
+        starts += 1
+        return Watcher(workspace, os.path.join(workspace.path, "steps-%d.log" % starts))
+
+    watcher = start()
+    if not watcher.wait_ready("first start"):
+        watcher.kill()
+        return workspace
+    check(any(": published v" in line for line in watcher.lines), "first start: no publish: %s" % watcher.tail())
+    kills = 0
+    while kills < WATCH_KILLS:
+        # Sometimes a few edits published as deltas first, so the killed one builds on a delta.
+        for _ in range(rng.choice([0, 0, 1, 2])):
+            mark = len(watcher.lines)
+            workspace.edit()
+            published = watcher.wait_for(lambda line: ": published v" in line, start=mark, timeout=10)
+            check(published is not None, "edit %d before kill %d: not published: %s" % (workspace.edition, kills + 1, watcher.tail()))
+        before = len(watcher.steps())
+        mark = len(watcher.lines)
+        workspace.edit()
+        if rng.random() < 0.4:
+            # Anywhere: before the quiet window ends, while building, inside the store, after.
+            time.sleep(rng.uniform(0, 0.04))
+        else:
+            # Inside the store: after a random number of the delta publish's steps.
+            # A delta publish logs 12 steps (16 for a page in guides/): the lock of a build that
+            # finds no change (the edit's temporary file), then recover, staging and move per
+            # new tree (the root, one per locale, their guides/), sync, cleanup, history, swap.
+            page = PAGES[workspace.edition % len(PAGES)]
+            wanted = before + rng.randint(1, 16 if "/" in page else 12)
+            deadline = time.time() + 5
+            while (watcher.process.poll() is None and time.time() < deadline and len(watcher.steps()) < wanted
+                   and not any(": published v" in line for line in watcher.lines[mark:])):
+                time.sleep(0.0003)
+            time.sleep(rng.uniform(0, 0.003))
+        if watcher.process.poll() is not None:
+            check(False, "kill %d: the watcher exited %d by itself: %s" % (kills + 1, watcher.process.returncode, watcher.tail()))
+            watcher.kill()
+            watcher = start()
+            watcher.wait_ready("after an exit")
+            continue
+        watcher.kill()
+        kills += 1
+        steps = watcher.steps()[before:]
+        published = any(": published v" in line for line in watcher.lines[mark:])
+        if published:
+            finished += 1
+        step = "(published)" if published else steps[-1] if steps else "(before the lock)"
+        hits[step] += 1
+        label = "watch kill %d (edition %d, at %s)" % (kills, workspace.edition, step)
+        verify(workspace, label)
+        if rng.random() < 0.3:
+            restarts["build, then watch"] += 1
+            recover(workspace, label)
+        else:
+            restarts["watch"] += 1
+        watcher = start()
+        if not watcher.wait_ready(label + ", restarting"):
+            watcher.kill()
+            break
+        settled(workspace, label + ", after the restart")
+        edition_published(workspace, label + ", after the restart")
+        status_leftovers.update(dead_status_temporaries(workspace, watcher))
+        if kills % 20 == 0:
+            print("  %d watch kills, %d edits published before their kill, %.0f s" % (kills, finished, time.time() - started), flush=True)
+    # The last restart's first build must have published the last edit; one more edit then
+    # goes through the delta path of a watcher that was never killed.
+    edition_published(workspace, "final restart")
+    mark = len(watcher.lines)
+    workspace.edit()
+    check(watcher.wait_for(lambda line: ": published v" in line, start=mark, timeout=10) is not None,
+          "final edit: not published: %s" % watcher.tail())
+    code = watcher.stop()
+    check(code == 0, "final stop: the watcher exited %s: %s" % (code, watcher.tail()))
+    settled(workspace, "final stop")
+    edition_published(workspace, "final stop")
+    print("watch kills: %d SIGKILLs of quire watch during delta publishes survived (%d edits published before their kill; restarts: %s), %.0f s" % (
+        kills, finished, ", ".join("%s %d" % item for item in sorted(restarts.items())), time.time() - started))
+    print("  by step: " + ", ".join("%s %d" % item for item in sorted(hits.items(), key=lambda item: (-item[1], item[0]))))
+    print("  status temporaries left by killed watchers: %d %s" % (len(status_leftovers), sorted(os.path.relpath(p, workspace.site_root) for p in status_leftovers)[:5]))
+    return workspace
+
+
 def main():
     first = part_one()
     second = part_two()
+    third = part_three()
     if problems:
-        raise SystemExit("FAIL: crash torture: %d problems (workspaces kept: %s, %s)" % (len(problems), first.path, second.path))
+        raise SystemExit("FAIL: crash torture: %d problems (workspaces kept: %s, %s, %s)" % (len(problems), first.path, second.path, third.path))
     first.remove()
     second.remove()
+    third.remove()
     print("crash torture: ok")
 
 

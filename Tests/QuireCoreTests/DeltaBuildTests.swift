@@ -110,9 +110,21 @@ import QuireCore
         try session.step("an asset's bytes", changed: ["assets/banner.jpg"]) {
             try fixture.write("new image bytes", to: "assets/banner.jpg")
         }
-        let unchanged = try session.step("a save without changes", changed: ["home.yaml"]) { try fixture.write(Self.page, to: "home.yaml") }
+        try session.step("several pages and a translation at once", changed: ["home.yaml", "other.yaml", "l10n/fr/other.yaml"]) {
+            try fixture.write(Self.page.replacingOccurrences(of: "Hero", with: "Hero two"), to: "home.yaml")
+            try fixture.write("title: Other two\nsections:\n  - type: divider\n", to: "other.yaml")
+            try fixture.write("title: Autre\n", to: "l10n/fr/other.yaml")
+        }
+        let unchanged = try session.step("a save without changes", changed: ["home.yaml"]) {
+            try fixture.write(Self.page.replacingOccurrences(of: "Hero", with: "Hero two"), to: "home.yaml")
+        }
         #expect(unchanged.outcome.map { if case .unchanged = $0 { true } else { false } } == true)
-        #expect(fixture.versions.count == versions + 9, "a broken save, a broken translation and a save without changes publish nothing")
+        // A tool's temporary file before its rename: not a page, only a warning; no full build.
+        let ignored = try session.step("a file that is not a page", changed: ["home.yaml.new"], keepsLastGood: true) {
+            try fixture.write("title: Not yet\n", to: "home.yaml.new")
+        }
+        #expect(fixture.lines(ignored).contains { $0.contains("home.yaml.new") && $0.contains("not a page source") })
+        #expect(fixture.versions.count == versions + 10, "a broken save, a broken translation, a save without changes and a non-page file publish nothing")
     }
 
     @Test func siteWideChangesTakeTheFullPath() throws {

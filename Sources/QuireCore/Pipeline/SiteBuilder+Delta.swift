@@ -74,6 +74,15 @@ extension SiteBuilder {
         var coverage: [String: LocaleCoverage]
     }
 
+    /// One page of a delta build, rendered, before it is applied.
+    private struct DeltaPage: Sendable {
+        var page: ProcessedPage
+        var cached: CachedSource?
+        var translations: LoadedTranslations
+        var translationsCache: [String: CachedTranslation]
+        var output: PageOutput?
+    }
+
     /// What a change set touches, when the fast path can take it.
     private struct DeltaScope {
         var pages: Set<String> = []
@@ -143,33 +152,47 @@ extension SiteBuilder {
         var records = JSONObject()
         var changes: (added: [String], changed: [String], removed: [String]) = ([], [], [])
         var headersChanged = false
-        for pageID in pageIDs {
-            let source = inventory.pages[pageID]?.first
-            let (page, cached) = processPage(pageID, sources: inventory.pages[pageID] ?? [], context: context, reader: reader, clock: clock,
-                                             cached: source.flatMap { sourceCache[$0.path] }, reuse: false)
-            if let source { sourceCache[source.path] = cached }
-            let translationFiles = inventory.translations.filter { $0.pageID == pageID }
-            let refusedFiles = inventory.refusedTranslations.filter { $0.pageID == pageID }
-            let translations = clock.measure(.translations) { () -> LoadedTranslations in
-                let (loaded, cached) = loadTranslations(translationFiles, refused: refusedFiles, reader: reader, context: context,
-                                                        cache: translationCache, reuse: { !changed.contains($0) })
-                for file in translationFiles + refusedFiles { translationCache[file.file.path] = cached[file.file.path] }
-                return loaded
+        // The pages of the change set, on both cores (a translation drop or a checkout touches
+        // hundreds); what they change is then applied one by one.
+        let inScope = { (file: SiteInventory.TranslationFile) in scope.pages.contains(file.pageID) }
+        let translationFiles = Dictionary(grouping: inventory.translations.filter(inScope), by: \.pageID)
+        let refusedFiles = Dictionary(grouping: inventory.refusedTranslations.filter(inScope), by: \.pageID)
+        let pageSources = inventory.pages
+        let (sources, translationsCached, settingsDigest) = (sourceCache, translationCache, base.settings.digest)
+        let slots = ResultSlots<DeltaPage>(count: pageIDs.count)
+        DispatchQueue.concurrentPerform(iterations: pageIDs.count) { index in
+            let pageID = pageIDs[index]
+            let source = pageSources[pageID]?.first
+            let (page, cached) = self.processPage(pageID, sources: pageSources[pageID] ?? [], context: context, reader: reader, clock: clock,
+                                                  cached: source.flatMap { sources[$0.path] }, reuse: false)
+            let started = DispatchTime.now().uptimeNanoseconds
+            let (translations, translationsCache) = self.loadTranslations(
+                translationFiles[pageID] ?? [], refused: refusedFiles[pageID] ?? [], reader: reader, context: context,
+                cache: translationsCached, reuse: { !changed.contains($0) })
+            clock.add(.translations, DispatchTime.now().uptimeNanoseconds - started)
+            let output = page.model == nil ? nil : self.render(
+                page, context: context, chains: chains, catalogs: translations.byPage[pageID] ?? [], failedLocales: translations.failed[pageID] ?? [],
+                settingsDigest: settingsDigest, published: published, now: now, clock: clock)
+            slots.set(index, DeltaPage(page: page, cached: cached, translations: translations, translationsCache: translationsCache, output: output))
+        }
+        for (pageID, slot) in zip(pageIDs, slots.values) {
+            guard let slot else { continue }
+            let (page, translations) = (slot.page, slot.translations)
+            if let source = pageSources[pageID]?.first { sourceCache[source.path] = slot.cached }
+            for file in (translationFiles[pageID] ?? []) + (refusedFiles[pageID] ?? []) {
+                translationCache[file.file.path] = slot.translationsCache[file.file.path]
+                scope.files.insert("\(displayRoot)/\(file.file.relativePath)")
             }
             scope.files.insert(page.file)
-            for file in translationFiles + refusedFiles { scope.files.insert("\(displayRoot)/\(file.file.relativePath)") }
             diagnostics += page.diagnostics + translations.diagnostics
             base.setScheduled(pageID, page.scheduledChanges(after: now))
-            guard page.model != nil else {
+            guard let output = slot.output else {
                 // A broken page keeps every file it had: nothing of it changes.
                 base.update(pageID, summary: PageSummary(counted: page.counted, coverage: [:]), paths: nil)
                 outputCache[pageID] = nil
                 records[pageID] = ["ms": 0, "rendered": 0, "ok": false]
                 continue
             }
-            let output = render(page, context: context, chains: chains, catalogs: translations.byPage[pageID] ?? [],
-                                failedLocales: translations.failed[pageID] ?? [], settingsDigest: base.settings.digest,
-                                published: published, now: now, clock: clock)
             diagnostics += output.diagnostics
             let before = base.pagePaths[pageID] ?? []
             let after = Set(output.files.map(\.path))
@@ -256,20 +279,24 @@ extension SiteBuilder {
             let relative = String(path.dropFirst(siteRoot.count + 1))
             if relative.split(separator: "/").contains(where: { EditorTempFiles.isIgnored(String($0)) }) { continue }
             let display = "\(displayRoot)/\(relative)"
+            let (stem, pathExtension) = SiteInventory.splitExtension(relative)
             if relative.hasPrefix("l10n/") {
-                let parts = SiteInventory.splitExtension(relative).stem.split(separator: "/", maxSplits: 2).map(String.init)
-                guard parts.count == 3, base.pages[parts[2]] != nil else { return nil }
-                scope.pages.insert(parts[2])
+                let parts = stem.split(separator: "/", maxSplits: 2).map(String.init)
+                if parts.count == 3 && SiteInventory.translationExtensions.contains(pathExtension) {
+                    guard base.pages[parts[2]] != nil else { return nil }
+                    scope.pages.insert(parts[2])
+                }
             } else if relative.hasPrefix("assets/") {
                 let name = String(relative.dropFirst("assets/".count))
                 guard base.context.assets.contains(name), inventory.assets[name]?.path == path else { return nil }
                 scope.assets.insert(name)
-            } else {
-                let (stem, pathExtension) = SiteInventory.splitExtension(relative)
-                guard SiteInventory.pageExtensions.contains(pathExtension), base.pages[stem] != nil,
-                      let sources = inventory.pages[stem], sources.count == 1, sources[0].path == path else { return nil }
+            } else if SiteInventory.pageExtensions.contains(pathExtension) {
+                // Settings, vocabulary and the drill catalog are not pages of the base: full path.
+                guard base.pages[stem] != nil, let sources = inventory.pages[stem], sources.count == 1, sources[0].path == path else { return nil }
                 scope.pages.insert(stem)
             }
+            // Anything else is ignored with a warning (`SiteInventory.classify`): only its
+            // diagnostics change (a tool's `page.yaml.new` before its rename, a README).
             scope.files.insert(display)
         }
         return scope

@@ -175,6 +175,13 @@ public final class SiteStore: @unchecked Sendable {
         for name in try FileSystem.list(root) where name.hasPrefix("current.tmp-") { try FileSystem.remove(root + "/" + name) }
         // `pin.tmp-<pid>`: only lock holders write in state/.
         for name in try FileSystem.list(layout.state) where name.contains(".tmp-") { try FileSystem.remove(layout.state + "/" + name) }
+        // Status files are written without the lock (by a watcher, in the background): only a
+        // dead process's temporary files go.
+        for name in (try? FileSystem.list(layout.status)) ?? [] {
+            guard let range = name.range(of: ".tmp-", options: .backwards), let pid = pid_t(name[range.upperBound...]),
+                  kill(pid, 0) == -1, errno == ESRCH else { continue }
+            try FileSystem.remove(layout.status + "/" + name)
+        }
     }
 
     // MARK: - Reading versions

@@ -2,8 +2,12 @@ import Foundation
 import Synchronization
 
 /// A child process of the benchmark: `quire build` or `quire watch` (this very binary), or a tool
-/// such as `stat`. Spawned with `posix_spawn` and reaped with `wait4`, which is what gives the
-/// child's peak resident set size (`ru_maxrss`).
+/// such as `stat`. Spawned with `posix_spawn` and reaped with `wait4`.
+///
+/// Peak memory is the child's own `VmHWM` (/proc/<pid>/status), read while it runs: `ru_maxrss`
+/// keeps the high-water mark of the memory the child replaced at `exec`, which after
+/// `posix_spawn` is this benchmark's, so it reported the benchmark's size (hundreds of MiB once it
+/// had built a large site in-process) for every small child.
 final class BenchProcess: @unchecked Sendable {
     struct Exit {
         var status: Int32
@@ -103,16 +107,30 @@ final class BenchProcess: @unchecked Sendable {
     func wait() -> Exit {
         var status: Int32 = 0
         var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        var peak = 0
+        while true {
+            let reaped = wait4(pid, &status, WNOHANG, &usage)
+            if reaped == pid || (reaped < 0 && errno != EINTR) { break }
+            peak = max(peak, peakRSSKilobytes)
+            usleep(5_000)
+        }
         let wall = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return Exit(status: exitStatus, wallSeconds: wall, peakRSSKilobytes: Int(usage.ru_maxrss),
+        return Exit(status: exitStatus, wallSeconds: wall, peakRSSKilobytes: peak > 0 ? peak : Int(usage.ru_maxrss),
                     userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime))
+    }
+
+    /// The child's peak resident set so far (`VmHWM`, KiB); 0 once it has exited.
+    var peakRSSKilobytes: Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
     }
 
     /// SIGTERM, then SIGKILL if the child is still there after `grace` seconds.
     func stop(grace: Double = 10) -> Exit {
+        let peak = peakRSSKilobytes
         kill(pid, SIGTERM)
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(grace * 1e9)
         var status: Int32 = 0
@@ -123,7 +141,7 @@ final class BenchProcess: @unchecked Sendable {
                 func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
                 let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
                 return Exit(status: exitStatus, wallSeconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9,
-                            peakRSSKilobytes: Int(usage.ru_maxrss), userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime))
+                            peakRSSKilobytes: peak > 0 ? peak : Int(usage.ru_maxrss), userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime))
             }
             usleep(10_000)
         }

@@ -11,7 +11,7 @@ final class LatestOnlyQueue: @unchecked Sendable {
     // NSLock rather than Mutex: ThreadSanitizer sees its ordering (see StageClock).
     private let lock = NSLock()
     private var pending: (@Sendable () -> Void)?
-    private var lastStarted: UInt64 = 0
+    private var lastStarted: UInt64?
     private var lastDuration: UInt64 = 0
 
     init(label: String, minimumInterval seconds: Double = 0) {
@@ -22,7 +22,7 @@ final class LatestOnlyQueue: @unchecked Sendable {
     func submit(_ work: @escaping @Sendable () -> Void) {
         let (wasIdle, earliest) = lock.withLock {
             defer { pending = work }
-            return (pending == nil, lastStarted + max(minimumInterval, 2 * lastDuration))
+            return (pending == nil, lastStarted.map { $0 + max(minimumInterval, 2 * lastDuration) } ?? 0)
         }
         guard wasIdle else { return }
         queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(earliest, DispatchTime.now().uptimeNanoseconds))) { self.runPending() }

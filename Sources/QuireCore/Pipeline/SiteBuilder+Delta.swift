@@ -148,7 +148,7 @@ extension SiteBuilder {
 
         var files: [OutputFile] = []
         var removed: [String] = []
-        var diagnostics = inventory.diagnostics.filter { scope.files.contains($0.file) }
+        var diagnostics: [Diagnostic] = []
         var records = JSONObject()
         var changes: (added: [String], changed: [String], removed: [String]) = ([], [], [])
         var headersChanged = false
@@ -217,6 +217,9 @@ extension SiteBuilder {
             if output.rendered > 0 { result.pagesRebuilt.append(pageID) }
             records[pageID] = ["ms": .number((output.milliseconds * 100).rounded() / 100), "rendered": .integer(output.rendered), "ok": true]
         }
+        // The scan's own findings (a refused link, a file that is not a page) on every file whose
+        // diagnostics this build replaces.
+        diagnostics += inventory.diagnostics.filter { scope.files.contains($0.file) }
         files += clock.measure(.read) { changedAssets(scope.assets, inventory: inventory, published: published, diagnostics: &diagnostics) }
         if headersChanged {
             files += CacheHeaderFiles.make(site: site, entries: base.cacheEntries, published: published).filter {

@@ -1,10 +1,10 @@
 import Foundation
 
 /// Runs submitted work on its own thread, newest only: work submitted while earlier work waits
-/// replaces it, and a run starts `minimumInterval` or twice the last run's duration after the
-/// last one started, whichever is longer. `quire watch` writes the status files this way, so
+/// replaces it, and a run starts `minimumInterval` or four times the last run's duration after
+/// the last one started, whichever is longer. `quire watch` writes the status files this way, so
 /// listing every page of a large site happens beside the next builds and takes at most about a
-/// third of a core, instead of delaying each build.
+/// fifth of a core, instead of delaying each build.
 final class LatestOnlyQueue: @unchecked Sendable {
     private let queue: DispatchQueue
     private let minimumInterval: UInt64
@@ -22,7 +22,7 @@ final class LatestOnlyQueue: @unchecked Sendable {
     func submit(_ work: @escaping @Sendable () -> Void) {
         let (wasIdle, earliest) = lock.withLock {
             defer { pending = work }
-            return (pending == nil, lastStarted.map { $0 + max(minimumInterval, 2 * lastDuration) } ?? 0)
+            return (pending == nil, lastStarted.map { $0 + max(minimumInterval, 4 * lastDuration) } ?? 0)
         }
         guard wasIdle else { return }
         queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(earliest, DispatchTime.now().uptimeNanoseconds))) { self.runPending() }

@@ -80,6 +80,7 @@ struct DeltaPlanner {
             sources[name] = source
         }
         var subtrees: [String: PlannedTree] = [:]
+        var storedLinks: [String: String] = [:]
         var fileCount = 0
         var byteCount = 0
         for (name, kind) in entries {
@@ -100,6 +101,7 @@ struct DeltaPlanner {
                 } else {
                     let totals = previous.totals[childPath] ?? (0, 0)
                     subtrees[name] = stub(id, files: totals.files, bytes: totals.bytes)
+                    if let old { storedLinks[name] = layout.tree(old.id) + "/" + name }
                 }
                 fileCount += subtrees[name]?.fileCount ?? 0
                 byteCount += subtrees[name]?.byteCount ?? 0
@@ -120,7 +122,8 @@ struct DeltaPlanner {
         }
         guard !entries.isEmpty else { return nil }
         let manifest = TreeManifest(entries: entries.map { TreeManifest.Entry(name: $0.key, kind: $0.value) })
-        return PlannedTree(manifest: manifest, id: manifest.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount)
+        return PlannedTree(manifest: manifest, id: manifest.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount,
+                           storedSubtreeLinks: storedLinks)
     }
 
     /// A file's manifest entry, and where its bytes come from: the newest version's copy when it

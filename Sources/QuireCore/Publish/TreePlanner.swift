@@ -15,6 +15,9 @@ struct PlannedTree: Sendable {
     /// Files and bytes in this folder and below.
     let fileCount: Int
     let byteCount: Int
+    /// Subfolder links that an earlier tree already holds (name -> that stored link): hard-linked
+    /// instead of created anew, as a link inode is costlier to make than a name for one.
+    var storedSubtreeLinks: [String: String] = [:]
 }
 
 /// Turns the flat file list of a `PublishRequest` into content-addressed trees, bottom-up,

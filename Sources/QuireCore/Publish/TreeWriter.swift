@@ -46,31 +46,27 @@ struct TreeWriter {
         CrashPoint.staging.reach()
         try FileSystem.makeDirectory(folder)
         let target = try DirectoryHandle(folder)
-        var sourceFolders: [Substring: DirectoryHandle] = [:]
+        var stored = StoredEntries(target: target)
         for (name, source) in tree.files {
             switch source {
             case .bytes(let bytes): try target.createFile(name, bytes)
             case .staged(let blob): try FileSystem.rename(blob, to: folder + "/" + name)
-            case .storedFile(let stored):
-                let slash = stored.lastIndex(of: "/") ?? stored.startIndex
-                let sourceFolder = stored[..<slash]
-                // Files usually come from one or two earlier trees; a few handles cover them.
-                if sourceFolders[sourceFolder] == nil && sourceFolders.count < 32 {
-                    sourceFolders[sourceFolder] = try DirectoryHandle(String(sourceFolder))
-                }
-                do throws(StoreError) {
-                    if let from = sourceFolders[sourceFolder] {
-                        try target.hardLink(from: from, String(stored[stored.index(after: slash)...]), as: name)
-                    } else {
-                        try FileSystem.hardLink(stored, at: folder + "/" + name)
-                    }
+            case .storedFile(let path):
+                do {
+                    try stored.link(path, as: name)
                 } catch where error.errorNumber == EMLINK {
                     // The file system's link limit for one inode: store another copy instead.
-                    try target.createFile(name, FileSystem.readFile(stored))
+                    try target.createFile(name, FileSystem.readFile(path))
                 }
             }
         }
         for (name, subtree) in tree.subtrees {
+            if let path = tree.storedSubtreeLinks[name] {
+                do {
+                    try stored.link(path, as: name)
+                    continue
+                } catch where error.errorNumber == EMLINK {}
+            }
             try target.symbolicLink(SiteLayout.subtreeTarget(subtree.id), as: name)
         }
         try FileSystem.createFile(folder + ".json", tree.manifest.bytes)
@@ -84,6 +80,27 @@ struct TreeWriter {
             CrashPoint.move.reach()
             if !FileSystem.exists(trees.layout.tree(id)) { try FileSystem.rename(staged, to: trees.layout.tree(id)) }
             if !FileSystem.exists(trees.layout.treeManifest(id)) { try FileSystem.rename(staged + ".json", to: trees.layout.treeManifest(id)) }
+        }
+    }
+}
+
+/// Hard links of entries stored in earlier trees into the folder being written, through a
+/// few open handles of their folders (entries usually come from one or two earlier trees).
+private struct StoredEntries {
+    let target: DirectoryHandle
+    private var folders: [Substring: DirectoryHandle] = [:]
+
+    init(target: DirectoryHandle) { self.target = target }
+
+    /// Links `path` (a file, or a subfolder link, which is linked itself, not followed) as `name`.
+    mutating func link(_ path: String, as name: String) throws(StoreError) {
+        let slash = path.lastIndex(of: "/") ?? path.startIndex
+        let folder = path[..<slash]
+        if folders[folder] == nil && folders.count < 32 { folders[folder] = try DirectoryHandle(String(folder)) }
+        if let source = folders[folder] {
+            try target.hardLink(from: source, String(path[path.index(after: slash)...]), as: name)
+        } else {
+            try FileSystem.hardLink(path, at: target.path + "/" + name)
         }
     }
 }

@@ -236,17 +236,9 @@ extension SiteBuilder {
         base.manifest["pages"] = .integer(base.publishedPages.count)
         base.manifest["coverage"] = .array(result.coverage.map(\.json))
 
-        func list(_ ids: [String]) -> JSONValue { .array(ids.map { .string($0) }) }
-        let record = JSONObject([
-            ("parent", .string(base.version.description)),
-            ("locales", .array(config.locales.map { .string($0) })),
-            ("changes", ["added": list(changes.added), "changed": list(changes.changed), "removed": list(changes.removed)]),
-            ("seconds_before_publish", .number((Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6).rounded() / 1e3)),
-            ("stages_ms", .object(JSONObject(clock.milliseconds.map { ($0.stage.rawValue, .number(($0.ms * 100).rounded() / 100)) }))),
-            ("pages", .object(records)),
-            ("diagnostics", .array(result.diagnostics.map(\.json))),
-            ("files_rendered", .integer(result.filesRendered)),
-        ])
+        let record = buildRecord(parent: base.version, locales: config.locales,
+                                 changes: Self.changesJSON(added: changes.added, changed: changes.changed, removed: changes.removed),
+                                 started: started, clock: clock, pages: records, result: result)
         do {
             let outcome: PublishOutcome
             if files.isEmpty && removed.isEmpty {

@@ -260,16 +260,9 @@ public final class SiteBuilder: @unchecked Sendable {
         manifest["pages"] = .integer(Set(files.compactMap { $0.metadata?["page_id"]?.stringValue }).count)
         manifest["coverage"] = .array(result.coverage.map(\.json))
         manifest["vocabulary"] = Self.vocabularyManifest(context.vocabulary)
-        let record = JSONObject([
-            ("parent", (try? openStore().newestVersion()).flatMap { $0 }.map { .string($0.description) } ?? .null),
-            ("locales", .array(context.config.locales.map { .string($0) })),
-            ("changes", Self.pageChanges(files, published: published)),
-            ("seconds_before_publish", .number((Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6).rounded() / 1e3)),
-            ("stages_ms", .object(JSONObject(clock.milliseconds.map { ($0.stage.rawValue, .number(($0.ms * 100).rounded() / 100)) }))),
-            ("pages", .object(pageRecords)),
-            ("diagnostics", .array(result.diagnostics.map(\.json))),
-            ("files_rendered", .integer(result.filesRendered)),
-        ])
+        let record = buildRecord(parent: (try? openStore().newestVersion()).flatMap { $0 }, locales: context.config.locales,
+                                 changes: Self.pageChanges(files, published: published), started: started, clock: clock,
+                                 pages: pageRecords, result: result)
         do {
             let store = try openStore()
             let outcome = try clock.measure(.publish) {
@@ -295,6 +288,27 @@ public final class SiteBuilder: @unchecked Sendable {
     func outputKey(_ page: ProcessedPage, settingsDigest: String, catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)], now: Date) -> String {
         ([settingsDigest, page.sourceDigest, String(options.previews), page.model?.scheduleState(at: now) ?? ""]
             + catalogs.map { $0.locale + $0.digest }.sorted()).joined(separator: "|")
+    }
+
+    /// `build.json` of a version: what the build did and how long each stage took.
+    func buildRecord(parent: VersionID?, locales: [String], changes: JSONValue, started: UInt64, clock: StageClock,
+                     pages: JSONObject, result: SiteBuildResult) -> JSONObject {
+        JSONObject([
+            ("parent", parent.map { .string($0.description) } ?? .null),
+            ("locales", .array(locales.map { .string($0) })),
+            ("changes", changes),
+            ("seconds_before_publish", .number((Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6).rounded() / 1e3)),
+            ("stages_ms", .object(JSONObject(clock.milliseconds.map { ($0.stage.rawValue, .number(($0.ms * 100).rounded() / 100)) }))),
+            ("pages", .object(pages)),
+            ("diagnostics", .array(result.diagnostics.map(\.json))),
+            ("files_rendered", .integer(result.filesRendered)),
+        ])
+    }
+
+    /// Page ids added, changed and removed, as `build.json` lists them.
+    static func changesJSON(added: some Sequence<String>, changed: some Sequence<String>, removed: some Sequence<String>) -> JSONValue {
+        func list(_ ids: some Sequence<String>) -> JSONValue { .array(ids.sorted().map { .string($0) }) }
+        return ["added": list(added), "changed": list(changed), "removed": list(removed)]
     }
 
     /// Retention (`keep`) and the publish hook: neither can undo the publish.
@@ -323,8 +337,7 @@ public final class SiteBuilder: @unchecked Sendable {
             guard let id = pageID(file.metadata), before.contains(id) else { continue }
             if published[file.path]?.inputDigest != file.inputDigest { changed.insert(id) }
         }
-        func list(_ ids: Set<String>) -> JSONValue { .array(ids.sorted().map { .string($0) }) }
-        return ["added": list(after.subtracting(before)), "changed": list(changed), "removed": list(before.subtracting(after))]
+        return changesJSON(added: after.subtracting(before), changed: changed, removed: before.subtracting(after))
     }
 
     private func publishedFiles() throws -> [String: PublishedFile] {

@@ -77,10 +77,50 @@ extension SiteBuilder {
     /// One page of a delta build, rendered, before it is applied.
     private struct DeltaPage: Sendable {
         var page: ProcessedPage
+        var source: SiteInventory.SourceFile?
         var cached: CachedSource?
+        /// Its translation files, refused ones included.
+        var translationFiles: [SiteInventory.TranslationFile]
         var translations: LoadedTranslations
         var translationsCache: [String: CachedTranslation]
         var output: PageOutput?
+        var outputKey: String
+        var scheduled: [ScheduledChange]
+    }
+
+    /// What the pages of a delta build change, gathered one page at a time.
+    private struct DeltaChanges {
+        var files: [OutputFile] = []
+        var removed: [String] = []
+        var diagnostics: [Diagnostic] = []
+        var records = JSONObject()
+        var added: [String] = []
+        var changed: [String] = []
+        var removedPages: [String] = []
+        /// A page file came, went or changed its cache lifetime: the cache header files change.
+        var headersChanged = false
+
+        /// Takes a page's new output against what the base has of it; returns its new paths.
+        mutating func apply(_ output: PageOutput, of pageID: String, base: inout DeltaBase) -> Set<String> {
+            let before = base.pagePaths[pageID] ?? []
+            let after = Set(output.files.map(\.path))
+            let written = output.files.filter { if case .carried = $0.content { false } else { true } }
+            files += written
+            removed += before.subtracting(after).sorted()
+            for path in before.subtracting(after) where base.cacheEntries.removeValue(forKey: path) != nil { headersChanged = true }
+            for file in output.files {
+                guard let entry = CacheHeaderFiles.entry(file.metadata) else { continue }
+                if base.cacheEntries.updateValue(entry, forKey: file.path) != entry { headersChanged = true }
+            }
+            let served = { (paths: Set<String>) in paths.contains { !$0.hasPrefix("preview/") } }
+            switch (served(before), served(after)) {
+            case (false, true): added.append(pageID)
+            case (true, false): removedPages.append(pageID)
+            case (true, true) where written.contains(where: { !$0.path.hasPrefix("preview/") }): changed.append(pageID)
+            default: break
+            }
+            return after
+        }
     }
 
     /// What a change set touches, when the fast path can take it.
@@ -129,13 +169,7 @@ extension SiteBuilder {
         // page's entries does not copy every other page's.
         deltaBase = nil
         var scope = scoped
-        let context = base.context
-        let config = context.config
-        let reader = SourceFileReader(maxBytes: config.limits.maxFileBytes)
-        let now = options.now()
-        let chains = Dictionary(uniqueKeysWithValues: config.locales.map { ($0, config.chain(for: $0)) })
-        var result = SiteBuildResult(site: site)
-        result.builtAsDelta = true
+        let config = base.context.config
         let pageIDs = scope.pages.sorted()
         let published: [String: PublishedFile]
         do {
@@ -146,17 +180,68 @@ extension SiteBuilder {
             return nil
         }
 
-        var files: [OutputFile] = []
-        var removed: [String] = []
-        var diagnostics: [Diagnostic] = []
-        var records = JSONObject()
-        var changes: (added: [String], changed: [String], removed: [String]) = ([], [], [])
-        var headersChanged = false
-        // The pages of the change set, on both cores (a translation drop or a checkout touches
-        // hundreds); what they change is then applied one by one.
-        let inScope = { (file: SiteInventory.TranslationFile) in scope.pages.contains(file.pageID) }
-        let translationFiles = Dictionary(grouping: inventory.translations.filter(inScope), by: \.pageID)
-        let refusedFiles = Dictionary(grouping: inventory.refusedTranslations.filter(inScope), by: \.pageID)
+        var result = SiteBuildResult(site: site)
+        result.builtAsDelta = true
+        var changes = DeltaChanges()
+        let pages = renderDeltaPages(pageIDs, inventory: inventory, base: base, published: published, changed: changed, clock: clock)
+        for page in pages { apply(page, to: &changes, base: &base, scope: &scope, result: &result) }
+        // The scan's own findings (a refused link, a file that is not a page) on every file whose
+        // diagnostics this build replaces.
+        changes.diagnostics += inventory.diagnostics.filter { scope.files.contains($0.file) }
+        changes.files += clock.measure(.read) {
+            changedAssets(scope.assets, inventory: inventory, published: published, diagnostics: &changes.diagnostics)
+        }
+        if changes.headersChanged {
+            changes.files += CacheHeaderFiles.make(site: site, entries: base.cacheEntries, published: published).filter {
+                if case .carried = $0.content { false } else { true }
+            }
+        }
+
+        result.diagnostics = (base.diagnostics.filter { !scope.files.contains($0.file) } + changes.diagnostics)
+            .sorted { ($0.file, $0.position) < ($1.file, $1.position) }
+        result.pageSources = base.pageSources
+        result.pagesTotal = base.countedPages
+        result.scheduled = base.allScheduled
+        result.coverage = config.locales.map { base.coverage[$0] ?? LocaleCoverage(locale: $0) }
+        base.manifest["pages"] = .integer(base.publishedPages.count)
+        base.manifest["coverage"] = .array(result.coverage.map(\.json))
+        let record = buildRecord(parent: base.version, locales: config.locales,
+                                 changes: Self.changesJSON(added: changes.added, changed: changes.changed, removed: changes.removedPages),
+                                 started: started, clock: clock, pages: changes.records, result: result)
+        do {
+            var outcome = PublishOutcome.unchanged(base.version)
+            if !changes.files.isEmpty || !changes.removed.isEmpty {
+                let delta = PublishDelta(base: base.version, files: changes.files, removed: changes.removed, manifest: base.manifest, buildRecord: record)
+                outcome = try clock.measure(.publish) {
+                    try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { try store.publish(delta) }
+                }
+            }
+            result.outcome = outcome
+            switch outcome {
+            case .published(let version, _), .unchanged(let version): base.version = version
+            }
+            base.diagnostics = result.diagnostics
+            deltaBase = base
+            if case .published(let version, _) = outcome { afterPublish(version, config: config, store: store, into: &result) }
+        } catch {
+            result.operationalError = "\(error)"
+            return result
+        }
+        clock.measure(.status) { writeStatus(result, context: base.context, pages: base.publishedPages) }
+        return result
+    }
+
+    /// The pages of a change set read, validated and rendered on both cores (a translation drop or
+    /// a checkout touches hundreds), against a snapshot of the caches.
+    private func renderDeltaPages(_ pageIDs: [String], inventory: SiteInventory, base: DeltaBase, published: [String: PublishedFile],
+                                  changed: Set<String>, clock: StageClock) -> [DeltaPage] {
+        let context = base.context
+        let reader = SourceFileReader(maxBytes: context.config.limits.maxFileBytes)
+        let now = options.now()
+        let chains = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, context.config.chain(for: $0)) })
+        let wanted = Set(pageIDs)
+        let translationFiles = Dictionary(grouping: inventory.translations.filter { wanted.contains($0.pageID) }, by: \.pageID)
+        let refusedFiles = Dictionary(grouping: inventory.refusedTranslations.filter { wanted.contains($0.pageID) }, by: \.pageID)
         let pageSources = inventory.pages
         let (sources, translationsCached, settingsDigest) = (sourceCache, translationCache, base.settings.digest)
         let slots = ResultSlots<DeltaPage>(count: pageIDs.count)
@@ -166,103 +251,49 @@ extension SiteBuilder {
             let (page, cached) = self.processPage(pageID, sources: pageSources[pageID] ?? [], context: context, reader: reader, clock: clock,
                                                   cached: source.flatMap { sources[$0.path] }, reuse: false)
             let started = DispatchTime.now().uptimeNanoseconds
+            let files = (translationFiles[pageID] ?? [], refused: refusedFiles[pageID] ?? [])
             let (translations, translationsCache) = self.loadTranslations(
-                translationFiles[pageID] ?? [], refused: refusedFiles[pageID] ?? [], reader: reader, context: context,
-                cache: translationsCached, reuse: { !changed.contains($0) })
+                files.0, refused: files.refused, reader: reader, context: context, cache: translationsCached, reuse: { !changed.contains($0) })
             clock.add(.translations, DispatchTime.now().uptimeNanoseconds - started)
+            let catalogs = translations.byPage[pageID] ?? []
             let output = page.model == nil ? nil : self.render(
-                page, context: context, chains: chains, catalogs: translations.byPage[pageID] ?? [], failedLocales: translations.failed[pageID] ?? [],
+                page, context: context, chains: chains, catalogs: catalogs, failedLocales: translations.failed[pageID] ?? [],
                 settingsDigest: settingsDigest, published: published, now: now, clock: clock)
-            slots.set(index, DeltaPage(page: page, cached: cached, translations: translations, translationsCache: translationsCache, output: output))
+            slots.set(index, DeltaPage(
+                page: page, source: source, cached: cached, translationFiles: files.0 + files.refused, translations: translations,
+                translationsCache: translationsCache, output: output,
+                outputKey: self.outputKey(page, settingsDigest: settingsDigest, catalogs: catalogs, now: now), scheduled: page.scheduledChanges(after: now)))
         }
-        for (pageID, slot) in zip(pageIDs, slots.values) {
-            guard let slot else { continue }
-            let (page, translations) = (slot.page, slot.translations)
-            if let source = pageSources[pageID]?.first { sourceCache[source.path] = slot.cached }
-            for file in (translationFiles[pageID] ?? []) + (refusedFiles[pageID] ?? []) {
-                translationCache[file.file.path] = slot.translationsCache[file.file.path]
-                scope.files.insert("\(displayRoot)/\(file.file.relativePath)")
-            }
-            scope.files.insert(page.file)
-            diagnostics += page.diagnostics + translations.diagnostics
-            base.setScheduled(pageID, page.scheduledChanges(after: now))
-            guard let output = slot.output else {
-                // A broken page keeps every file it had: nothing of it changes.
-                base.update(pageID, summary: PageSummary(counted: page.counted, coverage: [:]), paths: nil)
-                outputCache[pageID] = nil
-                records[pageID] = ["ms": 0, "rendered": 0, "ok": false]
-                continue
-            }
-            diagnostics += output.diagnostics
-            let before = base.pagePaths[pageID] ?? []
-            let after = Set(output.files.map(\.path))
-            let written = output.files.filter { if case .carried = $0.content { false } else { true } }
-            files += written
-            removed += before.subtracting(after).sorted()
-            for path in before.subtracting(after) where base.cacheEntries.removeValue(forKey: path) != nil { headersChanged = true }
-            for file in output.files {
-                guard let entry = CacheHeaderFiles.entry(file.metadata) else { continue }
-                if base.cacheEntries.updateValue(entry, forKey: file.path) != entry { headersChanged = true }
-            }
-            let served = { (paths: Set<String>) in paths.contains { !$0.hasPrefix("preview/") } }
-            switch (served(before), served(after)) {
-            case (false, true): changes.added.append(pageID)
-            case (true, false): changes.removed.append(pageID)
-            case (true, true) where written.contains(where: { !$0.path.hasPrefix("preview/") }): changes.changed.append(pageID)
-            default: break
-            }
-            base.update(pageID, summary: PageSummary(counted: page.counted, coverage: output.coverage), paths: after)
-            outputCache[pageID] = (outputKey(page, settingsDigest: base.settings.digest, catalogs: translations.byPage[pageID] ?? [], now: now), output.carried)
-            result.filesRendered += output.rendered
-            if output.rendered > 0 { result.pagesRebuilt.append(pageID) }
-            records[pageID] = ["ms": .number((output.milliseconds * 100).rounded() / 100), "rendered": .integer(output.rendered), "ok": true]
-        }
-        // The scan's own findings (a refused link, a file that is not a page) on every file whose
-        // diagnostics this build replaces.
-        diagnostics += inventory.diagnostics.filter { scope.files.contains($0.file) }
-        files += clock.measure(.read) { changedAssets(scope.assets, inventory: inventory, published: published, diagnostics: &diagnostics) }
-        if headersChanged {
-            files += CacheHeaderFiles.make(site: site, entries: base.cacheEntries, published: published).filter {
-                if case .carried = $0.content { false } else { true }
-            }
-        }
+        return slots.values.compactMap { $0 }
+    }
 
-        result.diagnostics = (base.diagnostics.filter { !scope.files.contains($0.file) } + diagnostics)
-            .sorted { ($0.file, $0.position) < ($1.file, $1.position) }
-        result.pageSources = base.pageSources
-        result.pagesTotal = base.countedPages
-        result.scheduled = base.allScheduled
-        result.coverage = config.locales.map { base.coverage[$0] ?? LocaleCoverage(locale: $0) }
-        base.manifest["pages"] = .integer(base.publishedPages.count)
-        base.manifest["coverage"] = .array(result.coverage.map(\.json))
-
-        let record = buildRecord(parent: base.version, locales: config.locales,
-                                 changes: Self.changesJSON(added: changes.added, changed: changes.changed, removed: changes.removed),
-                                 started: started, clock: clock, pages: records, result: result)
-        do {
-            let outcome: PublishOutcome
-            if files.isEmpty && removed.isEmpty {
-                outcome = .unchanged(base.version)
-            } else {
-                let delta = PublishDelta(base: base.version, files: files, removed: removed, manifest: base.manifest, buildRecord: record)
-                outcome = try clock.measure(.publish) {
-                    try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { try store.publish(delta) }
-                }
-            }
-            result.outcome = outcome
-            switch outcome {
-            case .published(let version, _): base.version = version
-            case .unchanged(let version): base.version = version
-            }
-            base.diagnostics = result.diagnostics
-            deltaBase = base
-            if case .published(let version, _) = outcome { afterPublish(version, config: config, store: store, into: &result) }
-        } catch {
-            result.operationalError = "\(error)"
-            return result
+    /// Takes one rendered page into the builder's caches, the base and the changes.
+    private func apply(_ rendered: DeltaPage, to changes: inout DeltaChanges, base: inout DeltaBase, scope: inout DeltaScope,
+                       result: inout SiteBuildResult) {
+        let page = rendered.page
+        let pageID = page.pageID
+        if let source = rendered.source { sourceCache[source.path] = rendered.cached }
+        for file in rendered.translationFiles {
+            translationCache[file.file.path] = rendered.translationsCache[file.file.path]
+            scope.files.insert("\(displayRoot)/\(file.file.relativePath)")
         }
-        clock.measure(.status) { writeStatus(result, context: context, pages: base.publishedPages) }
-        return result
+        scope.files.insert(page.file)
+        changes.diagnostics += page.diagnostics + rendered.translations.diagnostics
+        base.setScheduled(pageID, rendered.scheduled)
+        guard let output = rendered.output else {
+            // A broken page keeps every file it had: nothing of it changes.
+            base.update(pageID, summary: PageSummary(counted: page.counted, coverage: [:]), paths: nil)
+            outputCache[pageID] = nil
+            changes.records[pageID] = ["ms": 0, "rendered": 0, "ok": false]
+            return
+        }
+        changes.diagnostics += output.diagnostics
+        let after = changes.apply(output, of: pageID, base: &base)
+        base.update(pageID, summary: PageSummary(counted: page.counted, coverage: output.coverage), paths: after)
+        outputCache[pageID] = (rendered.outputKey, output.carried)
+        result.filesRendered += output.rendered
+        if output.rendered > 0 { result.pagesRebuilt.append(pageID) }
+        changes.records[pageID] = ["ms": .number((output.milliseconds * 100).rounded() / 100), "rendered": .integer(output.rendered), "ok": true]
     }
 
     /// Which pages and assets a change set touches; nil when it touches anything site-wide (settings,

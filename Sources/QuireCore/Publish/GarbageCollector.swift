@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// Removes old versions, then every tree no kept version reaches (mark and sweep). Things
@@ -5,6 +6,9 @@ import Glibc
 /// a tree whose manifest says it is complete; the next lock holder sweeps the staging folder.
 struct GarbageCollector {
     let layout: SiteLayout
+    /// The subfolder trees of each tree seen so far: trees never change, so what a store has
+    /// read once it never reads again, and marking after a publish reads only the new trees.
+    let children: TreeChildren
 
     /// The versions `gc(keep:)` keeps: the newest `keep`, `current`, the pinned one, and all newer than current.
     static func kept(_ versions: [VersionID], keep: Int, current: VersionID?, pinned: VersionID?) -> Set<VersionID> {
@@ -25,12 +29,11 @@ struct GarbageCollector {
         for version in removed { try FileSystem.rename(layout.version(version), to: garbage + "/" + version.description) }
 
         // Mark: every tree a kept version reaches, through the manifests.
-        let trees = TreeReader(layout: layout)
         var reachable: Set<String> = []
         for version in kept.sorted() {
             let path = layout.versionManifest(version)
             let manifest = try VersionManifest(parsing: FileSystem.readFile(path), path: path)
-            for entry in manifest.folders { try mark(entry.folder.tree, trees: trees, reachable: &reachable) }
+            for entry in manifest.folders { try mark(entry.folder.tree, reachable: &reachable) }
         }
 
         // Sweep: the manifest goes first, so an interrupted sweep leaves a tree that is not "stored".
@@ -53,10 +56,25 @@ struct GarbageCollector {
         return CollectionReport(removedVersions: removed, removedTrees: removedTrees)
     }
 
-    private func mark(_ id: String, trees: TreeReader, reachable: inout Set<String>) throws(StoreError) {
+    private func mark(_ id: String, reachable: inout Set<String>) throws(StoreError) {
         guard reachable.insert(id).inserted else { return }
-        for entry in try trees.manifest(id).entries {
-            if case .tree(let child) = entry.kind { try mark(child, trees: trees, reachable: &reachable) }
+        for child in try children.of(id, layout: layout) { try mark(child, reachable: &reachable) }
+    }
+}
+
+/// The subfolder trees of each tree a store has read (see `GarbageCollector.children`).
+final class TreeChildren: @unchecked Sendable {
+    // NSLock rather than Mutex: ThreadSanitizer sees its ordering (see StageClock).
+    private let lock = NSLock()
+    private var known: [String: [String]] = [:]
+
+    func of(_ id: String, layout: SiteLayout) throws(StoreError) -> [String] {
+        if let children = lock.withLock({ known[id] }) { return children }
+        let path = layout.treeManifest(id)
+        let children = try TreeManifest(parsing: FileSystem.readFile(path), path: path).entries.compactMap { entry -> String? in
+            if case .tree(let child) = entry.kind { child } else { nil }
         }
+        lock.withLock { known[id] = children }
+        return children
     }
 }

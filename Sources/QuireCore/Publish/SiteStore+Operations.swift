@@ -142,7 +142,7 @@ extension SiteStore {
             let all = try allVersions()
             let current = try currentVersion()
             let kept = GarbageCollector.kept(all, keep: keep, current: current, pinned: try pinnedVersion())
-            let report = try GarbageCollector(layout: layout).collect(versions: all, keeping: kept)
+            let report = try GarbageCollector(layout: layout, children: treeChildren).collect(versions: all, keeping: kept)
             let detail = "removed \(report.removedVersions.count) versions, \(report.removedTrees) trees"
             CrashPoint.history.reach()
             // A gc that removed nothing is not history worth reading.

@@ -109,6 +109,7 @@ public final class SiteStore: @unchecked Sendable {
     public var operationWaiting: @Sendable (String) -> Void = { _ in }
 
     let layout: SiteLayout
+    let treeChildren = TreeChildren()
 
     private struct State {
         var lockDepth = 0

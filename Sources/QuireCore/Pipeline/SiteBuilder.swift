@@ -125,8 +125,6 @@ public final class SiteBuilder: @unchecked Sendable {
         self.inventory = inventory
         if updated, let changed, let result = deltaBuild(changed: changed, inventory: inventory, clock: clock, started: started) { return result }
         deltaBase = nil
-        // What may be reused: sources the change set does not name, while settings, the page set
-        // and the assets (what validation looks at besides the page) are the same.
         result.diagnostics += inventory.diagnostics
 
         let settings = SiteSettings.load(inventory, site: site, displayRoot: displayRoot)
@@ -136,6 +134,8 @@ public final class SiteBuilder: @unchecked Sendable {
             return result
         }
         let reader = SourceFileReader(maxBytes: context.config.limits.maxFileBytes)
+        // What may be reused: sources the change set does not name, while settings, the page set
+        // and the assets (what validation looks at besides the page) are the same.
         let contextKey = (settings: settings.digest, pageIDs: context.pageIDs, assets: context.assets)
         let sameContext = lastContext.map { $0.settings == contextKey.settings && $0.pageIDs == contextKey.pageIDs && $0.assets == contextKey.assets } ?? false
         lastContext = contextKey

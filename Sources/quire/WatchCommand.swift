@@ -54,25 +54,9 @@ final class WatchCommand: @unchecked Sendable {
 
     /// Which sites a change touches: the first path component under the pages folder.
     private func handle(_ change: ChangeSet, pagesRoot: String) {
-        // Site -> its changed paths; nil means "read everything" (a rescan).
-        var sites: [String: Set<String>?] = [:]
-        if change.needsFullRescan {
-            for site in (try? Sites.names(pages: arguments.pages, only: arguments.site)) ?? [] { sites[site] = .some(nil) }
-        }
-        for path in change.paths {
-            guard path.hasPrefix(pagesRoot + "/") else { continue }
-            let relative = path.dropFirst(pagesRoot.count + 1)
-            let parts = relative.split(separator: "/")
-            guard let site = parts.first.map(String.init), Identifier.isValid(site) else { continue }
-            if let only = arguments.site, only != site { continue }
-            if parts.count == 1 {
-                sites[site] = .some(nil)  // the site folder itself appeared, moved or vanished
-            } else if let existing = sites[site] {
-                sites[site] = existing.map { $0.union([path]) }
-            } else {
-                sites[site] = [path]
-            }
-        }
+        let sites = change.bySite(
+            pagesRoot: pagesRoot, allSites: (try? Sites.names(pages: arguments.pages, only: arguments.site)) ?? [],
+            isSite: { Identifier.isValid($0) && (arguments.site == nil || arguments.site == $0) })
         for (site, paths) in sites.sorted(by: { $0.key < $1.key }) {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: "\(arguments.pages)/\(site)", isDirectory: &isDirectory), isDirectory.boolValue {

@@ -224,8 +224,21 @@ final class InotifyReader: @unchecked Sendable {
         } else if mask & UInt32(IN_CREATE) != 0 {
             events += watchTree(path).map(WatchEvent.changed)
         } else if mask & UInt32(IN_DELETE) != 0 {
-            retireWatches(under: path)
+            let retired = retireWatches(under: path)
+            // Deleted and made again before this event was read: the watches set up for the new
+            // folder (when its creation was read, after the fact) were just retired with the old
+            // ones, and the kernel hands the same watch back for the same folder. Drop them and
+            // watch the new folder afresh, reporting what it holds.
+            if Self.isDirectory(path) {
+                for name in retired { inotifytools_remove_watch_by_filename(name) }
+                events += watchTree(path).map(WatchEvent.changed)
+            }
         }
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// Watches every folder under `folder` not watched yet, each before it is listed, and
@@ -274,13 +287,17 @@ final class InotifyReader: @unchecked Sendable {
     /// The kernel dropped the watches of a deleted folder; the library keeps their entries.
     /// Renamed outside the root, they can neither map late events into the tree nor collide
     /// with a new folder of the same name.
-    private func retireWatches(under path: String) {
+    /// Returns the retired names.
+    @discardableResult
+    private func retireWatches(under path: String) -> [String] {
         let prefix = path + "/"
         let retired = watchedFolders.filter { $0.hasPrefix(prefix) }
-        guard !retired.isEmpty else { return }
+        guard !retired.isEmpty else { return [] }
         retiredCount += 1
-        inotifytools_replace_filename(prefix, "\u{1}retired-\(retiredCount)/")
+        let retiredPrefix = "\u{1}retired-\(retiredCount)/"
+        inotifytools_replace_filename(prefix, retiredPrefix)
         watchedFolders.subtract(retired)
+        return retired.map { retiredPrefix + $0.dropFirst(prefix.count) }
     }
 
     /// A folder moved out of the tree is still watched by the kernel: remove its watches.

@@ -17,8 +17,9 @@ public struct BuildOptions: Sendable {
     /// False for `quire check`: validate and render, publish nothing.
     public var publish = true
     public var previews = true
-    /// False for a one-shot `quire build`: no parse tree is kept for a next build that never
-    /// comes (every page's tree in memory at once is most of a cold build's peak RSS).
+    /// False for a one-shot `quire build`: nothing is kept for a next build that never comes
+    /// (parse trees, carried outputs, the delta base: on a large site, memory held while the
+    /// version is planned and written).
     public var keepsSources = true
     public var lockTimeout: Double = 30
     /// Told when another process holds the publish lock.
@@ -196,7 +197,7 @@ public final class SiteBuilder: @unchecked Sendable {
                                      settingsDigest: settings.digest, published: published, now: now, clock: clock, blobs: blobs)
             }
             slots.set(index, PageBuild(page: page, outputKey: key, output: output, translationDiagnostics: translations.diagnostics,
-                                       cached: keepsSources ? cached : nil, translationsCache: translationsCache, now: now))
+                                       cached: keepsSources ? cached : nil, translationsCache: keepsSources ? translationsCache : [:], now: now))
         }
         let pages = slots.values.compactMap { $0 }
         var newSources: [String: CachedSource] = [:]
@@ -206,7 +207,7 @@ public final class SiteBuilder: @unchecked Sendable {
             if let cached = page.cached, let source = inventory.pages[page.pageID]?.first { newSources[source.path] = cached }
             newTranslations.merge(page.translationsCache) { $1 }
             // Only what carrying needs: the bytes are in the version once it is published.
-            if page.hasModel, let output = page.output { newOutputs[page.pageID] = (page.outputKey, output.carried) }
+            if keepsSources, page.hasModel, let output = page.output { newOutputs[page.pageID] = (page.outputKey, output.carried) }
         }
         sourceCache = newSources
         outputCache = newOutputs
@@ -273,7 +274,7 @@ public final class SiteBuilder: @unchecked Sendable {
             result.outcome = outcome
             lastBuildPublished = true
             let version = switch outcome { case .published(let version, _), .unchanged(let version): version }
-            deltaBase = makeDeltaBase(version: version, settings: settings, context: context, pages: pages,
+            deltaBase = !keepsSources ? nil : makeDeltaBase(version: version, settings: settings, context: context, pages: pages,
                                       files: files, cacheEntries: cacheEntries, result: result, manifest: manifest)
             if case .published(let version, _) = outcome { afterPublish(version, config: context.config, store: store, into: &result) }
         } catch {

@@ -5,24 +5,14 @@ import QuireCore
 /// `quire watch` keeps one builder per site and hands it the changed paths: whatever it
 /// publishes must equal what a fresh full build of the same files publishes.
 @Suite struct IncrementalBuildTests {
-    /// The published files of current, path -> bytes, following the links into shared trees
-    /// (FileManager's enumerator does not follow links, and would see nothing).
+    /// The published files of current, path -> bytes (the version's own manifest and build
+    /// record aside).
     static func snapshot(_ dist: String, site: String) -> [String: Data] {
+        let root = "\(dist)/\(site)/current"
         var files: [String: Data] = [:]
-        func walk(_ folder: String, _ prefix: String) {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
-                let path = folder + "/" + name
-                let relative = prefix.isEmpty ? name : prefix + "/" + name
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
-                if isDirectory.boolValue {
-                    walk(path, relative)
-                } else if relative != "manifest.json" && relative != "build.json" {
-                    files[relative] = FileManager.default.contents(atPath: path)
-                }
-            }
+        for path in FixtureSiteBuild.files(under: root) where path != "manifest.json" && path != "build.json" {
+            files[path] = FileManager.default.contents(atPath: "\(root)/\(path)")
         }
-        walk("\(dist)/\(site)/current", "")
         return files
     }
 

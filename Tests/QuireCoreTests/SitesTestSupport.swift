@@ -35,14 +35,19 @@ struct FixtureSiteBuild {
 
     /// Every file a client without `audience` can fetch, or with it: paths under `current/`.
     func publishedPaths() -> [String] {
+        Self.files(under: "\(dist.path)/\(site)/current")
+    }
+
+    /// Every file under `folder`, relative to it and sorted, following the symbolic links into
+    /// shared trees as a web server does (FileManager's enumerators do not follow them).
+    static func files(under folder: String) -> [String] {
         var paths: [String] = []
-        // Shared folders are symbolic links: follow them, as a web server does.
         func walk(_ relative: String) {
-            let folder = "\(dist.path)/\(site)/current\(relative.isEmpty ? "" : "/\(relative)")"
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            let current = relative.isEmpty ? folder : "\(folder)/\(relative)"
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: current)) ?? [] {
                 let path = relative.isEmpty ? name : "\(relative)/\(name)"
                 var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: "\(folder)/\(name)", isDirectory: &isDirectory) else { continue }
+                guard FileManager.default.fileExists(atPath: "\(current)/\(name)", isDirectory: &isDirectory) else { continue }
                 if isDirectory.boolValue { walk(path) } else { paths.append(path) }
             }
         }

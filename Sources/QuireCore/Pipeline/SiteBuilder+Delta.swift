@@ -74,20 +74,6 @@ extension SiteBuilder {
         var coverage: [String: LocaleCoverage]
     }
 
-    /// One page of a delta build, rendered, before it is applied.
-    private struct DeltaPage: Sendable {
-        var page: ProcessedPage
-        var source: SiteInventory.SourceFile?
-        var cached: CachedSource?
-        /// Its translation files, refused ones included.
-        var translationFiles: [SiteInventory.TranslationFile]
-        var translations: LoadedTranslations
-        var translationsCache: [String: CachedTranslation]
-        var output: PageOutput?
-        var outputKey: String
-        var scheduled: [ScheduledChange]
-    }
-
     /// What the pages of a delta build change, gathered one page at a time.
     private struct DeltaChanges {
         var files: [OutputFile] = []
@@ -183,8 +169,15 @@ extension SiteBuilder {
         var result = SiteBuildResult(site: site)
         result.builtAsDelta = true
         var changes = DeltaChanges()
-        let pages = renderDeltaPages(pageIDs, inventory: inventory, base: base, published: published, changed: changed, clock: clock)
-        for page in pages { apply(page, to: &changes, base: &base, scope: &scope, result: &result) }
+        // The change set's pages on both cores (a translation drop or a checkout touches
+        // hundreds), against snapshots of the caches; then applied one by one.
+        let pass = PagePass(context: base.context, reader: SourceFileReader(maxBytes: config.limits.maxFileBytes),
+                            settingsDigest: base.settings.digest, published: published, now: options.now(), inventory: inventory,
+                            pages: scope.pages, cachedSources: sourceCache, cachedTranslations: translationCache,
+                            reuseSource: { _ in false }, reuseTranslation: { !changed.contains($0) })
+        for page in renderPages(pageIDs, in: pass, clock: clock, keep: { $0 }) {
+            apply(page, to: &changes, base: &base, scope: &scope, result: &result, now: pass.now)
+        }
         // The scan's own findings (a refused link, a file that is not a page) on every file whose
         // diagnostics this build replaces.
         changes.diagnostics += inventory.diagnostics.filter { scope.files.contains($0.file) }
@@ -231,45 +224,9 @@ extension SiteBuilder {
         return result
     }
 
-    /// The pages of a change set read, validated and rendered on both cores (a translation drop or
-    /// a checkout touches hundreds), against a snapshot of the caches.
-    private func renderDeltaPages(_ pageIDs: [String], inventory: SiteInventory, base: DeltaBase, published: [String: PublishedFile],
-                                  changed: Set<String>, clock: StageClock) -> [DeltaPage] {
-        let context = base.context
-        let reader = SourceFileReader(maxBytes: context.config.limits.maxFileBytes)
-        let now = options.now()
-        let chains = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, context.config.chain(for: $0)) })
-        let wanted = Set(pageIDs)
-        let translationFiles = Dictionary(grouping: inventory.translations.filter { wanted.contains($0.pageID) }, by: \.pageID)
-        let refusedFiles = Dictionary(grouping: inventory.refusedTranslations.filter { wanted.contains($0.pageID) }, by: \.pageID)
-        let pageSources = inventory.pages
-        let (sources, translationsCached, settingsDigest) = (sourceCache, translationCache, base.settings.digest)
-        let slots = ResultSlots<DeltaPage>(count: pageIDs.count)
-        DispatchQueue.concurrentPerform(iterations: pageIDs.count) { index in
-            let pageID = pageIDs[index]
-            let source = pageSources[pageID]?.first
-            let (page, cached) = self.processPage(pageID, sources: pageSources[pageID] ?? [], context: context, reader: reader, clock: clock,
-                                                  cached: source.flatMap { sources[$0.path] }, reuse: false)
-            let started = DispatchTime.now().uptimeNanoseconds
-            let files = (translationFiles[pageID] ?? [], refused: refusedFiles[pageID] ?? [])
-            let (translations, translationsCache) = self.loadTranslations(
-                files.0, refused: files.refused, reader: reader, context: context, cache: translationsCached, reuse: { !changed.contains($0) })
-            clock.add(.translations, DispatchTime.now().uptimeNanoseconds - started)
-            let catalogs = translations.byPage[pageID] ?? []
-            let output = page.model == nil ? nil : self.render(
-                page, context: context, chains: chains, catalogs: catalogs, failedLocales: translations.failed[pageID] ?? [],
-                settingsDigest: settingsDigest, published: published, now: now, clock: clock)
-            slots.set(index, DeltaPage(
-                page: page, source: source, cached: cached, translationFiles: files.0 + files.refused, translations: translations,
-                translationsCache: translationsCache, output: output,
-                outputKey: self.outputKey(page, settingsDigest: settingsDigest, catalogs: catalogs, now: now), scheduled: page.scheduledChanges(after: now)))
-        }
-        return slots.values.compactMap { $0 }
-    }
-
     /// Takes one rendered page into the builder's caches, the base and the changes.
-    private func apply(_ rendered: DeltaPage, to changes: inout DeltaChanges, base: inout DeltaBase, scope: inout DeltaScope,
-                       result: inout SiteBuildResult) {
+    private func apply(_ rendered: RenderedPage, to changes: inout DeltaChanges, base: inout DeltaBase, scope: inout DeltaScope,
+                       result: inout SiteBuildResult, now: Date) {
         let page = rendered.page
         let pageID = page.pageID
         if let source = rendered.source { sourceCache[source.path] = rendered.cached }
@@ -279,7 +236,7 @@ extension SiteBuilder {
         }
         scope.files.insert(page.file)
         changes.diagnostics += page.diagnostics + rendered.translations.diagnostics
-        base.setScheduled(pageID, rendered.scheduled)
+        base.setScheduled(pageID, page.scheduledChanges(after: now))
         guard let output = rendered.output else {
             // A broken page keeps every file it had: nothing of it changes.
             base.update(pageID, summary: PageSummary(counted: page.counted, coverage: [:]), paths: nil)

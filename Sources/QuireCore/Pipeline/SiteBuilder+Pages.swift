@@ -36,19 +36,20 @@ extension SiteBuilder {
         var cached: CachedSource?
         var translationsCache: [String: CachedTranslation]
 
-        init(page: ProcessedPage, outputKey: String, output: PageOutput?, translationDiagnostics: [Diagnostic],
-             cached: CachedSource?, translationsCache: [String: CachedTranslation], now: Date) {
+        init(_ rendered: RenderedPage, keepingCaches: Bool, now: Date) {
+            let page = rendered.page
             pageID = page.pageID
             file = page.file
-            diagnostics = page.diagnostics + translationDiagnostics
+            diagnostics = page.diagnostics + rendered.translations.diagnostics
             hasModel = page.model != nil
             counted = page.counted
             scheduled = page.scheduledChanges(after: now)
             usesDrillCarousel = page.model?.allSections.contains { $0.type == "drill_carousel" } == true
-            self.outputKey = outputKey
-            self.output = output
-            self.cached = cached
-            self.translationsCache = translationsCache
+            outputKey = rendered.outputKey
+            // A page that did not validate renders nothing; its files are carried by the build.
+            output = rendered.output ?? PageOutput()
+            cached = keepingCaches ? rendered.cached : nil
+            translationsCache = keepingCaches ? rendered.translationsCache : [:]
         }
     }
 

@@ -156,50 +156,20 @@ public final class SiteBuilder: @unchecked Sendable {
         }
 
         let pageIDs = inventory.pages.keys.sorted()
-        let pageSources = inventory.pages
-        let translationFiles = Dictionary(grouping: inventory.translations, by: \.pageID)
-        let refusedTranslations = Dictionary(grouping: inventory.refusedTranslations, by: \.pageID)
-        let chains = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, context.config.chain(for: $0)) })
-        let previousOutputs = lastBuildPublished && sameContext ? outputCache : [:]
-        let sources = sourceCache
-        let translationsCached = translationCache
         let keepsSources = options.keepsSources
-        let done = Atomic<Int>(0)
-        let progress = options.progress
+        var pass = PagePass(context: context, reader: reader, settingsDigest: settings.digest, published: published, now: now,
+                            inventory: inventory, cachedSources: sourceCache, cachedTranslations: translationCache,
+                            reuseSource: canReuse, reuseTranslation: isUnchanged)
+        pass.previousOutputs = lastBuildPublished && sameContext ? outputCache : [:]
         // Publishing: rendered files go to disk as they are produced, not into memory (issue 8).
-        let blobs = options.publish ? try? openStore().openStagingBlobs() : nil
-        defer { blobs?.close() }
-        // One pass per page, both cores: read, parse, validate, load its translations, render,
-        // and let go of the page (unless a watcher keeps it for the next build), so a large site
-        // never holds every page's model, catalogs and output at once.
-        let slots = ResultSlots<PageBuild>(count: pageIDs.count)
-        DispatchQueue.concurrentPerform(iterations: pageIDs.count) { index in
-            defer {
-                let count = done.add(1, ordering: .relaxed).newValue
-                if count % 100 == 0 || count == pageIDs.count { progress?(count, pageIDs.count) }
-            }
-            let pageID = pageIDs[index]
-            let source = pageSources[pageID]?.first
-            let (page, cached) = self.processPage(pageID, sources: pageSources[pageID] ?? [], context: context, reader: reader, clock: clock,
-                                                  cached: source.flatMap { sources[$0.path] }, reuse: source.map { canReuse($0.path) } ?? false)
-            let started = DispatchTime.now().uptimeNanoseconds
-            let (translations, translationsCache) = self.loadTranslations(
-                translationFiles[pageID] ?? [], refused: refusedTranslations[pageID] ?? [], reader: reader, context: context,
-                cache: translationsCached, reuse: isUnchanged)
-            clock.add(.translations, DispatchTime.now().uptimeNanoseconds - started)
-            let catalogs = translations.byPage[pageID] ?? []
-            let key = self.outputKey(page, settingsDigest: settings.digest, catalogs: catalogs, now: now)
-            var output: PageOutput?
-            if page.model != nil, let previous = previousOutputs[pageID], previous.key == key {
-                output = previous.output.carried
-            } else {
-                output = self.render(page, context: context, chains: chains, catalogs: catalogs, failedLocales: translations.failed[pageID] ?? [],
-                                     settingsDigest: settings.digest, published: published, now: now, clock: clock, blobs: blobs)
-            }
-            slots.set(index, PageBuild(page: page, outputKey: key, output: output, translationDiagnostics: translations.diagnostics,
-                                       cached: keepsSources ? cached : nil, translationsCache: keepsSources ? translationsCache : [:], now: now))
+        pass.blobs = options.publish ? try? openStore().openStagingBlobs() : nil
+        defer { pass.blobs?.close() }
+        // One pass per page, both cores, letting go of each page once rendered (unless a watcher
+        // keeps it for the next build), so a large site never holds every page's model,
+        // catalogs and output at once.
+        let pages = renderPages(pageIDs, in: pass, clock: clock, progress: options.progress) { rendered in
+            PageBuild(rendered, keepingCaches: keepsSources, now: now)
         }
-        let pages = slots.values.compactMap { $0 }
         var newSources: [String: CachedSource] = [:]
         var newTranslations: [String: CachedTranslation] = [:]
         var newOutputs: [String: (key: String, output: PageOutput)] = [:]
@@ -215,7 +185,7 @@ public final class SiteBuilder: @unchecked Sendable {
         // Translation files whose page does not exist: read for their own diagnostics only.
         let orphans = inventory.translations.filter { inventory.pages[$0.pageID] == nil }
         let (orphanTranslations, orphansCache) = clock.measure(.translations) {
-            loadTranslations(orphans, refused: [], reader: reader, context: context, cache: translationsCached, reuse: isUnchanged)
+            loadTranslations(orphans, refused: [], reader: reader, context: context, cache: pass.cachedTranslations, reuse: isUnchanged)
         }
         translationCache = newTranslations.merging(orphansCache) { $1 }
         result.diagnostics += orphanTranslations.diagnostics

@@ -165,14 +165,8 @@ extension FileIndex {
                 totals[change.path] = nil
                 continue
             }
-            folders[change.path] = (tree.id, tree.manifest)
+            record(folder: change.path, tree: tree.id, manifest: tree.manifest, layout: layout)
             totals[change.path] = (tree.fileCount, tree.byteCount)
-            for entry in tree.manifest.entries {
-                guard case .file(let file) = entry.kind else { continue }
-                let stored = layout.tree(tree.id) + "/" + entry.name
-                locations[change.path + "/" + entry.name] = Location(file: file, storedPath: stored)
-                bySHA256[file.sha256] = stored
-            }
         }
     }
 }

@@ -30,23 +30,31 @@ struct FileIndex: Sendable {
     private mutating func add(tree id: String, prefix: String, trees: TreeReader, depth: Int) throws(StoreError) -> (files: Int, bytes: Int) {
         guard depth < 64 else { throw StoreError("the tree '\(id)' under '\(prefix)' nests deeper than 64 folders; is it a cycle?") }
         let tree = try trees.manifest(id)
-        folders[prefix] = (id, tree)
+        record(folder: prefix, tree: id, manifest: tree, layout: trees.layout)
         var total = (files: 0, bytes: 0)
         for entry in tree.entries {
-            let path = prefix + "/" + entry.name
             switch entry.kind {
             case .file(let file):
-                let stored = trees.layout.tree(id) + "/" + entry.name
-                locations[path] = Location(file: file, storedPath: stored)
-                if bySHA256[file.sha256] == nil { bySHA256[file.sha256] = stored }
                 total = (total.files + 1, total.bytes + file.size)
             case .tree(let child):
-                let below = try add(tree: child, prefix: path, trees: trees, depth: depth + 1)
+                let below = try add(tree: child, prefix: prefix + "/" + entry.name, trees: trees, depth: depth + 1)
                 total = (total.files + below.files, total.bytes + below.bytes)
             }
         }
         totals[prefix] = total
         return total
+    }
+
+    /// Files one folder's tree holds directly, by path, with where they are stored. The newest
+    /// copy of some bytes is the one a later publish links: it stays while this version does.
+    mutating func record(folder prefix: String, tree id: String, manifest: TreeManifest, layout: SiteLayout) {
+        folders[prefix] = (id, manifest)
+        for entry in manifest.entries {
+            guard case .file(let file) = entry.kind else { continue }
+            let stored = layout.tree(id) + "/" + entry.name
+            locations[prefix + "/" + entry.name] = Location(file: file, storedPath: stored)
+            bySHA256[file.sha256] = stored
+        }
     }
 }
 
@@ -79,18 +87,8 @@ extension FileIndex {
     }
 
     private mutating func add(planned tree: PlannedTree, prefix: String, layout: SiteLayout) {
-        folders[prefix] = (tree.id, tree.manifest)
+        record(folder: prefix, tree: tree.id, manifest: tree.manifest, layout: layout)
         totals[prefix] = (tree.fileCount, tree.byteCount)
-        for entry in tree.manifest.entries {
-            let path = prefix + "/" + entry.name
-            switch entry.kind {
-            case .file(let file):
-                let stored = layout.tree(tree.id) + "/" + entry.name
-                locations[path] = Location(file: file, storedPath: stored)
-                if bySHA256[file.sha256] == nil { bySHA256[file.sha256] = stored }
-            case .tree:
-                if let subtree = tree.subtrees[entry.name] { add(planned: subtree, prefix: path, layout: layout) }
-            }
-        }
+        for (name, subtree) in tree.subtrees { add(planned: subtree, prefix: prefix + "/" + name, layout: layout) }
     }
 }

@@ -1,0 +1,107 @@
+import QuireModel
+import Foundation
+import Synchronization
+
+// One page of a build, from its source to its rendered files: read, parse and validate it,
+// load its translation files, then render it (or carry what the last build rendered). Full and
+// delta builds run this for their pages on both cores; what they keep of it differs.
+extension SiteBuilder {
+
+    /// What the pages of one build share.
+    struct PagePass: Sendable {
+        var context: ValidationContext
+        var reader: SourceFileReader
+        var chains: [String: [String]]
+        var settingsDigest: String
+        var published: [String: PublishedFile]
+        var now: Date
+        var sources: [String: [SiteInventory.SourceFile]]
+        var translationFiles: [String: [SiteInventory.TranslationFile]]
+        var refusedTranslations: [String: [SiteInventory.TranslationFile]]
+        /// Snapshots of the builder's caches, and when an entry may be used as it is.
+        var cachedSources: [String: CachedSource]
+        var cachedTranslations: [String: CachedTranslation]
+        var reuseSource: @Sendable (String) -> Bool
+        var reuseTranslation: @Sendable (String) -> Bool
+        /// Outputs of the last build that a page with the same output key carries.
+        var previousOutputs: [String: (key: String, output: PageOutput)] = [:]
+        var blobs: StagingBlobs?
+
+        init(context: ValidationContext, reader: SourceFileReader, settingsDigest: String, published: [String: PublishedFile], now: Date,
+             inventory: SiteInventory, pages: Set<String>? = nil, cachedSources: [String: CachedSource],
+             cachedTranslations: [String: CachedTranslation], reuseSource: @escaping @Sendable (String) -> Bool,
+             reuseTranslation: @escaping @Sendable (String) -> Bool) {
+            self.context = context
+            self.reader = reader
+            chains = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, context.config.chain(for: $0)) })
+            self.settingsDigest = settingsDigest
+            self.published = published
+            self.now = now
+            sources = inventory.pages
+            // Only the pages asked for, when a delta build names them.
+            let wanted = { (file: SiteInventory.TranslationFile) in pages?.contains(file.pageID) ?? true }
+            translationFiles = Dictionary(grouping: inventory.translations.filter(wanted), by: \.pageID)
+            refusedTranslations = Dictionary(grouping: inventory.refusedTranslations.filter(wanted), by: \.pageID)
+            self.cachedSources = cachedSources
+            self.cachedTranslations = cachedTranslations
+            self.reuseSource = reuseSource
+            self.reuseTranslation = reuseTranslation
+        }
+    }
+
+    /// One page through the pass.
+    struct RenderedPage: Sendable {
+        var page: ProcessedPage
+        var source: SiteInventory.SourceFile?
+        /// What to cache for its source, and for each of its translation files.
+        var cached: CachedSource?
+        var translationsCache: [String: CachedTranslation]
+        /// Its translation files, refused ones included.
+        var translationFiles: [SiteInventory.TranslationFile]
+        var translations: LoadedTranslations
+        var outputKey: String
+        /// Nil for a page that did not validate: it keeps what it had.
+        var output: PageOutput?
+    }
+
+    func renderPage(_ pageID: String, in pass: PagePass, clock: StageClock) -> RenderedPage {
+        let sources = pass.sources[pageID] ?? []
+        let source = sources.first
+        let (page, cached) = processPage(pageID, sources: sources, context: pass.context, reader: pass.reader, clock: clock,
+                                         cached: source.flatMap { pass.cachedSources[$0.path] },
+                                         reuse: source.map { pass.reuseSource($0.path) } ?? false)
+        let started = DispatchTime.now().uptimeNanoseconds
+        let files = pass.translationFiles[pageID] ?? [], refused = pass.refusedTranslations[pageID] ?? []
+        let (translations, translationsCache) = loadTranslations(files, refused: refused, reader: pass.reader, context: pass.context,
+                                                                 cache: pass.cachedTranslations, reuse: pass.reuseTranslation)
+        clock.add(.translations, DispatchTime.now().uptimeNanoseconds - started)
+        let catalogs = translations.byPage[pageID] ?? []
+        let key = outputKey(page, settingsDigest: pass.settingsDigest, catalogs: catalogs, now: pass.now)
+        var output: PageOutput?
+        if page.model != nil {
+            if let previous = pass.previousOutputs[pageID], previous.key == key {
+                output = previous.output.carried
+            } else {
+                output = render(page, context: pass.context, chains: pass.chains, catalogs: catalogs, failedLocales: translations.failed[pageID] ?? [],
+                                settingsDigest: pass.settingsDigest, published: pass.published, now: pass.now, clock: clock, blobs: pass.blobs)
+            }
+        }
+        return RenderedPage(page: page, source: source, cached: cached, translationsCache: translationsCache,
+                            translationFiles: files + refused, translations: translations, outputKey: key, output: output)
+    }
+
+    /// Every page of `pageIDs` through the pass, on both cores, in order; `keep` takes what the
+    /// build needs of each page at once, so the rest (its model, its catalogs) can go.
+    func renderPages<Kept: Sendable>(_ pageIDs: [String], in pass: PagePass, clock: StageClock,
+                                     progress: (@Sendable (Int, Int) -> Void)? = nil,
+                                     keep: @Sendable (RenderedPage) -> Kept) -> [Kept] {
+        let done = Atomic<Int>(0)
+        let slots = ResultSlots<Kept>(count: pageIDs.count)
+        DispatchQueue.concurrentPerform(iterations: pageIDs.count) { index in
+            slots.set(index, keep(renderPage(pageIDs[index], in: pass, clock: clock)))
+            let count = done.add(1, ordering: .relaxed).newValue
+            if count % 100 == 0 || count == pageIDs.count { progress?(count, pageIDs.count) }
+        }
+        return slots.values.compactMap { $0 }
+    }
+}

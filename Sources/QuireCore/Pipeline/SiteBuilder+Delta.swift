@@ -92,8 +92,9 @@ extension SiteBuilder {
             let after = Set(output.files.map(\.path))
             let written = output.files.filter { if case .carried = $0.content { false } else { true } }
             files += written
-            removed += before.subtracting(after).sorted()
-            for path in before.subtracting(after) where base.cacheEntries.removeValue(forKey: path) != nil { headersChanged = true }
+            let gone = before.subtracting(after)
+            removed += gone.sorted()
+            for path in gone where base.cacheEntries.removeValue(forKey: path) != nil { headersChanged = true }
             for file in output.files {
                 guard let entry = CacheHeaderFiles.entry(file.metadata) else { continue }
                 if base.cacheEntries.updateValue(entry, forKey: file.path) != entry { headersChanged = true }

@@ -42,8 +42,18 @@ extension SiteBuilder {
             let wanted = { (file: SiteInventory.TranslationFile) in pages?.contains(file.pageID) ?? true }
             translationFiles = Dictionary(grouping: inventory.translations.filter(wanted), by: \.pageID)
             refusedTranslations = Dictionary(grouping: inventory.refusedTranslations.filter(wanted), by: \.pageID)
-            self.cachedSources = cachedSources
-            self.cachedTranslations = cachedTranslations
+            // A delta build keeps only its pages' entries: the builder updates its caches while
+            // the pass lives, and a pass holding the whole dictionaries would make each update
+            // copy them (10,000 pages' entries per edit).
+            if let pages {
+                let sourcePaths = pages.flatMap { inventory.pages[$0] ?? [] }.map(\.path)
+                let translationPaths = (translationFiles.values.flatMap { $0 } + refusedTranslations.values.flatMap { $0 }).map(\.file.path)
+                self.cachedSources = cachedSources.subset(sourcePaths)
+                self.cachedTranslations = cachedTranslations.subset(translationPaths)
+            } else {
+                self.cachedSources = cachedSources
+                self.cachedTranslations = cachedTranslations
+            }
             self.reuseSource = reuseSource
             self.reuseTranslation = reuseTranslation
         }
@@ -103,5 +113,14 @@ extension SiteBuilder {
             if count % 100 == 0 || count == pageIDs.count { progress?(count, pageIDs.count) }
         }
         return slots.values.compactMap { $0 }
+    }
+}
+
+private extension Dictionary {
+    /// The entries of `keys` that are present.
+    func subset(_ keys: some Sequence<Key>) -> [Key: Value] {
+        var kept: [Key: Value] = [:]
+        for key in keys { if let value = self[key] { kept[key] = value } }
+        return kept
     }
 }

@@ -24,6 +24,12 @@ public struct JSONWriter: Sendable {
         return out
     }
 
+    /// Appends `value` as it would appear nested `depth` levels deep (no trailing newline), so a
+    /// document can be put together from pieces encoded once and kept.
+    public func append(_ value: JSONValue, depth: Int, to out: inout [UInt8]) {
+        write(value, depth: depth, into: &out)
+    }
+
     private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 128)
 
     private func newline(_ depth: Int, into out: inout [UInt8]) {

@@ -86,7 +86,7 @@ def recover(workspace, label):
 
 STEPS = {
     # staging#2 and move#2: in the middle of writing and of moving (after the first tree).
-    "build": ["recover", "staging", "staging#2", "sync", "move", "move#2", "cleanup", "history", "swap"],
+    "build": ["recover", "staging", "staging#2", "sync", "move", "move#2", "history", "swap", "cleanup"],
     "rollback": ["recover", "pin", "history", "swap"],
     "unpin": ["recover", "pin", "history", "swap"],
     "gc": ["recover", "mark", "sweep", "sweep#2", "cleanup", "history"],
@@ -335,7 +335,7 @@ def part_three():
             # Inside the store: after a random number of the delta publish's steps.
             # A delta publish logs 12 steps (16 for a page in guides/): the lock of a build that
             # finds no change (the edit's temporary file), then recover, staging and move per
-            # new tree (the root, one per locale, their guides/), sync, cleanup, history, swap.
+            # new tree (the root, one per locale, their guides/), sync, history, swap, cleanup.
             page = PAGES[workspace.edition % len(PAGES)]
             wanted = before + rng.randint(1, 16 if "/" in page else 12)
             deadline = time.time() + 5

@@ -39,8 +39,12 @@ extension SiteBuilder {
             self.now = now
             sources = inventory.pages
             // Only the pages asked for, when a delta build names them.
+            if let pages {
+                translationFiles = Dictionary(uniqueKeysWithValues: pages.compactMap { page in inventory.translationsByPage[page].map { (page, $0) } })
+            } else {
+                translationFiles = inventory.translationsByPage
+            }
             let wanted = { (file: SiteInventory.TranslationFile) in pages?.contains(file.pageID) ?? true }
-            translationFiles = Dictionary(grouping: inventory.translations.filter(wanted), by: \.pageID)
             refusedTranslations = Dictionary(grouping: inventory.refusedTranslations.filter(wanted), by: \.pageID)
             // A delta build keeps only its pages' entries: the builder updates its caches while
             // the pass lives, and a pass holding the whole dictionaries would make each update

@@ -63,67 +63,64 @@ struct DeltaPlanner {
 
     private func depth(_ path: String) -> Int { path.utf8.count { $0 == UInt8(ascii: "/") } }
 
-    /// The new tree of one folder: its previous entries with the edit and the changed subfolders
-    /// applied; nil when nothing is left in it.
+    /// The new tree of one folder: its previous tree with the edit and the changed subfolders
+    /// applied; nil when nothing is left in it. Only the changes are looked at: the entries it
+    /// keeps are written as hard links into the previous tree (`PlannedTree.linkedFrom`), and
+    /// its totals are the previous ones, corrected.
     private func plan(folder path: String, edit: FolderEdit, dirtyChildren: [String: PlannedTree?]) throws(StoreError) -> PlannedTree? {
         let old = previous.folders[path]
-        var entries: [String: TreeManifest.Kind] = [:]
-        for entry in old?.manifest.entries ?? [] { entries[entry.name] = entry.kind }
+        var changes: [String: TreeManifest.Kind?] = [:]
         var sources: [String: PlannedTree.FileSource] = [:]
-        for name in edit.removed where entries[name].map({ if case .file = $0 { true } else { false } }) == true {
-            entries[name] = nil
+        var subtrees: [String: PlannedTree] = [:]
+        var totals = previous.totals[path] ?? (0, 0)
+        func oldKind(_ name: String) -> TreeManifest.Kind? { old?.manifest.entry(named: name)?.kind }
+        /// Takes an entry's files and bytes out of the totals (or puts them in, `sign` 1).
+        func count(_ kind: TreeManifest.Kind?, named name: String, sign: Int) {
+            switch kind {
+            case .file(let file)?: totals = (totals.files + sign, totals.bytes + sign * file.size)
+            case .tree?:
+                let below = previous.totals[path + "/" + name] ?? (0, 0)
+                totals = (totals.files + sign * below.files, totals.bytes + sign * below.bytes)
+            case nil: break
+            }
+        }
+
+        for name in edit.removed {
+            guard case .file = oldKind(name) else { continue }
+            count(oldKind(name), named: name, sign: -1)
+            changes[name] = .some(nil)
         }
         for (name, file) in edit.files {
-            if case .tree = entries[name] { throw StoreError("the output lists '\(file.path)' as a file where the newest version has a folder") }
+            let before = oldKind(name)
+            if case .tree = before { throw StoreError("the output lists '\(file.path)' as a file where the newest version has a folder") }
             let (published, source) = try stored(file)
-            entries[name] = .file(published)
+            count(before, named: name, sign: -1)
+            totals = (totals.files + 1, totals.bytes + published.size)
+            changes[name] = .file(published)
             sources[name] = source
         }
-        var subtrees: [String: PlannedTree] = [:]
-        var storedLinks: [String: String] = [:]
-        var fileCount = 0
-        var byteCount = 0
-        for (name, kind) in entries {
-            switch kind {
-            case .file(let file):
-                if sources[name] == nil, let old { sources[name] = .storedFile(layout.tree(old.id) + "/" + name) }
-                fileCount += 1
-                byteCount += file.size
-            case .tree(let id):
-                let childPath = path + "/" + name
-                if let changed = dirtyChildren[childPath] {
-                    guard let changed else {
-                        entries[name] = nil
-                        continue
-                    }
-                    subtrees[name] = changed
-                    entries[name] = .tree(changed.id)
-                } else {
-                    let totals = previous.totals[childPath] ?? (0, 0)
-                    subtrees[name] = stub(id, files: totals.files, bytes: totals.bytes)
-                    if let old { storedLinks[name] = layout.tree(old.id) + "/" + name }
-                }
-                fileCount += subtrees[name]?.fileCount ?? 0
-                byteCount += subtrees[name]?.byteCount ?? 0
-            }
-        }
-        // A subfolder that is new in this version.
         for (childPath, changed) in dirtyChildren {
-            guard let changed, childPath.hasPrefix(path + "/"), depth(childPath) == depth(path) + 1 else { continue }
+            guard childPath.hasPrefix(path + "/"), depth(childPath) == depth(path) + 1 else { continue }
             let name = String(childPath.dropFirst(path.count + 1))
-            guard entries[name] == nil else {
-                if case .file = entries[name] { throw StoreError("the output lists '\(childPath)' as a folder where the newest version has a file") }
+            let before = oldKind(name)
+            if case .file = before, changed != nil {
+                throw StoreError("the output lists '\(childPath)' as a folder where the newest version has a file")
+            }
+            if case .file = before { continue }
+            count(before, named: name, sign: -1)
+            guard let changed else {
+                changes[name] = .some(nil)
                 continue
             }
-            entries[name] = .tree(changed.id)
+            changes[name] = .tree(changed.id)
             subtrees[name] = changed
-            fileCount += changed.fileCount
-            byteCount += changed.byteCount
+            totals = (totals.files + changed.fileCount, totals.bytes + changed.byteCount)
         }
-        guard !entries.isEmpty else { return nil }
-        let manifest = TreeManifest(entries: entries.map { TreeManifest.Entry(name: $0.key, kind: $0.value) })
-        return PlannedTree(manifest: manifest, id: manifest.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount,
-                           storedSubtreeLinks: storedLinks)
+        let manifest = old?.manifest.updating(changes)
+            ?? TreeManifest(entries: changes.compactMap { name, kind in kind.map { TreeManifest.Entry(name: name, kind: $0) } })
+        guard !manifest.entries.isEmpty else { return nil }
+        return PlannedTree(manifest: manifest, id: manifest.id, files: sources, subtrees: subtrees, fileCount: totals.files,
+                           byteCount: totals.bytes, linkedFrom: old.map { layout.tree($0.id) })
     }
 
     /// A file's manifest entry, and where its bytes come from: the newest version's copy when it

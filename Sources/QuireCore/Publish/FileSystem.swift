@@ -11,12 +11,18 @@ enum FileSystem {
 
     /// Runs `call`, which returns -1 and sets errno on failure (or an injected fault first).
     @discardableResult
-    static func check(_ operation: String, _ path: String, to target: String? = nil, _ call: () -> Int32) throws(StoreError) -> Int32 {
-        if let injected = FaultInjection.fault(for: operation, path: path) {
-            throw StoreError.system(operation, path, to: target, errorNumber: injected)
+    /// The paths are only built when needed (a fault is registered, or the call failed): a tree
+    /// of a thousand links calls this a thousand times.
+    static func check(_ operation: String, _ path: @autoclosure () -> String, to target: @autoclosure () -> String? = nil,
+                      _ call: () -> Int32) throws(StoreError) -> Int32 {
+        if FaultInjection.isArmed, let injected = FaultInjection.fault(for: operation, path: path()) {
+            throw StoreError.system(operation, path(), to: target(), errorNumber: injected)
         }
         let result = call()
-        if result == -1 { throw StoreError.system(operation, path, to: target, errorNumber: errno) }
+        if result == -1 {
+            let number = errno
+            throw StoreError.system(operation, path(), to: target(), errorNumber: number)
+        }
         return result
     }
 
@@ -223,8 +229,15 @@ enum FaultInjection {
     }
 
     private static let faults = Mutex<[Fault]>([])
+    /// Set once a fault has been injected in this process: until then no call looks at the list.
+    private static let armed = Atomic<Bool>(false)
 
-    static func inject(_ fault: Fault) { faults.withLock { $0.append(fault) } }
+    static var isArmed: Bool { armed.load(ordering: .acquiring) }
+
+    static func inject(_ fault: Fault) {
+        faults.withLock { $0.append(fault) }
+        armed.store(true, ordering: .releasing)
+    }
 
     static func clear(pathPrefix: String) { faults.withLock { $0.removeAll { $0.pathPrefix == pathPrefix } } }
 

@@ -281,9 +281,7 @@ public final class SiteStore: @unchecked Sendable {
             if next.hasSameContent(as: base) { return .unchanged(newest) }
         }
 
-        try VersionWriter(layout: layout).write(next, planned: planned, buildRecord: buildRecord)
-        let index = makeIndex()
-        state.withLock { $0.newest = (version, index) }
+        let staging = try VersionWriter(layout: layout).write(next, planned: planned, buildRecord: buildRecord)
 
         // History before the swap: a process killed between the two leaves a complete newest
         // version that the next lock holder puts live (`completeInterruptedSwap`), so the entry
@@ -300,8 +298,13 @@ public final class SiteStore: @unchecked Sendable {
             }
         } catch {
             retire(version)
+            try? VersionWriter.removeStaging(staging)
             throw error
         }
+        // Live (or recorded while pinned): what is left does not delay readers.
+        let index = makeIndex()
+        state.withLock { $0.newest = (version, index) }
+        try VersionWriter.removeStaging(staging)
         return .published(version, isCurrent: pin == nil)
     }
 

@@ -10,7 +10,9 @@ struct PlannedTree: Sendable {
 
     let manifest: TreeManifest
     let id: String
+    /// The files to write; with `linkedFrom`, only those that changed.
     let files: [String: FileSource]
+    /// The subfolders to link; with `linkedFrom`, only those that changed.
     let subtrees: [String: PlannedTree]
     /// Files and bytes in this folder and below.
     let fileCount: Int
@@ -18,6 +20,9 @@ struct PlannedTree: Sendable {
     /// Subfolder links that an earlier tree already holds (name -> that stored link): hard-linked
     /// instead of created anew, as a link inode is costlier to make than a name for one.
     var storedSubtreeLinks: [String: String] = [:]
+    /// A stored tree folder (`trees/<id>`) this one is an edit of: every entry not named in
+    /// `files` or `subtrees` is a hard link of the same name there (a delta publish).
+    var linkedFrom: String? = nil
 }
 
 /// Turns the flat file list of a `PublishRequest` into content-addressed trees, bottom-up,

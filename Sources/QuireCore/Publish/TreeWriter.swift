@@ -60,6 +60,7 @@ struct TreeWriter {
                 }
             }
         }
+        if let base = tree.linkedFrom { try linkUnchanged(tree, from: base, into: target) }
         for (name, subtree) in tree.subtrees {
             if let path = tree.storedSubtreeLinks[name] {
                 do {
@@ -70,6 +71,22 @@ struct TreeWriter {
             try target.symbolicLink(SiteLayout.subtreeTarget(subtree.id), as: name)
         }
         try FileSystem.createFile(folder + ".json", tree.manifest.bytes)
+    }
+
+    /// The entries of an edited tree that its earlier tree already holds, as hard links of them.
+    private static func linkUnchanged(_ tree: PlannedTree, from base: String, into target: DirectoryHandle) throws(StoreError) {
+        let source = try DirectoryHandle(base)
+        for entry in tree.manifest.entries where tree.files[entry.name] == nil && tree.subtrees[entry.name] == nil {
+            do {
+                try target.hardLink(from: source, entry.name, as: entry.name)
+            } catch where error.errorNumber == EMLINK {
+                // The file system's link limit for one inode: another copy, or a new link.
+                switch entry.kind {
+                case .file: try target.createFile(entry.name, FileSystem.readFile(base + "/" + entry.name))
+                case .tree(let id): try target.symbolicLink(SiteLayout.subtreeTarget(id), as: entry.name)
+                }
+            }
+        }
     }
 
     /// Moves the staged trees into `trees/`: the folder first, the manifest last, each only when

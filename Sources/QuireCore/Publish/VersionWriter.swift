@@ -8,7 +8,9 @@ import QuireModel
 struct VersionWriter {
     let layout: SiteLayout
 
-    func write(_ manifest: VersionManifest, planned: [(name: String, tree: PlannedTree)], buildRecord: JSONObject) throws(StoreError) {
+    /// Returns the staging folder, left with empty folders only: the caller removes it
+    /// (`removeStaging`) once the version is live, so the swap does not wait for it.
+    func write(_ manifest: VersionManifest, planned: [(name: String, tree: PlannedTree)], buildRecord: JSONObject) throws(StoreError) -> String {
         let staging = layout.staging + "/\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         do {
             CrashPoint.staging.reach()
@@ -37,6 +39,11 @@ struct VersionWriter {
             try? FileSystem.removeTree(staging)
             throw error
         }
+        return staging
+    }
+
+    /// A crash before this leaves the folder to the next lock holder's cleanup.
+    static func removeStaging(_ staging: String) throws(StoreError) {
         CrashPoint.cleanup.reach()
         try FileSystem.removeTree(staging)
     }

@@ -22,7 +22,9 @@ public struct SiteInventory: Sendable {
     public var vocabularyFile: SourceFile?
     /// Page id -> its source files (more than one is an error: two files claim one id).
     public var pages: [String: [SourceFile]] = [:]
-    public var translations: [TranslationFile] = []
+    public private(set) var translations: [TranslationFile] = []
+    /// `translations` by page id, in the same order: a delta build looks up a few pages' files.
+    public private(set) var translationsByPage: [String: [TranslationFile]] = [:]
     /// Relative to `assets/`.
     public var assets: [String: SourceFile] = [:]
     public var diagnostics: [Diagnostic] = []
@@ -78,7 +80,11 @@ public struct SiteInventory: Sendable {
             pages[id] = rest.isEmpty ? nil : rest
         }
         if relativePath.hasPrefix("l10n/") {
-            translations.removeAll { $0.file.path == path }
+            if let index = translations.firstIndex(where: { $0.file.path == path }) {
+                let pageID = translations.remove(at: index).pageID
+                translationsByPage[pageID]?.removeAll { $0.file.path == path }
+                if translationsByPage[pageID]?.isEmpty == true { translationsByPage[pageID] = nil }
+            }
             refusedTranslations.removeAll { $0.file.path == path }
         }
         if let refused = refusedSettingsFile, "\(root)/\(refused)" == path { refusedSettingsFile = nil }
@@ -176,7 +182,9 @@ public struct SiteInventory: Sendable {
                 diagnostics.append(.warning(display, "not a translation file: translations go in l10n/<locale>/<page_id>.(yaml|json|xlf|po); ignored"))
                 return
             }
-            translations.append(TranslationFile(file: file, locale: parts[1], pageID: parts[2]))
+            let translation = TranslationFile(file: file, locale: parts[1], pageID: parts[2])
+            translations.append(translation)
+            translationsByPage[translation.pageID, default: []].append(translation)
             return
         }
         guard Self.pageExtensions.contains(pathExtension) else {

@@ -114,7 +114,6 @@ struct BenchRun {
             let exit = try BenchProcess(BenchProcess.quireExecutable, arguments, stderrLog: "\(root)/build-\(previews ? "preview" : "no-preview").log").wait()
             if exit.status > 1 { result.problems.append("quire build exited \(exit.status): see \(root)/build-*.log") }
             result.coldBuilds.append(ColdBuild(previews: previews, exit: exit, pages: site.pageCount, files: files))
-            if !options.keepFiles { try? FileManager.default.removeItem(atPath: dist) }
         }
 
         progress("\(result.label): in-process build for the stage breakdown")
@@ -132,7 +131,6 @@ struct BenchRun {
         let edit = builder.build(changed: [URL(fileURLWithPath: edited).standardizedFileURL.path])
         result.stagesEdit = edit.stageMilliseconds
         result.stagesEditWall = edit.seconds * 1000
-        if !options.keepFiles { try? FileManager.default.removeItem(atPath: stagesDist) }
 
         if options.watch {
             do {
@@ -142,7 +140,8 @@ struct BenchRun {
                 progress("\(result.label): \(error)")
             }
         }
-        if !options.keepFiles { try? FileManager.default.removeItem(atPath: root) }
+        // Nothing is removed before the end of the run (`out` goes then): on ext4 without a
+        // journal, files made within minutes of removing a large tree are slower to create.
         return result
     }
 

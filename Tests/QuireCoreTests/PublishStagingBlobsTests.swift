@@ -1,13 +1,14 @@
 import Foundation
 import Glibc
 import QuireModel
+import Synchronization
 import Testing
 @testable import QuireCore
 
 /// Rendered files streamed to `staging/blobs-*` while a build renders, then moved into trees.
 @Suite struct PublishStagingBlobsTests {
     func staged(_ blobs: StagingBlobs, _ path: String, _ text: String) throws -> (file: OutputFile, blob: StagedBlob) {
-        let content = blobs.stage(Array(text.utf8))
+        let content = blobs.stage(Array(text.utf8), at: path)
         guard case .staged(let blob) = content else {
             Issue.record("'\(path)' was not staged")
             throw StoreError("not staged")
@@ -35,7 +36,7 @@ import Testing
         blobs.close()
         #expect(try FileSystem.list(store.root + "/staging").isEmpty)
         // After closing, content stays in memory.
-        guard case .bytes = blobs.stage([1, 2, 3]) else {
+        guard case .bytes = blobs.stage([1, 2, 3], at: "en/b.json") else {
             Issue.record("a closed staging area still staged a file")
             return
         }
@@ -83,6 +84,46 @@ import Testing
         #expect(FileSystem.exists(blob.path))
         blobs.close()
         #expect(try FileSystem.list(store.root + "/staging").isEmpty)
+    }
+
+    @Test func aFolderOfStagedBlobsBecomesItsTreeInOneMoveAndMixedFoldersStillComplete() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        let blobs = try store.openStagingBlobs()
+        defer { blobs.close() }
+        let a = try staged(blobs, "en/guides/a.json", "A")
+        let b = try staged(blobs, "en/guides/b.json", "B")
+        let c = try staged(blobs, "en/c.json", "C")
+        let slash = try #require(a.blob.path.lastIndex(of: "/"))
+        let guidesFolder = String(a.blob.path[..<slash])
+        #expect(b.blob.path.hasPrefix(guidesFolder + "/") && !c.blob.path.hasPrefix(guidesFolder + "/"))
+        let folderBefore = try #require(lstatInfo(guidesFolder))
+        // en/ mixes a staged blob, new bytes and a subfolder: it cannot be adopted as it is.
+        _ = try store.publish(request([a.file, b.file, c.file, page("en/d.json", "D")]))
+        let guides = try #require(lstatInfo((store.root + "/current/en/guides").resolvedThroughLinks))
+        #expect(guides.st_ino == folderBefore.st_ino)
+        for (path, text) in [("en/guides/a.json", "A"), ("en/guides/b.json", "B"), ("en/c.json", "C"), ("en/d.json", "D")] {
+            #expect(readText(store.root + "/current/" + path) == text)
+        }
+        #expect(try FileSystem.list((store.root + "/current/en").resolvedThroughLinks) == ["c.json", "d.json", "guides"])
+        #expect(try store.verify() == [])
+    }
+
+    @Test func blobsOfOneFolderStagedOnAllCoresAtOnceAreAllStaged() throws {
+        let dist = TemporaryDist()
+        let blobs = try dist.store().openStagingBlobs()
+        defer { blobs.close() }
+        let stagedCount = Atomic<Int>(0)
+        // Neighbouring indices run at the same time: each pair races to make its folder.
+        DispatchQueue.concurrentPerform(iterations: 2000) { index in
+            if case .staged = blobs.stage([UInt8(index % 256)], at: "folder-\(index / 2)/\(index).json") { stagedCount.add(1, ordering: .relaxed) }
+        }
+        #expect(stagedCount.load(ordering: .relaxed) == 2000)
+    }
+
+    @Test func outputFoldersGetStagingFoldersOfTheirOwn() {
+        let names = ["", "en", "en/guides", "en%2Fguides", "en%guides", "preview/en"].map { StagingBlobs.folderName($0[...]) }
+        #expect(Set(names).count == names.count)
     }
 
     @Test func aBuildStreamsItsOutputAndLeavesNoStagingWhileCheckWritesNothing() throws {

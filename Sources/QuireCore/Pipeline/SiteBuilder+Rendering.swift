@@ -89,7 +89,7 @@ extension SiteBuilder {
                 if needsPreview {
                     let preview = PreviewContext(site: site, locale: locale, pageID: page.pageID, version: nil, sitePageIDs: context.pageIDs)
                     let html = clock.measure(.preview) { PagePreview.html(page: rendered.page, context: preview) }
-                    output.files.append(OutputFile(path: previewPath, content: blobs?.stage(html) ?? .bytes(html), inputDigest: previewDigest))
+                    output.files.append(OutputFile(path: previewPath, content: blobs?.stage(html, at: previewPath) ?? .bytes(html), inputDigest: previewDigest))
                 }
                 if isDraft { continue }
                 for (index, part) in rendered.parts.enumerated() {
@@ -102,7 +102,7 @@ extension SiteBuilder {
                         continue
                     }
                     let bytes = clock.measure(.encode) { JSONWriter(pretty: true).bytes(part) }
-                    output.files.append(OutputFile(path: partPath, content: blobs?.stage(bytes) ?? .bytes(bytes), inputDigest: digest, metadata: .object(metadata)))
+                    output.files.append(OutputFile(path: partPath, content: blobs?.stage(bytes, at: partPath) ?? .bytes(bytes), inputDigest: digest, metadata: .object(metadata)))
                     output.rendered += 1
                 }
             }

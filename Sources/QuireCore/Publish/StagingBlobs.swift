@@ -23,7 +23,6 @@ public final class StagingBlobs: Sendable {
     let folder: String
     private let lockPath: String
     private let lockDescriptor: Int32
-    private let counter = Atomic<Int>(0)
     private let isFailed = Atomic<Bool>(false)
     private let isClosed = Atomic<Bool>(false)
 
@@ -63,19 +62,39 @@ public final class StagingBlobs: Sendable {
 
     deinit { close() }
 
-    /// Writes `bytes` as a new blob and returns it as content to publish; `.bytes` when the write
-    /// fails or the staging area is closed (the content is right either way).
-    public func stage(_ bytes: [UInt8]) -> OutputFile.Content {
+    /// Writes `bytes` as the blob of the output file at `outputPath` (`en/guides/a.json`) and
+    /// returns it as content to publish; `.bytes` when the write fails or the staging area is
+    /// closed (the content is right either way).
+    ///
+    /// The blobs of one output folder share a staging folder, under their own names, so the
+    /// publish can make that folder the tree's folder in one rename (`TreeWriter`), and no
+    /// staging folder grows to the site's size.
+    public func stage(_ bytes: [UInt8], at outputPath: String) -> OutputFile.Content {
         guard !isFailed.load(ordering: .relaxed), !isClosed.load(ordering: .acquiring) else { return .bytes(bytes) }
-        let path = folder + "/" + String(counter.add(1, ordering: .relaxed).newValue)
+        let slash = outputPath.lastIndex(of: "/")
+        let name = slash.map { String(outputPath[outputPath.index(after: $0)...]) } ?? outputPath
+        let blobFolder = folder + "/" + Self.folderName(slash.map { outputPath[..<$0] } ?? "")
+        let path = blobFolder + "/" + name
         do {
-            try FileSystem.createFile(path, bytes)
+            do {
+                try FileSystem.createFile(path, bytes)
+            } catch where error.errorNumber == ENOENT {
+                // Another thread may make the folder first: both go on.
+                do { try FileSystem.makeDirectory(blobFolder) } catch where error.errorNumber == EEXIST {}
+                try FileSystem.createFile(path, bytes)
+            }
         } catch {
             _ = unlink(path)
             isFailed.store(true, ordering: .relaxed)
             return .bytes(bytes)
         }
         return .staged(StagedBlob(path: path, sha256: SHA256.hash(bytes), size: bytes.count))
+    }
+
+    /// One staging folder per output folder, named so that no two output folders share one:
+    /// `%` and `/` percent-encoded behind a fixed prefix (the root folder is the bare prefix).
+    static func folderName(_ outputFolder: Substring) -> String {
+        "f" + outputFolder.replacing("%", with: "%25").replacing("/", with: "%2F")
     }
 
     /// Removes every blob not moved into a tree, then the lock. Idempotent.

@@ -44,13 +44,14 @@ struct TreeWriter {
     private static func write(_ tree: PlannedTree, into stagingTrees: String) throws(StoreError) {
         let folder = stagingTrees + "/" + tree.id
         CrashPoint.staging.reach()
-        try FileSystem.makeDirectory(folder)
+        let adopted = adoptStagedFolder(of: tree, as: folder)
+        if !adopted { try FileSystem.makeDirectory(folder) }
         let target = try DirectoryHandle(folder)
         var stored = StoredEntries(target: target)
         for (name, source) in tree.files {
             switch source {
             case .bytes(let bytes): try target.createFile(name, bytes)
-            case .staged(let blob): try FileSystem.rename(blob, to: folder + "/" + name)
+            case .staged(let blob): if !adopted { try FileSystem.rename(blob, to: folder + "/" + name) }
             case .storedFile(let path):
                 do {
                     try stored.link(path, as: name)
@@ -71,6 +72,22 @@ struct TreeWriter {
             try target.symbolicLink(SiteLayout.subtreeTarget(subtree.id), as: name)
         }
         try FileSystem.createFile(folder + ".json", tree.manifest.bytes)
+    }
+
+    /// When the tree's staged files are all of one staging folder, under their names there, and
+    /// that folder holds nothing else, it becomes the tree's folder: one rename, not one per file.
+    private static func adoptStagedFolder(of tree: PlannedTree, as folder: String) -> Bool {
+        var blobFolder: Substring?
+        var count = 0
+        for (name, source) in tree.files {
+            guard case .staged(let blob) = source else { continue }
+            guard let slash = blob.lastIndex(of: "/"), blob[blob.index(after: slash)...] == name,
+                  blobFolder == nil || blobFolder == blob[..<slash] else { return false }
+            blobFolder = blob[..<slash]
+            count += 1
+        }
+        guard let blobFolder, (try? FileSystem.list(String(blobFolder)).count) == count else { return false }
+        return (try? FileSystem.rename(String(blobFolder), to: folder)) != nil
     }
 
     /// The entries of an edited tree that its earlier tree already holds, as hard links of them.

@@ -48,8 +48,16 @@ final class MarkdownMemo {
     private struct Key: Hashable {
         var text: String
 
+        /// The length and the first and last bytes only: a page has a few texts, and hashing
+        /// whole bodies (kilobytes, several lookups each) cost more than the lookups save.
+        /// Texts that share them still differ by `==`.
         func hash(into hasher: inout Hasher) {
-            Self.withBytes(text) { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            Self.withBytes(text) { bytes in
+                hasher.combine(bytes.count)
+                let edge = min(bytes.count, 32)
+                hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<edge])))
+                hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(bytes.count - edge)...])))
+            }
         }
 
         static func == (lhs: Key, rhs: Key) -> Bool {

@@ -2,7 +2,11 @@ import Foundation
 
 /// A JSON value whose objects keep their keys in the order they were written, so published
 /// files are byte-for-byte reproducible (equal input, equal bytes, equal hash).
-public indirect enum JSONValue: Sendable, Hashable {
+///
+/// Not `indirect`: arrays and objects already keep their elements on the heap, and an indirect
+/// enum boxes every value (each string, number and object a heap allocation of its own: five
+/// for a markdown `{"type": "text", "text": ...}` inline).
+public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case integer(Int)

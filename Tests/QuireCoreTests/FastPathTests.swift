@@ -159,4 +159,15 @@ import Testing
             #expect(YAMLCoreSchema.resolvePlain(text) == YAMLCoreSchema.resolvePlainFully(text), "\(text)")
         }
     }
+
+    // MARK: URL schemes
+
+    @Test(arguments: [
+        "https://example.com", "HTTP://x", "javascript:alert(1)", "JaVaScRiPt:x", "java\tscript:x", " https://x", "\u{1}https:x",
+        "mailto:a@b", "tel:+1", "/path", "relative/path", "#frag", ":nothing", "", "a", "a:", "1+2-3.4:x", "ht tp://x",
+        "ht_tp://x", "été:x", "https\u{301}://x", "data:image/png;base64,AAAA", "x\u{7F}:y", "a?b:c", "a/b:c", "\r\nvbscript:x",
+    ])
+    func schemeOnBytesMatchesTheScalarWalk(url: String) {
+        #expect(URLPolicy.scheme(of: url) == URLPolicy.schemeByScalars(of: url))
+    }
 }

@@ -2,7 +2,11 @@ import Foundation
 
 /// A JSON value whose objects keep their keys in the order they were written, so published
 /// files are byte-for-byte reproducible (equal input, equal bytes, equal hash).
-public indirect enum JSONValue: Sendable, Hashable {
+///
+/// Not `indirect`: arrays and objects already keep their elements on the heap, and an indirect
+/// enum boxes every value (each string, number and object a heap allocation of its own: five
+/// for a markdown `{"type": "text", "text": ...}` inline).
+public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case integer(Int)
@@ -68,8 +72,25 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     public init() {}
 
     public init(_ members: [(String, JSONValue)]) {
+        // Nearly every object built this way (dictionary literals: the markdown block tree
+        // builds thousands a page) has a few distinct keys: those are copied in one go, without
+        // a key search and an optional copy per member. A repeated key takes the general way
+        // (the first position, the last value), as does an object big enough for an index.
+        if members.count <= Self.indexThreshold && Self.keysAreDistinct(members) {
+            self.members = members.map { (key: $0.0, value: $0.1) }
+            return
+        }
         self.members.reserveCapacity(members.count)
         for (key, value) in members { self[key] = value }
+    }
+
+    private static func keysAreDistinct(_ members: [(String, JSONValue)]) -> Bool {
+        members.withUnsafeBufferPointer { members in
+            for later in members.indices {
+                for earlier in 0..<later where members[earlier].0 == members[later].0 { return false }
+            }
+            return true
+        }
     }
 
     public var keys: [String] { members.map(\.key) }

@@ -81,4 +81,93 @@ import Testing
         }
         #expect(PreviewURL.host(of: url) == expected)
     }
+
+    // MARK: A page's markdown memo
+
+    @Test(arguments: markdown)
+    func memoAnswersAsTheRendererDoes(markdown: String) {
+        let expected = MarkdownRenderer.render(markdown)
+        // Asked in the order a build asks (checks, then renders), and again after rendering.
+        let memo = MarkdownMemo()
+        #expect(memo.links(in: markdown) == MarkdownRenderer.links(in: markdown))
+        #expect(memo.removed(markdown) == expected.removed)
+        #expect(memo.render(markdown) == expected)
+        #expect(memo.render(markdown) == expected)
+        #expect(memo.links(in: markdown) == MarkdownRenderer.links(in: markdown))
+        #expect(memo.removed(markdown) == expected.removed)
+        // Rendered first, with nothing asked before.
+        let fresh = MarkdownMemo()
+        #expect(fresh.render(markdown) == expected)
+        #expect(fresh.removed(markdown) == expected.removed)
+    }
+
+    @Test(arguments: markdown)
+    func cleanupReadsTheLinksOfTheUncleanedDocument(markdown: String) {
+        let document = CommonMarkDocument(parsing: markdown)
+        let links = document.linkDestinations()
+        #expect(MarkdownRenderer.cleanUp(document).links == links)
+    }
+
+    @Test func memoTellsTextsApartByTheirBytes() {
+        // Canonically equal (`==` as Strings), different bytes: cmark may render them differently.
+        let composed = "caf\u{E9} [x](https://example.com/\u{E9})"
+        let decomposed = "cafe\u{301} [x](https://example.com/e\u{301})"
+        let sameEnds = "a" + String(repeating: "b", count: 100) + "a"
+        let sameEndsToo = "a" + String(repeating: "b", count: 49) + "*c*" + String(repeating: "b", count: 48) + "a"
+        let memo = MarkdownMemo()
+        for text in [composed, decomposed, sameEnds, sameEndsToo, composed, sameEnds] {
+            let rendered = memo.render(text), expected = MarkdownRenderer.render(text)
+            #expect(Array(rendered.html.utf8) == Array(expected.html.utf8))
+            #expect(rendered == expected)
+            #expect(memo.links(in: text).map { Array($0.utf8) } == MarkdownRenderer.links(in: text).map { Array($0.utf8) })
+        }
+    }
+
+    // MARK: JSON objects from literals
+
+    @Test func literalObjectsKeepOrderAndTheLastOfARepeatedKey() {
+        var slow = JSONObject()
+        for (key, value) in [("b", JSONValue.integer(1)), ("a", 2), ("b", 3), ("c", 4)] { slow[key] = value }
+        let repeated = JSONObject([("b", 1), ("a", 2), ("b", 3), ("c", 4)])
+        #expect(repeated.members.map(\.key) == slow.members.map(\.key))
+        #expect(repeated == slow)
+        let distinct: JSONObject = ["type": "text", "text": "x", "level": 2]
+        #expect(distinct.keys == ["type", "text", "level"])
+        #expect(distinct["level"] == 2)
+        // Big enough for a key index: lookups still find every key.
+        let big = JSONObject((0..<40).map { ("k\($0)", JSONValue.integer($0)) })
+        #expect(big.count == 40 && big["k39"] == 39 && big["k0"] == 0)
+    }
+
+    // MARK: YAML plain scalars
+
+    static let plainScalars: [String] = [
+        "", "~", "null", "Null", "NULL", "nul", "none", "true", "True", "TRUE", "false", "FALSE", "yes", "no", "on", "off",
+        "0", "-1", "+12", "007", "0o17", "0x1F", "0xZZ", "1.5", ".5", "-.5e3", "1e400", ".inf", "-.Inf", ".nan", "+.nan",
+        "1_000", "12abc", "word", "Word", "hello world", "été", "漢字", "😀", "_x", "@page_id", "#x", "/path", "https://x.example",
+        "$64.05", "(a)", "[x]", "e\u{301}", "nothing", "total", "foo", "Ffff", "-", "+", ".", "..", "-x",
+    ]
+
+    @Test func plainScalarShortcutMatchesTheFullResolution() {
+        var texts = Self.plainScalars
+        // Every ASCII first byte, alone and followed by text and by digits.
+        for byte in UInt8(0x20)..<0x7F {
+            let first = String(decoding: [byte], as: UTF8.self)
+            texts += [first, first + "abc", first + "12", first + "rue", first + "ull", first + "inf"]
+        }
+        for text in texts {
+            #expect(YAMLCoreSchema.resolvePlain(text) == YAMLCoreSchema.resolvePlainFully(text), "\(text)")
+        }
+    }
+
+    // MARK: URL schemes
+
+    @Test(arguments: [
+        "https://example.com", "HTTP://x", "javascript:alert(1)", "JaVaScRiPt:x", "java\tscript:x", " https://x", "\u{1}https:x",
+        "mailto:a@b", "tel:+1", "/path", "relative/path", "#frag", ":nothing", "", "a", "a:", "1+2-3.4:x", "ht tp://x",
+        "ht_tp://x", "été:x", "https\u{301}://x", "data:image/png;base64,AAAA", "x\u{7F}:y", "a?b:c", "a/b:c", "\r\nvbscript:x",
+    ])
+    func schemeOnBytesMatchesTheScalarWalk(url: String) {
+        #expect(URLPolicy.scheme(of: url) == URLPolicy.schemeByScalars(of: url))
+    }
 }

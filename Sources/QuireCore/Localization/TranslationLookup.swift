@@ -18,8 +18,10 @@ public struct PageTranslations: Sendable {
     var entries: [String: [String: TranslationEntry]] = [:]
 
     /// Reads the page's translation catalogs and checks every entry against the source strings:
-    /// unknown keys, empty text, and dropped or added links and `{placeholders}`.
-    static func check(_ catalogs: [(locale: String, catalog: TranslationCatalog)], strings: [LocalizableText]) -> (PageTranslations, [Diagnostic]) {
+    /// unknown keys, empty text, and dropped or added links and `{placeholders}`. Markdown is
+    /// parsed through `markdown`, so a build that renders the page next parses each text once.
+    static func check(_ catalogs: [(locale: String, catalog: TranslationCatalog)], strings: [LocalizableText],
+                      markdown: MarkdownMemo = MarkdownMemo()) -> (PageTranslations, [Diagnostic]) {
         var result = PageTranslations()
         var diagnostics: [Diagnostic] = []
         let byKey = Dictionary(strings.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
@@ -41,15 +43,12 @@ public struct PageTranslations: Sendable {
                     diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, "the translation is empty; remove it to fall back, or translate it"))
                     continue
                 }
-                // A markdown translation is parsed once, for its links and for what rendering
-                // would remove.
-                var document: CommonMarkDocument?
+                // A markdown translation is parsed once (in `markdown`), for its links, for what
+                // rendering would remove, and for rendering it.
                 var translatedLinks: [String]?
                 if source.isMarkdown {
-                    if sourceLinks[source.key] == nil { sourceLinks[source.key] = MarkdownRenderer.links(in: source.text) }
-                    let parsed = CommonMarkDocument(parsing: entry.text)
-                    document = parsed
-                    translatedLinks = MarkdownRenderer.mayHoldLinks(entry.text) ? parsed.linkDestinations() : []
+                    if sourceLinks[source.key] == nil { sourceLinks[source.key] = markdown.links(in: source.text) }
+                    translatedLinks = markdown.links(in: entry.text)
                 }
                 if let problem = damage(source: source, translation: entry.text, sourceLinks: sourceLinks[source.key], translatedLinks: translatedLinks) {
                     diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, problem))
@@ -57,8 +56,8 @@ public struct PageTranslations: Sendable {
                 }
                 // Raw HTML a translator added is dropped at render time like the source's: say so
                 // where it was written, not only in the page's default locale.
-                if let document {
-                    for what in MarkdownRenderer.removed(from: document) {
+                if source.isMarkdown {
+                    for what in markdown.removed(entry.text) {
                         diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key, "removed \(what) from this translation: apps never receive it"))
                     }
                 }

@@ -144,9 +144,11 @@ final class CommonMarkDocument {
     /// whose URL `isRefused` is replaced by its text, an image by its alt text (cmark's own safe
     /// mode would keep `data:image/...` and only guards its HTML). Returns what was removed, in
     /// document order, raw HTML included: that stays in the tree, because the HTML renderer
-    /// already replaces it with a comment and the block tree skips it.
-    func removeUnsafeContent(refusingURL isRefused: (String) -> Bool) -> [CommonMarkRemoval] {
+    /// already replaces it with a comment and the block tree skips it. The same pass reads every
+    /// link and image destination, as `linkDestinations()` would have before the removal.
+    func removeUnsafeContent(refusingURL isRefused: (String) -> Bool) -> CommonMarkCleanup {
         var removals: [CommonMarkRemoval] = []
+        var links: [String] = []
         var refusedNodes: [OpaquePointer] = []
         if let iterator = cmark_iter_new(root) {
             defer { cmark_iter_free(iterator) }
@@ -157,12 +159,14 @@ final class CommonMarkDocument {
                     removals.append(.rawHTML(Self.string(cmark_node_get_literal(node))))
                 case CMARK_NODE_LINK:
                     let url = Self.string(cmark_node_get_url(node))
+                    links.append(url)
                     if isRefused(url) {
                         removals.append(.link(url: url))
                         refusedNodes.append(node)
                     }
                 case CMARK_NODE_IMAGE:
                     let url = Self.string(cmark_node_get_url(node))
+                    links.append(url)
                     if isRefused(url) {
                         removals.append(.image(url: url))
                         refusedNodes.append(node)
@@ -181,7 +185,7 @@ final class CommonMarkDocument {
                 unwrapLink(node)
             }
         }
-        return removals
+        return CommonMarkCleanup(removals: removals, links: links)
     }
 
     /// cmark's HTML in safe mode: raw HTML becomes a comment, unsafe URLs become empty.
@@ -276,6 +280,14 @@ final class CommonMarkDocument {
         guard let pointer else { return "" }
         return String(cString: pointer)
     }
+}
+
+/// What `CommonMarkDocument.removeUnsafeContent(refusingURL:)` did to a document.
+struct CommonMarkCleanup {
+    /// What was unsafe, in document order.
+    var removals: [CommonMarkRemoval]
+    /// Every link and image destination the document had, safe or not, in document order.
+    var links: [String]
 }
 
 /// Something `CommonMarkDocument.removeUnsafeContent(refusingURL:)` found unsafe in the tree.

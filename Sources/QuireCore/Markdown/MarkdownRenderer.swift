@@ -24,7 +24,16 @@ public struct RenderedMarkdown: Sendable, Hashable {
 public enum MarkdownRenderer {
     public static func render(_ markdown: String) -> RenderedMarkdown {
         let document = CommonMarkDocument(parsing: markdown)
-        let removals = document.removeUnsafeContent(refusingURL: { !URLPolicy.isSafeMarkdownLink($0) })
+        return render(cleaned: document, removals: cleanUp(document).removals)
+    }
+
+    /// Takes the unsafe content out of `document`: the first step of rendering it.
+    static func cleanUp(_ document: CommonMarkDocument) -> CommonMarkCleanup {
+        document.removeUnsafeContent(refusingURL: { !URLPolicy.isSafeMarkdownLink($0) })
+    }
+
+    /// Renders a document `cleanUp` has already cleaned, which took out `removals`.
+    static func render(cleaned document: CommonMarkDocument, removals: [CommonMarkRemoval]) -> RenderedMarkdown {
         let tree = MarkdownBlockTreeBuilder.blocks(of: document)
         let removed = messages(removals, flattenedDeepContent: tree.flattenedDeepContent)
         return RenderedMarkdown(html: document.html(), blocks: .array(tree.blocks), removed: removed)
@@ -34,7 +43,11 @@ public enum MarkdownRenderer {
     /// what would be dropped. The block tree is built only when nesting could be too deep.
     /// Takes the unsafe content out of `document`.
     static func removed(from document: CommonMarkDocument) -> [String] {
-        let removals = document.removeUnsafeContent(refusingURL: { !URLPolicy.isSafeMarkdownLink($0) })
+        removed(cleaned: document, removals: cleanUp(document).removals)
+    }
+
+    /// `removed(from:)` for a document `cleanUp` has already cleaned, which took out `removals`.
+    static func removed(cleaned document: CommonMarkDocument, removals: [CommonMarkRemoval]) -> [String] {
         let flattened = document.hasContainer(openedAtDepth: MarkdownBlockTreeBuilder.maximumDepth)
             && MarkdownBlockTreeBuilder.blocks(of: document).flattenedDeepContent
         return messages(removals, flattenedDeepContent: flattened)

@@ -30,8 +30,10 @@ extension SiteBuilder {
         defer { output.milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6 }
         guard let model = page.model else { return output }
         let strings = model.translatableStrings
+        // Each markdown text of the page is parsed once, for the checks and every rendering.
+        let markdown = MarkdownMemo()
         let (translations, translationDiagnostics) = clock.measure(.merge) {
-            PageTranslations.check(catalogs.map { ($0.locale, $0.catalog) }, strings: strings)
+            PageTranslations.check(catalogs.map { ($0.locale, $0.catalog) }, strings: strings, markdown: markdown)
         }
         output.diagnostics += translationDiagnostics
         let config = context.config
@@ -58,7 +60,8 @@ extension SiteBuilder {
             inputs.update("schedule:" + scheduleState)
             for catalog in catalogs where chain.contains(catalog.locale) { inputs.update(catalog.locale + catalog.digest) }
             let inputDigest = inputs.finalize()
-            let renderer = PageRenderer(locale: locale, defaultTTL: config.ttl, now: now, minimumAppVersions: minimumAppVersions) { string in
+            let renderer = PageRenderer(locale: locale, defaultTTL: config.ttl, now: now, minimumAppVersions: minimumAppVersions,
+                                        renderMarkdown: markdown.render) { string in
                 translations.resolve(string, chain: chain, defaultLocale: config.defaultLocale, stalePolicy: config.stalePolicy).text
             }
             let previewPath = "preview/\(locale)/\(page.pageID).html"

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Re-emits the markdown stage's HTML (cmark, safe mode) for a preview. cmark's output is
 /// already safe; this pass is a second fence and does what the preview needs on top:
 /// - only the tags and attributes cmark produces survive; anything else is dropped,
@@ -44,7 +50,11 @@ struct MarkdownHTMLFilter {
         var index = 0
         var textStart = 0
         while index < bytes.count {
-            guard bytes[index] == UInt8(ascii: "<") else { index += 1; continue }
+            // Text runs between tags are most of the HTML: memchr finds the next tag.
+            guard bytes[index] == UInt8(ascii: "<") else {
+                index = Self.nextTag(in: bytes, from: index)
+                continue
+            }
             if textStart < index { Self.escapeText(bytes[textStart..<index], into: &out) }
             if Self.hasPrefix(bytes, "<!--", at: index) {
                 // cmark leaves `<!-- raw HTML omitted -->` where it dropped markup.
@@ -192,6 +202,14 @@ struct MarkdownHTMLFilter {
     }
 
     // MARK: Tag scanning
+
+    /// The index of the next `<` at or after `start`, or the end of `bytes`.
+    private static func nextTag(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = bytes.baseAddress, start < bytes.count,
+            let found = memchr(base + start, Int32(UInt8(ascii: "<")), bytes.count - start)
+        else { return bytes.count }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    }
 
     private static func parseTag(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Tag? {
         var index = start + 1

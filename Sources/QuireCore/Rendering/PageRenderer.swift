@@ -19,13 +19,17 @@ public struct PageRenderer {
     /// Per section type, the first app version that renders it: published on sections that carry
     /// a `fallback`, so an older app knows to render the fallback instead.
     public var minimumAppVersions: [String: String]
+    /// Renders a markdown field's text: `MarkdownRenderer.render`, or a page build's memo of it.
+    public var renderMarkdown: (String) -> RenderedMarkdown
 
     public init(locale: String, defaultTTL: Int, now: Date = Date(), minimumAppVersions: [String: String] = [:],
+                renderMarkdown: @escaping (String) -> RenderedMarkdown = MarkdownRenderer.render,
                 text: @escaping (LocalizableText) -> String) {
         self.locale = locale
         self.defaultTTL = defaultTTL
         self.now = now
         self.minimumAppVersions = minimumAppVersions
+        self.renderMarkdown = renderMarkdown
         self.text = text
     }
 
@@ -138,7 +142,7 @@ public struct PageRenderer {
         case .text(let string): return .string(text(string))
         case .markdown(let string):
             let markdown = text(string)
-            let rendered = MarkdownRenderer.render(markdown)
+            let rendered = renderMarkdown(markdown)
             for what in rendered.removed { removed.append((string, what)) }
             return ["markdown": .string(markdown), "html": .string(rendered.html), "blocks": rendered.blocks]
         case .items(let items):

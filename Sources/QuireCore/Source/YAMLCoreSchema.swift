@@ -16,6 +16,15 @@ enum YAMLCoreSchema {
 
     /// The meaning of a plain (unquoted, untagged) scalar.
     static func resolvePlain(_ text: String) -> Meaning {
+        // Most plain scalars are words. Only text starting with one of these bytes can be null
+        // (`~`, `null`, ...), a boolean (`t`, `f`, ...) or a number (a sign, a digit, `.`);
+        // anything else is text, without the checks below (each copies the text's bytes).
+        if let first = text.utf8.first, !Self.mayStartNonText(first) { return .value(.string(text)) }
+        return resolvePlainFully(text)
+    }
+
+    /// `resolvePlain` without its shortcut (`FastPathTests` compares the two).
+    static func resolvePlainFully(_ text: String) -> Meaning {
         if isNull(text) { return .value(.null) }
         if let flag = bool(text) { return .value(.bool(flag)) }
         if let integer = integer(text) { return integer }
@@ -41,6 +50,18 @@ enum YAMLCoreSchema {
             return integer(text) ?? .mismatch(expected: "a number")
         default:
             return nil
+        }
+    }
+
+    /// Whether a plain scalar starting with `byte` may be something other than text.
+    static func mayStartNonText(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "~"), UInt8(ascii: "n"), UInt8(ascii: "N"), UInt8(ascii: "t"), UInt8(ascii: "T"),
+            UInt8(ascii: "f"), UInt8(ascii: "F"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return false
         }
     }
 

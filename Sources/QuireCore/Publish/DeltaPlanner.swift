@@ -86,8 +86,9 @@ struct DeltaPlanner {
         }
 
         for name in edit.removed {
-            guard case .file = oldKind(name) else { continue }
-            count(oldKind(name), named: name, sign: -1)
+            let before = oldKind(name)
+            guard case .file = before else { continue }
+            count(before, named: name, sign: -1)
             changes[name] = .some(nil)
         }
         for (name, file) in edit.files {

@@ -10,9 +10,9 @@ enum FileSystem {
     // MARK: - The one place errno is turned into an error
 
     /// Runs `call`, which returns -1 and sets errno on failure (or an injected fault first).
-    @discardableResult
     /// The paths are only built when needed (a fault is registered, or the call failed): a tree
     /// of a thousand links calls this a thousand times.
+    @discardableResult
     static func check(_ operation: String, _ path: @autoclosure () -> String, to target: @autoclosure () -> String? = nil,
                       _ call: () -> Int32) throws(StoreError) -> Int32 {
         if FaultInjection.isArmed, let injected = FaultInjection.fault(for: operation, path: path()) {

@@ -58,7 +58,7 @@ import QuireCore
         try fixture.write("default_locale: en\nlocales: [en, fr]\napp_routes: [/drills]\nttl: 30\n", to: "site.yaml")
         result = builder.build(changed: ["\(absolute)/b.yaml", "\(absolute)/guides", "\(absolute)/site.yaml"])
         #expect(!result.hasErrors, "\(fixture.lines(result))")
-        #expect(try fixture.published("en/guides/new.json").contains("\"ttl\": 30"))
+        #expect(try fixture.published("en/guides/new.json").contains("\"ttl\":30"))
         #expect(Self.snapshot(fixture.dist, site: fixture.site) == Self.fresh(fixture))
 
         // Nothing changed: nothing published.

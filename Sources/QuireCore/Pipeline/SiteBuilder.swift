@@ -44,7 +44,7 @@ public final class SiteBuilder: @unchecked Sendable {
     public var options: BuildOptions
 
     /// Bump when published output changes for equal input, so every file is rebuilt once.
-    static let outputFormat = "quire-output-1"
+    static let outputFormat = "quire-output-2"
     /// Bump when previews change for equal pages.
     static let previewFormat = "quire-preview-2"
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import QuireCore
+@testable import QuireCore
 
 /// The watcher's fast path: a change set touching only page sources, translation files and asset
 /// bytes is built page by page and published as a delta. After every step the published tree
@@ -125,6 +125,23 @@ import QuireCore
         }
         #expect(fixture.lines(ignored).contains { $0.contains("home.yaml.new") && $0.contains("not a page source") })
         #expect(fixture.versions.count == versions + 10, "a broken save, a broken translation, a save without changes and a non-page file publish nothing")
+    }
+
+    @Test func aBurstOfPagesStreamsItsFilesAndMatchesAFullBuild() throws {
+        let session = try Session()
+        let fixture = session.fixture
+        let count = SiteBuilder.deltaStreamingPages + 4
+        let names = (0..<count).map { String(format: "bulk/p-%02d.yaml", $0) }
+        for name in names { try fixture.write("title: Bulk \(name)\nsections:\n  - type: divider\n", to: name) }
+        #expect(!session.builder.build().hasErrors)
+        let result = try session.step("a checkout of many pages", changed: names + ["home.yaml"]) {
+            for name in names { try fixture.write("title: Edited \(name)\nsections:\n  - type: divider\n", to: name) }
+            try fixture.write(Self.page.replacingOccurrences(of: "Public intro.", with: "Bulk intro."), to: "home.yaml")
+        }
+        #expect(result.pagesRebuilt.count == count + 1)
+        #expect(try fixture.published("en/bulk/p-03.json").contains("Edited bulk/p-03.yaml"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(fixture.dist)/\(fixture.site)/staging").isEmpty)
+        #expect(try SiteStore(dist: fixture.dist, site: fixture.site).verify() == [])
     }
 
     @Test func siteWideChangesTakeTheFullPath() throws {

@@ -148,6 +148,9 @@ extension SiteBuilder {
         return base
     }
 
+    /// From this many pages on, a delta build streams its rendered files into `staging/`.
+    static let deltaStreamingPages = 16
+
     /// Builds and publishes `changed` as a delta; nil when the change set needs the full path.
     func deltaBuild(changed: Set<String>, inventory: SiteInventory, clock: StageClock, started: UInt64) -> SiteBuildResult? {
         guard options.publish, lastBuildPublished, let store, let scoped = deltaBase.flatMap({ deltaScope(changed, inventory: inventory, base: $0) }),
@@ -172,10 +175,14 @@ extension SiteBuilder {
         var changes = DeltaChanges()
         // The change set's pages on both cores (a translation drop or a checkout touches
         // hundreds), against snapshots of the caches; then applied one by one.
-        let pass = PagePass(context: base.context, reader: SourceFileReader(maxBytes: config.limits.maxFileBytes),
+        var pass = PagePass(context: base.context, reader: SourceFileReader(maxBytes: config.limits.maxFileBytes),
                             settingsDigest: base.settings.digest, published: published, now: options.now(), inventory: inventory,
                             pages: scope.pages, cachedSources: sourceCache, cachedTranslations: translationCache,
                             reuseSource: { _ in false }, reuseTranslation: { !changed.contains($0) })
+        // Many pages (a burst, a checkout) stream their files to disk as a full build does,
+        // rather than holding them all until the publish; one page keeps its bytes.
+        if scope.pages.count >= Self.deltaStreamingPages { pass.blobs = try? store.openStagingBlobs() }
+        defer { pass.blobs?.close() }
         for page in renderPages(pageIDs, in: pass, clock: clock, keep: { $0 }) {
             apply(page, to: &changes, base: &base, scope: &scope, result: &result, now: pass.now)
         }

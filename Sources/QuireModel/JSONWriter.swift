@@ -16,42 +16,38 @@ public struct JSONWriter: Sendable {
     public func string(_ value: JSONValue) -> String { String(decoding: bytes(value), as: UTF8.self) }
 
     public func bytes(_ value: JSONValue) -> [UInt8] {
-        var out: [UInt8] = []
-        // Published pages are ~10 KB; starting big skips the first few regrowths.
-        out.reserveCapacity(16 * 1024)
-        write(value, depth: 0, into: &out)
-        if pretty { out.append(UInt8(ascii: "\n")) }
-        return out
+        // Published pages are ~10-20 KB; starting big skips the first few regrowths.
+        var sink = ByteSink(capacity: 32 * 1024)
+        write(value, depth: 0, into: &sink)
+        if pretty { sink.append(UInt8(ascii: "\n")) }
+        return sink.array()
     }
 
     /// Appends `value` as it would appear nested `depth` levels deep (no trailing newline), so a
     /// document can be put together from pieces encoded once and kept.
     public func append(_ value: JSONValue, depth: Int, to out: inout [UInt8]) {
-        write(value, depth: depth, into: &out)
+        var sink = ByteSink(capacity: 1024)
+        write(value, depth: depth, into: &sink)
+        sink.withBytes { out.append(contentsOf: $0) }
     }
 
-    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 128)
-
-    private func newline(_ depth: Int, into out: inout [UInt8]) {
+    private func newline(_ depth: Int, into out: inout ByteSink) {
         guard pretty else { return }
         out.append(UInt8(ascii: "\n"))
-        var remaining = depth * 2
-        while remaining > 0 {
-            let count = min(remaining, Self.spaces.count)
-            out.append(contentsOf: Self.spaces[0..<count])
-            remaining -= count
-        }
+        out.append(repeating: UInt8(ascii: " "), count: depth * 2)
     }
 
-    private func write(_ value: JSONValue, depth: Int, into out: inout [UInt8]) {
+    private func write(_ value: JSONValue, depth: Int, into out: inout ByteSink) {
         switch value {
-        case .null: Self.append("null", to: &out)
-        case .bool(let flag): Self.append(flag ? "true" : "false", to: &out)
+        case .null: out.append("null")
+        case .bool(let flag): out.append(flag ? "true" : "false")
         case .integer(let number): Self.writeInteger(number, into: &out)
-        case .number(let number): out.append(contentsOf: Self.format(number).utf8)
+        case .number(let number):
+            var text = Self.format(number)
+            text.withUTF8 { out.append($0) }
         case .string(let text): Self.writeString(text, into: &out)
         case .array(let items):
-            if items.isEmpty { Self.append("[]", to: &out); return }
+            if items.isEmpty { out.append("[]"); return }
             out.append(UInt8(ascii: "["))
             // Elements are read in place through the buffer: iterating the array would copy
             // (retain and release) every element on the way.
@@ -65,15 +61,14 @@ public struct JSONWriter: Sendable {
             newline(depth, into: &out)
             out.append(UInt8(ascii: "]"))
         case .object(let object):
-            if object.isEmpty { Self.append("{}", to: &out); return }
+            if object.isEmpty { out.append("{}"); return }
             out.append(UInt8(ascii: "{"))
             object.members.withUnsafeBufferPointer { members in
                 for index in members.indices {
                     if index > 0 { out.append(UInt8(ascii: ",")) }
                     newline(depth + 1, into: &out)
                     Self.writeString(members[index].key, into: &out)
-                    out.append(UInt8(ascii: ":"))
-                    if pretty { out.append(UInt8(ascii: " ")) }
+                    if pretty { out.append(": ") } else { out.append(UInt8(ascii: ":")) }
                     write(members[index].value, depth: depth + 1, into: &out)
                 }
             }
@@ -88,12 +83,8 @@ public struct JSONWriter: Sendable {
         return "\(number)"
     }
 
-    private static func append(_ text: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
     /// Decimal digits, as `String(number)` writes them.
-    static func writeInteger(_ number: Int, into out: inout [UInt8]) {
+    static func writeInteger(_ number: Int, into out: inout ByteSink) {
         if number < 0 { out.append(UInt8(ascii: "-")) }
         // The magnitude as unsigned, so `Int.min` needs no special case.
         var magnitude = number.magnitude
@@ -105,66 +96,77 @@ public struct JSONWriter: Sendable {
                 buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
+            UnsafeRawBufferPointer(rebasing: buffer[start...]).withMemoryRebound(to: UInt8.self) { out.append($0) }
         }
     }
 
-    static func writeString(_ text: String, into out: inout [UInt8]) {
+    static func writeString(_ text: String, into out: inout ByteSink) {
         // Native strings hand out their storage as is; only others are copied first.
         if text.utf8.withContiguousStorageIfAvailable({ writeString($0, into: &out) }) != nil { return }
         var copy = text
         copy.withUTF8 { writeString($0, into: &out) }
     }
 
-    private static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    private static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteSink) {
         out.append(UInt8(ascii: "\""))
-        // Text is copied in runs; only the bytes that need an escape are handled one by one.
+        // Text is copied in runs between escapes: a string without any (most of them) is one
+        // scan and one copy.
         var runStart = 0
-        var index = 0
-        while index < bytes.count {
-            // Eight bytes at a time while none of them needs an escape (most of any text).
-            if index + 8 <= bytes.count, let start = bytes.baseAddress {
-                let word = UnsafeRawPointer(start + index).loadUnaligned(as: UInt64.self)
-                if !anyNeedsEscape(word) {
-                    index += 8
-                    continue
-                }
-            }
-            let byte = bytes[index]
-            guard needsEscape(byte) else { index += 1; continue }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+        while true {
+            let found = firstEscape(in: bytes, from: runStart)
+            out.append(UnsafeBufferPointer(rebasing: bytes[runStart..<found]))
+            guard found < bytes.count else { break }
+            let byte = bytes[found]
             switch byte {
-            case UInt8(ascii: "\""): append("\\\"", to: &out)
-            case UInt8(ascii: "\\"): append("\\\\", to: &out)
-            case 0x0A: append("\\n", to: &out)
-            case 0x0D: append("\\r", to: &out)
-            case 0x09: append("\\t", to: &out)
+            case UInt8(ascii: "\""): out.append("\\\"")
+            case UInt8(ascii: "\\"): out.append("\\\\")
+            case 0x0A: out.append("\\n")
+            case 0x0D: out.append("\\r")
+            case 0x09: out.append("\\t")
             default:
                 let digits: StaticString = "0123456789abcdef"
                 let hex = UnsafeBufferPointer(start: digits.utf8Start, count: digits.utf8CodeUnitCount)
-                append("\\u00", to: &out)
+                out.append("\\u00")
                 out.append(hex[Int(byte >> 4)])
                 out.append(hex[Int(byte & 0x0F)])
             }
-            index += 1
-            runStart = index
+            runStart = found + 1
         }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         out.append(UInt8(ascii: "\""))
     }
 
-    /// Whether any of the eight bytes of `word` needs an escape, without looking at them one
-    /// by one ("has less than" and "has zero byte" from Bit Twiddling Hacks; both exact as
-    /// yes/no answers). Bytes of multi-byte characters (0x80 and up) never match.
+    /// The index of the first byte at or after `start` that needs an escape, or `bytes.count`.
+    /// Eight bytes at a time: the lowest flagged byte of `escapeMask` is exactly the first one,
+    /// so no byte is looked at twice.
+    static func firstEscape(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return bytes.count }
+        var index = start
+        while index + 8 <= bytes.count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let mask = escapeMask(UInt64(littleEndian: word))
+            if mask != 0 { return index + mask.trailingZeroBitCount / 8 }
+            index += 8
+        }
+        while index < bytes.count, !needsEscape(base[index]) { index += 1 }
+        return index
+    }
+
+    /// The high bit of each byte of `word` (read little-endian) set where it may need an escape
+    /// ("has less than" and "has zero byte" from Bit Twiddling Hacks). A borrow can only flag
+    /// a byte above one that truly needs an escape, so the lowest flagged byte is exact and zero
+    /// means none does. Bytes of multi-byte characters (0x80 and up) never match.
     @inline(__always)
-    static func anyNeedsEscape(_ word: UInt64) -> Bool {
+    static func escapeMask(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highBits: UInt64 = 0x8080_8080_8080_8080
-        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highBits != 0 }
-        let hasControl = (word &- ones &* 0x20) & ~word & highBits != 0
-        return hasControl || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
-            || hasZeroByte(word ^ (ones &* 0x7F))
+        func zeroBytes(_ value: UInt64) -> UInt64 { (value &- ones) & ~value }
+        let control = (word &- ones &* 0x20) & ~word
+        return (control | zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C))
+            | zeroBytes(word ^ (ones &* 0x7F))) & highBits
     }
+
+    /// Whether any of the eight bytes of `word` needs an escape.
+    static func anyNeedsEscape(_ word: UInt64) -> Bool { escapeMask(word) != 0 }
 
     @inline(__always)
     static func needsEscape(_ byte: UInt8) -> Bool {

@@ -59,3 +59,101 @@ func writesIntegersAsSwiftPrintsThem(number: Int) {
         #expect(JSONWriter.anyNeedsEscape(packed) == word.contains(where: JSONWriter.needsEscape))
     }
 }
+
+@Test func firstEscapeFoundEightBytesAtATimeIsTheFirstByteByByte() {
+    // Texts with escapes at every offset, one or two per word, and runs across word boundaries.
+    let interesting: [UInt8] = [0x00, 0x1F, 0x20, 0x22, 0x5C, 0x7F, 0x80, 0xC3, UInt8(ascii: "a")]
+    var texts: [[UInt8]] = []
+    for length in 0..<20 {
+        for first in interesting {
+            for second in interesting {
+                for position in 0..<length {
+                    var text = [UInt8](repeating: UInt8(ascii: "b"), count: length)
+                    text[position] = first
+                    if position + 1 < length { text[position + 1] = second }
+                    texts.append(text)
+                }
+            }
+        }
+    }
+    for text in texts {
+        text.withUnsafeBufferPointer { bytes in
+            for start in 0...bytes.count {
+                let expected = bytes[start...].firstIndex(where: JSONWriter.needsEscape) ?? bytes.count
+                #expect(JSONWriter.firstEscape(in: bytes, from: start) == expected)
+            }
+        }
+    }
+}
+
+/// The writer as it was written before it worked on bytes: one `String` per piece.
+private func referenceJSON(_ value: JSONValue, pretty: Bool, depth: Int = 0) -> String {
+    func newline(_ depth: Int) -> String { pretty ? "\n" + String(repeating: "  ", count: depth) : "" }
+    func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+    switch value {
+    case .null: return "null"
+    case .bool(let flag): return flag ? "true" : "false"
+    case .integer(let number): return String(number)
+    case .number(let number): return JSONWriter.format(number)
+    case .string(let text): return quoted(text)
+    case .array(let items):
+        if items.isEmpty { return "[]" }
+        let inner = items.map { newline(depth + 1) + referenceJSON($0, pretty: pretty, depth: depth + 1) }
+        return "[" + inner.joined(separator: ",") + newline(depth) + "]"
+    case .object(let object):
+        if object.isEmpty { return "{}" }
+        let inner = object.members.map {
+            newline(depth + 1) + quoted($0.key) + (pretty ? ": " : ":")
+                + referenceJSON($0.value, pretty: pretty, depth: depth + 1)
+        }
+        return "{" + inner.joined(separator: ",") + newline(depth) + "}"
+    }
+}
+
+@Test(arguments: [false, true])
+func writerMatchesTheStringByStringWriter(pretty: Bool) {
+    // Pseudo-random documents: nesting, every kind of value, texts with and without escapes,
+    // long enough to outgrow the writer's first buffer.
+    var state: UInt64 = 0x2545_F491_4F6C_DD1D
+    func next(_ bound: Int) -> Int {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Int((state >> 33) % UInt64(bound))
+    }
+    let pieces = ["plain words ", "é漢😀", "\"", "\\", "\n", "\t", "\u{1}", "\u{7F}", "/", "long text without escapes "]
+    func text() -> String { (0..<next(12)).map { _ in pieces[next(pieces.count)] }.joined() }
+    func value(_ depth: Int) -> JSONValue {
+        switch next(depth > 4 ? 6 : 8) {
+        case 0: return .null
+        case 1: return .bool(next(2) == 0)
+        case 2: return .integer(next(2_000_000) - 1_000_000)
+        case 3: return .number(Double(next(1000)) / 8)
+        case 4, 5: return .string(text())
+        case 6: return .array((0..<next(6)).map { _ in value(depth + 1) })
+        default: return .object(JSONObject((0..<next(6)).map { index in (text() + String(index), value(depth + 1)) }))
+        }
+    }
+    for _ in 0..<300 {
+        let document = JSONValue.array((0..<40).map { _ in value(0) })
+        let expected = referenceJSON(document, pretty: pretty) + (pretty ? "\n" : "")
+        #expect(JSONWriter(pretty: pretty).string(document) == expected)
+        var appended: [UInt8] = [0x41]
+        JSONWriter(pretty: pretty).append(document, depth: 2, to: &appended)
+        #expect(appended == [0x41] + Array(referenceJSON(document, pretty: pretty, depth: 2).utf8))
+    }
+}

@@ -4,7 +4,7 @@ import Synchronization
 /// A rendered file already written into the store's staging area, waiting for its tree: the
 /// publish moves it into place instead of holding its bytes in memory until then.
 public struct StagedBlob: Sendable, Hashable {
-    /// `dist/<site>/staging/blobs-<pid>-<random>/<n>`.
+    /// `dist/<site>/staging/blobs-<pid>-<random>/<output folder>/<name>` (see `stage`).
     public let path: String
     public let sha256: String
     public let size: Int

@@ -36,6 +36,27 @@ import Testing
         try second.withPublishLock(timeout: 1, waiting: { _ in Issue.record("the lock is free") }) {}
     }
 
+    @Test func atTheLinkLimitStoredFilesAreCopiedAndSubfoldersLinkedAnew() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        _ = try store.publish(request([page("en/a.json", "A"), page("en/b.json", "B"), page("en/guides/g.json", "G"), page("fr/a.json", "FA")]))
+        // Every hard link of a stored entry fails as it does when an inode has too many names.
+        FaultInjection.inject(.init(operation: "hard-link", pathPrefix: store.root + "/trees/", errorNumber: EMLINK))
+        defer { FaultInjection.clear(pathPrefix: store.root + "/trees/") }
+        // A full publish carrying files, and a delta keeping entries of the edited folder.
+        _ = try store.publish(request([carried("en/a.json"), page("en/b.json", "B2"), carried("en/guides/g.json"), carried("fr/a.json")]))
+        let delta = PublishDelta(base: VersionID(2), files: [page("en/b.json", "B3")], removed: [], manifest: JSONObject([("locales", ["en", "fr"])]),
+                                 buildRecord: JSONObject())
+        #expect(try store.publish(delta) == .published(VersionID(3), isCurrent: true))
+        for (path, text) in [("en/a.json", "A"), ("en/b.json", "B3"), ("en/guides/g.json", "G"), ("fr/a.json", "FA")] {
+            #expect(readText(store.root + "/current/" + path) == text)
+        }
+        let copied = try #require(lstatInfo((store.root + "/current/en/a.json").resolvedThroughLinks))
+        let first = try #require(lstatInfo((store.root + "/versions/v000001/en/a.json").resolvedThroughLinks))
+        #expect(copied.st_ino != first.st_ino, "a copy, not a link")
+        #expect(try store.verify() == [])
+    }
+
     @Test func aFailedWriteLeavesCurrentAndCleansStaging() throws {
         let dist = TemporaryDist()
         let store = try dist.store()

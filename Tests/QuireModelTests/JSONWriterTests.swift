@@ -13,22 +13,7 @@ func writesIntegersAsSwiftPrintsThem(number: Int) {
 
 @Test func escapesEveryControlCharacterAndCopiesTheRest() {
     let text = String(decoding: (0..<0x80).map { UInt8($0) }, as: UTF8.self) + "é漢😀"
-    var expected = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": expected += "\\\""
-        case "\\": expected += "\\\\"
-        case "\n": expected += "\\n"
-        case "\r": expected += "\\r"
-        case "\t": expected += "\\t"
-        case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-            let hex = String(scalar.value, radix: 16)
-            expected += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: expected.unicodeScalars.append(scalar)
-        }
-    }
-    expected += "\""
-    #expect(JSONWriter(pretty: false).string(.string(text)) == expected)
+    #expect(JSONWriter(pretty: false).string(.string(text)) == referenceQuoted(text))
 }
 
 @Test func indentsDeepNestingPastTheSpaceRun() {
@@ -86,32 +71,34 @@ func writesIntegersAsSwiftPrintsThem(number: Int) {
     }
 }
 
+/// A string as JSON, scalar by scalar: the escapes the writer must produce.
+private func referenceQuoted(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+            let hex = String(scalar.value, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
+}
+
 /// The writer as it was written before it worked on bytes: one `String` per piece.
 private func referenceJSON(_ value: JSONValue, pretty: Bool, depth: Int = 0) -> String {
     func newline(_ depth: Int) -> String { pretty ? "\n" + String(repeating: "  ", count: depth) : "" }
-    func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
     switch value {
     case .null: return "null"
     case .bool(let flag): return flag ? "true" : "false"
     case .integer(let number): return String(number)
     case .number(let number): return JSONWriter.format(number)
-    case .string(let text): return quoted(text)
+    case .string(let text): return referenceQuoted(text)
     case .array(let items):
         if items.isEmpty { return "[]" }
         let inner = items.map { newline(depth + 1) + referenceJSON($0, pretty: pretty, depth: depth + 1) }
@@ -119,7 +106,7 @@ private func referenceJSON(_ value: JSONValue, pretty: Bool, depth: Int = 0) -> 
     case .object(let object):
         if object.isEmpty { return "{}" }
         let inner = object.members.map {
-            newline(depth + 1) + quoted($0.key) + (pretty ? ": " : ":")
+            newline(depth + 1) + referenceQuoted($0.key) + (pretty ? ": " : ":")
                 + referenceJSON($0.value, pretty: pretty, depth: depth + 1)
         }
         return "{" + inner.joined(separator: ",") + newline(depth) + "}"

@@ -38,28 +38,24 @@ extension SiteBuilder {
             self.published = published
             self.now = now
             sources = inventory.pages
-            // Only the pages asked for, when a delta build names them.
-            if let pages {
-                translationFiles = Dictionary(uniqueKeysWithValues: pages.compactMap { page in inventory.translationsByPage[page].map { (page, $0) } })
-            } else {
-                translationFiles = inventory.translationsByPage
-            }
-            let wanted = { (file: SiteInventory.TranslationFile) in pages?.contains(file.pageID) ?? true }
-            refusedTranslations = Dictionary(grouping: inventory.refusedTranslations.filter(wanted), by: \.pageID)
-            // A delta build keeps only its pages' entries: the builder updates its caches while
-            // the pass lives, and a pass holding the whole dictionaries would make each update
-            // copy them (10,000 pages' entries per edit).
-            if let pages {
-                let sourcePaths = pages.flatMap { inventory.pages[$0] ?? [] }.map(\.path)
-                let translationPaths = (translationFiles.values.flatMap { $0 } + refusedTranslations.values.flatMap { $0 }).map(\.file.path)
-                self.cachedSources = cachedSources.subset(sourcePaths)
-                self.cachedTranslations = cachedTranslations.subset(translationPaths)
-            } else {
-                self.cachedSources = cachedSources
-                self.cachedTranslations = cachedTranslations
-            }
             self.reuseSource = reuseSource
             self.reuseTranslation = reuseTranslation
+            let wanted = { (file: SiteInventory.TranslationFile) in pages?.contains(file.pageID) ?? true }
+            refusedTranslations = Dictionary(grouping: inventory.refusedTranslations.filter(wanted), by: \.pageID)
+            guard let pages else {
+                translationFiles = inventory.translationsByPage
+                self.cachedSources = cachedSources
+                self.cachedTranslations = cachedTranslations
+                return
+            }
+            // A delta build: only the pages it names, and only their cache entries. The builder
+            // updates its caches while the pass lives, and a pass holding the whole dictionaries
+            // would make each update copy them (10,000 pages' entries per edit).
+            translationFiles = Dictionary(uniqueKeysWithValues: pages.compactMap { page in inventory.translationsByPage[page].map { (page, $0) } })
+            let sourcePaths = pages.flatMap { inventory.pages[$0] ?? [] }.map(\.path)
+            let translationPaths = (translationFiles.values.flatMap { $0 } + refusedTranslations.values.flatMap { $0 }).map(\.file.path)
+            self.cachedSources = cachedSources.subset(sourcePaths)
+            self.cachedTranslations = cachedTranslations.subset(translationPaths)
         }
     }
 

@@ -85,9 +85,8 @@ struct TreeManifest: Sendable, Equatable {
         return low
     }
 
-    var json: JSONValue { .object(JSONObject([("format", .integer(Self.format)), ("entries", .array(entries.map(Self.json)))])) }
-
-    /// The bytes `JSONWriter(pretty: true)` gives for `json`, written entry by entry: each entry
+    /// The manifest as `JSONWriter(pretty: true)` writes it (`{format, entries: [{name, kind,
+    /// sha256, size, input_digest, metadata} or {name, kind, tree}]}`), entry by entry: each entry
     /// is an object two levels deep, so its bytes do not depend on its neighbours, and a run of
     /// entries kept from `previous` is one copy of its bytes (separators included).
     private static func encode(_ entries: [Entry], keeping kept: [Int?]?, of previous: TreeManifest?) -> ([UInt8], [Range<Int>]) {
@@ -116,7 +115,7 @@ struct TreeManifest: Sendable, Equatable {
         return (out, ranges)
     }
 
-    /// The bytes `writer` gives for `json(entry)` two levels deep, member by member: a full
+    /// One entry as `writer` writes an object two levels deep, member by member: a full
     /// publish writes 60,000 entries, and building each as an object first doubled the cost.
     private static func write(_ entry: Entry, with writer: JSONWriter, into out: inout [UInt8]) {
         func member(_ key: StaticString, _ value: JSONValue, first: Bool = false) {
@@ -138,19 +137,6 @@ struct TreeManifest: Sendable, Equatable {
             member("tree", .string(id))
         }
         out.append(contentsOf: "\n    }".utf8)
-    }
-
-    private static func json(_ entry: Entry) -> JSONValue {
-        var object = JSONObject([("name", .string(entry.name))])
-        switch entry.kind {
-        case .file(let file):
-            object["kind"] = "file"
-            for member in file.manifestFields { object[member.key] = member.value }
-        case .tree(let id):
-            object["kind"] = "tree"
-            object["tree"] = .string(id)
-        }
-        return .object(object)
     }
 
     init(parsing bytes: [UInt8], path: String) throws(StoreError) {

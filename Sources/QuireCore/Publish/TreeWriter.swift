@@ -53,23 +53,24 @@ struct TreeWriter {
             case .bytes(let bytes): try target.createFile(name, bytes)
             case .staged(let blob): if !adopted { try FileSystem.rename(blob, to: folder + "/" + name) }
             case .storedFile(let path):
-                do {
-                    try stored.link(path, as: name)
-                } catch where error.errorNumber == EMLINK {
-                    // The file system's link limit for one inode: store another copy instead.
-                    try target.createFile(name, FileSystem.readFile(path))
-                }
+                let slash = path.lastIndex(of: "/") ?? path.startIndex
+                try stored.link(String(path[path.index(after: slash)...]), in: path[..<slash], as: name, else: .copy)
             }
         }
-        if let base = tree.linkedFrom { try linkUnchanged(tree, from: base, into: target) }
+        // An edited tree: what it keeps from its earlier tree, by name.
+        if let base = tree.linkedFrom {
+            for entry in tree.manifest.entries where tree.files[entry.name] == nil && tree.subtrees[entry.name] == nil {
+                let replacement: StoredEntries.Replacement = switch entry.kind { case .file: .copy; case .tree(let id): .subtreeLink(id) }
+                try stored.link(entry.name, in: base[...], as: entry.name, else: replacement)
+            }
+        }
         for (name, subtree) in tree.subtrees {
             if let path = tree.storedSubtreeLinks[name] {
-                do {
-                    try stored.link(path, as: name)
-                    continue
-                } catch where error.errorNumber == EMLINK {}
+                let slash = path.lastIndex(of: "/") ?? path.startIndex
+                try stored.link(String(path[path.index(after: slash)...]), in: path[..<slash], as: name, else: .subtreeLink(subtree.id))
+            } else {
+                try target.symbolicLink(SiteLayout.subtreeTarget(subtree.id), as: name)
             }
-            try target.symbolicLink(SiteLayout.subtreeTarget(subtree.id), as: name)
         }
         try FileSystem.createFile(folder + ".json", tree.manifest.bytes)
     }
@@ -90,22 +91,6 @@ struct TreeWriter {
         return (try? FileSystem.rename(String(blobFolder), to: folder)) != nil
     }
 
-    /// The entries of an edited tree that its earlier tree already holds, as hard links of them.
-    private static func linkUnchanged(_ tree: PlannedTree, from base: String, into target: DirectoryHandle) throws(StoreError) {
-        let source = try DirectoryHandle(base)
-        for entry in tree.manifest.entries where tree.files[entry.name] == nil && tree.subtrees[entry.name] == nil {
-            do {
-                try target.hardLink(from: source, entry.name, as: entry.name)
-            } catch where error.errorNumber == EMLINK {
-                // The file system's link limit for one inode: another copy, or a new link.
-                switch entry.kind {
-                case .file: try target.createFile(entry.name, FileSystem.readFile(base + "/" + entry.name))
-                case .tree(let id): try target.symbolicLink(SiteLayout.subtreeTarget(id), as: entry.name)
-                }
-            }
-        }
-    }
-
     /// Moves the staged trees into `trees/`: the folder first, the manifest last, each only when
     /// missing (an equal tree stored meanwhile, or left by a crash after the folder, is kept).
     func moveIntoPlace() throws(StoreError) {
@@ -121,20 +106,34 @@ struct TreeWriter {
 /// Hard links of entries stored in earlier trees into the folder being written, through a
 /// few open handles of their folders (entries usually come from one or two earlier trees).
 private struct StoredEntries {
+    /// What to make instead when the file system's link limit for one inode is reached.
+    enum Replacement {
+        /// Another copy of the file.
+        case copy
+        /// A new `../<id>` link to the subfolder's tree.
+        case subtreeLink(String)
+    }
+
     let target: DirectoryHandle
     private var folders: [Substring: DirectoryHandle] = [:]
 
     init(target: DirectoryHandle) { self.target = target }
 
-    /// Links `path` (a file, or a subfolder link, which is linked itself, not followed) as `name`.
-    mutating func link(_ path: String, as name: String) throws(StoreError) {
-        let slash = path.lastIndex(of: "/") ?? path.startIndex
-        let folder = path[..<slash]
-        if folders[folder] == nil && folders.count < 32 { folders[folder] = try DirectoryHandle(String(folder)) }
-        if let source = folders[folder] {
-            try target.hardLink(from: source, String(path[path.index(after: slash)...]), as: name)
-        } else {
-            try FileSystem.hardLink(path, at: target.path + "/" + name)
+    /// Links `folder/sourceName` (a file, or a subfolder link, which is linked itself, not
+    /// followed) as `name`.
+    mutating func link(_ sourceName: String, in folder: Substring, as name: String, else replacement: Replacement) throws(StoreError) {
+        do {
+            if folders[folder] == nil && folders.count < 32 { folders[folder] = try DirectoryHandle(String(folder)) }
+            if let source = folders[folder] {
+                try target.hardLink(from: source, sourceName, as: name)
+            } else {
+                try FileSystem.hardLink(folder + "/" + sourceName, at: target.path + "/" + name)
+            }
+        } catch where error.errorNumber == EMLINK {
+            switch replacement {
+            case .copy: try target.createFile(name, FileSystem.readFile(folder + "/" + sourceName))
+            case .subtreeLink(let id): try target.symbolicLink(SiteLayout.subtreeTarget(id), as: name)
+            }
         }
     }
 }

@@ -147,3 +147,64 @@ import Testing
         #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
     }
 }
+
+@Suite struct WriteBehindTests {
+    /// Counts syncs, and how many ran at once.
+    final class SyncRecorder: Sendable {
+        let started = Atomic<Int>(0)
+        let running = Atomic<Int>(0)
+        let mostAtOnce = Atomic<Int>(0)
+
+        func sync() {
+            started.add(1, ordering: .relaxed)
+            let now = running.add(1, ordering: .relaxed).newValue
+            if now > mostAtOnce.load(ordering: .relaxed) { mostAtOnce.store(now, ordering: .relaxed) }
+            usleep(2_000)
+            running.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    @Test func aSyncStartsOnlyPastTheThreshold() {
+        let recorder = SyncRecorder()
+        let writeBehind = WriteBehind(threshold: 100) { recorder.sync() }
+        writeBehind.wrote(60)
+        writeBehind.wait()
+        #expect(recorder.started.load(ordering: .relaxed) == 0)
+        writeBehind.wrote(60)
+        writeBehind.wait()
+        #expect(recorder.started.load(ordering: .relaxed) == 1)
+        // The count starts again after a sync.
+        writeBehind.wrote(60)
+        writeBehind.wait()
+        #expect(recorder.started.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func writersOnManyThreadsNeverRunTwoSyncsAtOnce() {
+        let recorder = SyncRecorder()
+        let writeBehind = WriteBehind(threshold: 1_000) { recorder.sync() }
+        DispatchQueue.concurrentPerform(iterations: 2_000) { _ in writeBehind.wrote(100) }
+        writeBehind.wait()
+        // 200,000 bytes: at most one sync per 1,000, at least one, and one at a time.
+        let started = recorder.started.load(ordering: .relaxed)
+        #expect(started >= 1 && started <= 200)
+        #expect(recorder.mostAtOnce.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func stagingSyncsTheFileSystemWhileABuildWrites() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        let blobs = try store.openStagingBlobs()
+        let megabyte = [UInt8](repeating: 0x61, count: 1 << 20)
+        let files = WriteBehind.defaultThreshold >> 20
+        for index in 0..<files - 1 { _ = blobs.stage(megabyte, at: "en/page-\(index).json") }
+        #expect(blobs.writeBehind.syncsStarted.load(ordering: .relaxed) == 0)
+        guard case .staged = blobs.stage(megabyte, at: "en/last.json") else {
+            Issue.record("not staged")
+            return
+        }
+        #expect(blobs.writeBehind.syncsStarted.load(ordering: .relaxed) == 1)
+        // Closing waits for the sync, then removes every blob and the lock.
+        blobs.close()
+        #expect(try FileSystem.list(store.root + "/staging").isEmpty)
+    }
+}

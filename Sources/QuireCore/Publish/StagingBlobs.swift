@@ -16,13 +16,15 @@ public struct StagedBlob: Sendable, Hashable {
 /// Blobs are written before the publish lock is taken, so a `.lock` file beside the folder, held
 /// with `flock` while the folder is in use, tells another process's leftover cleanup to keep it;
 /// the kernel drops the flock when this process dies, and the next lock holder removes both.
-/// Files are not synced one by one: the publish syncs the file system once before the swap.
+/// Files are not synced one by one: the publish syncs the file system once before the swap, and
+/// `WriteBehind` gets the disk writing them meanwhile.
 /// Each blob has its own name and is moved into exactly one tree; a write that fails (disk full)
 /// keeps that file in memory instead, and the publish then reports the failure itself.
 public final class StagingBlobs: Sendable {
     let folder: String
     private let lockPath: String
     private let lockDescriptor: Int32
+    let writeBehind: WriteBehind
     private let isFailed = Atomic<Bool>(false)
     private let isClosed = Atomic<Bool>(false)
 
@@ -56,6 +58,7 @@ public final class StagingBlobs: Sendable {
             self.folder = staging + "/" + name
             self.lockPath = lockPath
             self.lockDescriptor = descriptor
+            self.writeBehind = WriteBehind(descriptor: descriptor)
             return
         }
     }
@@ -88,6 +91,7 @@ public final class StagingBlobs: Sendable {
             isFailed.store(true, ordering: .relaxed)
             return .bytes(bytes)
         }
+        writeBehind.wrote(bytes.count)
         return .staged(StagedBlob(path: path, sha256: SHA256.hash(bytes), size: bytes.count))
     }
 
@@ -103,6 +107,7 @@ public final class StagingBlobs: Sendable {
         // Folder first, lock last: whoever finds the lock free finds no folder of ours.
         try? FileSystem.removeTree(folder)
         _ = unlink(lockPath)
+        writeBehind.wait()
         Glibc.close(lockDescriptor)
     }
 

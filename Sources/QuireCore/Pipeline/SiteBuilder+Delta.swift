@@ -128,6 +128,16 @@ extension SiteBuilder {
         return String(rest[rest.index(after: slash)...])
     }
 
+    /// Pages with a published page file, not only a preview (what `DeltaBase.publishedPages`
+    /// keeps up to date): the status report lists them without reading the version back.
+    static func publishedPages(_ files: [OutputFile]) -> Set<String> {
+        var pages = Set<String>()
+        for file in files where !file.path.hasPrefix("preview/") {
+            if let pageID = pageID(ofOutput: file.path, metadata: file.metadata) { pages.insert(pageID) }
+        }
+        return pages
+    }
+
     /// The base a full build leaves behind once published.
     func makeDeltaBase(version: VersionID, settings: SiteSettings, context: ValidationContext, pages: [PageBuild],
                        files: [OutputFile], cacheEntries: [String: CacheHeaderFiles.Entry],

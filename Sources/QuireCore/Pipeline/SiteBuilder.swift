@@ -250,7 +250,8 @@ public final class SiteBuilder: @unchecked Sendable {
         } catch {
             result.operationalError = "\(error)"
         }
-        clock.measure(.status) { writeStatus(result, context: context, pages: deltaBase?.publishedPages) }
+        let publishedPages = deltaBase?.publishedPages ?? result.outcome.map { _ in Self.publishedPages(files) }
+        clock.measure(.status) { writeStatus(result, context: context, pages: publishedPages) }
         return result
     }
 

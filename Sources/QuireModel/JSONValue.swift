@@ -84,6 +84,18 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         for (key, value) in members { self[key] = value }
     }
 
+    /// An object of members whose keys the caller knows to be distinct (checked in debug builds),
+    /// kept as given: one allocation, where a dictionary literal costs a second array, a copy of
+    /// every member and a search for repeated keys. For objects built in bulk from fixed keys
+    /// (the markdown block tree).
+    public init(distinctKeys members: [(key: String, value: JSONValue)]) {
+        assert(Self.keysAreDistinct(members.map { ($0.key, $0.value) }))
+        self.members = members
+        if members.count > Self.indexThreshold {
+            index = Dictionary(uniqueKeysWithValues: members.enumerated().map { ($1.key, $0) })
+        }
+    }
+
     private static func keysAreDistinct(_ members: [(String, JSONValue)]) -> Bool {
         members.withUnsafeBufferPointer { members in
             for later in members.indices {

@@ -82,6 +82,49 @@ import Testing
         #expect(PreviewURL.host(of: url) == expected)
     }
 
+    // MARK: The block tree builder
+
+    /// Markdown that exercises every node kind and the text-joining rules, beyond `markdown`.
+    static let treeInputs: [String] = markdown + [
+        "# Heading *em* **strong** `code`\n\nSetext\n===\n\n***\n\n> quote\n> - item *a*\n>   more\n",
+        "1. one\n2. two\n\n   para in item\n3) other\n\n7. seven\n8. eight\n\n- loose\n\n- list\n",
+        "a  \nhard break\\\nand `code` and [link *em* text](/x \"Title\") and ![alt **b** `c`\nd](/i.png \"t\")",
+        "```swift  extra words\nlet x = 1\n```\n\n```\nplain\n```\n\n    indented\n\n~~~\tpy\nx\n~~~",
+        "<div>html block</div>\n\npara <span>inline</span> tail &amp; &copy; [a](https://x \"\") end",
+        "![img in *alt* with [link](/l) and `code`](/p.png)\n\n[![nested](/n.png)](/link)",
+        String(repeating: "> ", count: 66) + "deep\n> > back\n\nafter",
+        String(repeating: "- ", count: 70) + "*em* `code`\n\n    code\n" + String(repeating: "> ", count: 70) + "```\nblock\n```",
+        String(repeating: "> ", count: 63) + "![alt](/a.png) x\n" + String(repeating: "> ", count: 63) + "- a\n\n  b",
+        "",
+        "   ",
+        "\u{0}nul é 漢字 e\u{301} 😀 *ü*",
+    ]
+
+    @Test(arguments: treeInputs)
+    func blockTreeMatchesTheSimpleBuilder(markdown: String) {
+        let expected = ReferenceBlockTreeBuilder.blocks(of: cleaned(markdown))
+        let fast = MarkdownBlockTreeBuilder.blocks(of: cleaned(markdown))
+        #expect(fast.flattenedDeepContent == expected.flattenedDeepContent)
+        #expect(JSONWriter(pretty: false).bytes(.array(fast.blocks)) == JSONWriter(pretty: false).bytes(.array(expected.blocks)))
+        #expect(fast.blocks == expected.blocks)
+    }
+
+    @Test func blockTreeMatchesTheSimpleBuilderOnTheGoldenFixtures() throws {
+        for name in MarkdownGoldenTests.names {
+            let text = try String(contentsOf: MarkdownGoldenTests.fixtures.appendingPathComponent("\(name).md"), encoding: .utf8)
+            let expected = ReferenceBlockTreeBuilder.blocks(of: cleaned(text))
+            let fast = MarkdownBlockTreeBuilder.blocks(of: cleaned(text))
+            #expect(fast.blocks == expected.blocks, "\(name)")
+            #expect(fast.flattenedDeepContent == expected.flattenedDeepContent, "\(name)")
+        }
+    }
+
+    private func cleaned(_ markdown: String) -> CommonMarkDocument {
+        let document = CommonMarkDocument(parsing: markdown)
+        _ = MarkdownRenderer.cleanUp(document)
+        return document
+    }
+
     // MARK: A page's markdown memo
 
     @Test(arguments: markdown)

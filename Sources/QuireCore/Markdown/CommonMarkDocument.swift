@@ -32,7 +32,8 @@ final class CommonMarkDocument {
         // (nearly all) is parsed from the string's own storage, without a copy.
         var markdown = markdown
         let parsed: OpaquePointer? = markdown.withUTF8 { bytes in
-            guard bytes.contains(13) else { return Self.parse(bytes) }
+            // `memchr`: the generic `contains` looks at one byte at a time.
+            guard let start = bytes.baseAddress, memchr(start, 13, bytes.count) != nil else { return Self.parse(bytes) }
             return Self.normalizingLineEndings(Array(bytes)).withUnsafeBufferPointer { Self.parse($0) }
         }
         // cmark returns nil only when it cannot allocate, and then it has already aborted.

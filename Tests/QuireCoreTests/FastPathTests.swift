@@ -125,6 +125,22 @@ import Testing
         return document
     }
 
+    /// Strings made from bytes cmark's UTF-8 check would have replaced: Swift replaced them first.
+    static let unvalidatedInputs: [String] = treeInputs + [
+        String(decoding: Array("a ".utf8) + [0xFF, 0x00, 0xC0, 0xAF, 0xED, 0xA0, 0x80] + Array(" *b*\n".utf8), as: UTF8.self),
+        String(decoding: [0xF4, 0x90, 0x80, 0x80, 0x0A, 0x23, 0x20, 0xE0, 0x80, 0x80, 0x00, 0x00], as: UTF8.self),
+        "nul\u{0}in a line\n\u{0}\n- \u{0}item\r\n`co\u{0}de`\rend \u{FFFE} \u{10FFFF} \u{FEFF}",
+        "\u{FEFF}# after a byte order mark",
+    ]
+
+    @Test(arguments: unvalidatedInputs)
+    func skippingCmarksUTF8CheckChangesNothing(markdown: String) {
+        let checked = CommonMarkDocument(parsing: markdown, validatingUTF8: true)
+        let unchecked = CommonMarkDocument(parsing: markdown)
+        #expect(Array(unchecked.html().utf8) == Array(checked.html().utf8))
+        #expect(MarkdownBlockTreeBuilder.blocks(of: unchecked).blocks == MarkdownBlockTreeBuilder.blocks(of: checked).blocks)
+    }
+
     // MARK: A page's markdown memo
 
     @Test(arguments: markdown)

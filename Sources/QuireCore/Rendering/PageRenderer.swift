@@ -144,7 +144,7 @@ public struct PageRenderer {
             let markdown = text(string)
             let rendered = renderMarkdown(markdown)
             for what in rendered.removed { removed.append((string, what)) }
-            return ["markdown": .string(markdown), "html": .string(rendered.html), "blocks": rendered.blocks]
+            return .object(JSONObject(distinctKeys: [("markdown", .string(markdown)), ("html", .string(rendered.html)), ("blocks", rendered.blocks)]))
         case .items(let items):
             return .array(items.map { item in
                 .object(JSONObject(item.map { ($0.name, render($0.value, removed: &removed)) }))

@@ -84,12 +84,28 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         for (key, value) in members { self[key] = value }
     }
 
-    /// An object of members whose keys the caller knows to be distinct (checked in debug builds),
-    /// kept as given: one allocation, where a dictionary literal costs a second array, a copy of
-    /// every member and a search for repeated keys. For objects built in bulk from fixed keys
-    /// (the markdown block tree).
+    /// An object of these members, in this order: what the dictionary literal makes of them (a
+    /// repeated key keeps its first position and its last value), without the literal's second
+    /// array and copy of every member. For objects built in bulk (the markdown block tree).
+    public init(members: [(key: String, value: JSONValue)]) {
+        let distinct = members.count <= Self.indexThreshold && members.withUnsafeBufferPointer { members in
+            for later in members.indices {
+                for earlier in 0..<later where members[earlier].key == members[later].key { return false }
+            }
+            return true
+        }
+        if distinct {
+            self.members = members
+            return
+        }
+        self.members.reserveCapacity(members.count)
+        for (key, value) in members { self[key] = value }
+    }
+
+    /// `init(members:)` for members whose keys are distinct by construction (fixed keys, as in
+    /// the markdown block tree), without searching for repeats: checked only in debug builds.
     public init(distinctKeys members: [(key: String, value: JSONValue)]) {
-        assert(Self.keysAreDistinct(members.map { ($0.key, $0.value) }))
+        assert(Self.keysAreDistinct(members.map { ($0.key, $0.value) }), "repeated keys in \(members.map(\.key))")
         self.members = members
         if members.count > Self.indexThreshold {
             index = Dictionary(uniqueKeysWithValues: members.enumerated().map { ($1.key, $0) })

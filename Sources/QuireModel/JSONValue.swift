@@ -84,6 +84,37 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         for (key, value) in members { self[key] = value }
     }
 
+    /// An object of these members, in this order: what the dictionary literal makes of them (a
+    /// repeated key keeps its first position and its last value), without the literal's second
+    /// array and copy of every member. For objects built in bulk (rendered sections and items).
+    public init(members: [(key: String, value: JSONValue)]) {
+        if members.count <= Self.indexThreshold && Self.keysAreDistinct(members) {
+            self.members = members
+            return
+        }
+        self.members.reserveCapacity(members.count)
+        for (key, value) in members { self[key] = value }
+    }
+
+    /// `init(members:)` for members whose keys are distinct by construction (fixed keys, as in
+    /// the markdown block tree), without searching for repeats: checked only in debug builds.
+    public init(distinctKeys members: [(key: String, value: JSONValue)]) {
+        assert(Self.keysAreDistinct(members), "repeated keys in \(members.map(\.key))")
+        self.members = members
+        if members.count > Self.indexThreshold {
+            index = Dictionary(uniqueKeysWithValues: members.enumerated().map { ($1.key, $0) })
+        }
+    }
+
+    private static func keysAreDistinct(_ members: [(key: String, value: JSONValue)]) -> Bool {
+        members.withUnsafeBufferPointer { members in
+            for later in members.indices {
+                for earlier in 0..<later where members[earlier].key == members[later].key { return false }
+            }
+            return true
+        }
+    }
+
     private static func keysAreDistinct(_ members: [(String, JSONValue)]) -> Bool {
         members.withUnsafeBufferPointer { members in
             for later in members.indices {

@@ -82,6 +82,65 @@ import Testing
         #expect(PreviewURL.host(of: url) == expected)
     }
 
+    // MARK: The block tree builder
+
+    /// Markdown that exercises every node kind and the text-joining rules, beyond `markdown`.
+    static let treeInputs: [String] = markdown + [
+        "# Heading *em* **strong** `code`\n\nSetext\n===\n\n***\n\n> quote\n> - item *a*\n>   more\n",
+        "1. one\n2. two\n\n   para in item\n3) other\n\n7. seven\n8. eight\n\n- loose\n\n- list\n",
+        "a  \nhard break\\\nand `code` and [link *em* text](/x \"Title\") and ![alt **b** `c`\nd](/i.png \"t\")",
+        "```swift  extra words\nlet x = 1\n```\n\n```\nplain\n```\n\n    indented\n\n~~~\tpy\nx\n~~~",
+        "<div>html block</div>\n\npara <span>inline</span> tail &amp; &copy; [a](https://x \"\") end",
+        "![img in *alt* with [link](/l) and `code`](/p.png)\n\n[![nested](/n.png)](/link)",
+        String(repeating: "> ", count: 66) + "deep\n> > back\n\nafter",
+        String(repeating: "- ", count: 70) + "*em* `code`\n\n    code\n" + String(repeating: "> ", count: 70) + "```\nblock\n```",
+        String(repeating: "> ", count: 63) + "![alt](/a.png) x\n" + String(repeating: "> ", count: 63) + "- a\n\n  b",
+        "",
+        "   ",
+        "\u{0}nul é 漢字 e\u{301} 😀 *ü*",
+    ]
+
+    @Test(arguments: treeInputs)
+    func blockTreeMatchesTheSimpleBuilder(markdown: String) {
+        let expected = ReferenceBlockTreeBuilder.blocks(of: cleaned(markdown))
+        let fast = MarkdownBlockTreeBuilder.blocks(of: cleaned(markdown))
+        #expect(fast.flattenedDeepContent == expected.flattenedDeepContent)
+        #expect(JSONWriter(pretty: false).bytes(.array(fast.blocks)) == JSONWriter(pretty: false).bytes(.array(expected.blocks)))
+        #expect(fast.blocks == expected.blocks)
+    }
+
+    @Test func blockTreeMatchesTheSimpleBuilderOnTheGoldenFixtures() throws {
+        for name in MarkdownGoldenTests.names {
+            let text = try String(contentsOf: MarkdownGoldenTests.fixtures.appendingPathComponent("\(name).md"), encoding: .utf8)
+            let expected = ReferenceBlockTreeBuilder.blocks(of: cleaned(text))
+            let fast = MarkdownBlockTreeBuilder.blocks(of: cleaned(text))
+            #expect(fast.blocks == expected.blocks, "\(name)")
+            #expect(fast.flattenedDeepContent == expected.flattenedDeepContent, "\(name)")
+        }
+    }
+
+    private func cleaned(_ markdown: String) -> CommonMarkDocument {
+        let document = CommonMarkDocument(parsing: markdown)
+        _ = MarkdownRenderer.cleanUp(document)
+        return document
+    }
+
+    /// Strings made from bytes cmark's UTF-8 check would have replaced: Swift replaced them first.
+    static let unvalidatedInputs: [String] = treeInputs + [
+        String(decoding: Array("a ".utf8) + [0xFF, 0x00, 0xC0, 0xAF, 0xED, 0xA0, 0x80] + Array(" *b*\n".utf8), as: UTF8.self),
+        String(decoding: [0xF4, 0x90, 0x80, 0x80, 0x0A, 0x23, 0x20, 0xE0, 0x80, 0x80, 0x00, 0x00], as: UTF8.self),
+        "nul\u{0}in a line\n\u{0}\n- \u{0}item\r\n`co\u{0}de`\rend \u{FFFE} \u{10FFFF} \u{FEFF}",
+        "\u{FEFF}# after a byte order mark",
+    ]
+
+    @Test(arguments: unvalidatedInputs)
+    func skippingCmarksUTF8CheckChangesNothing(markdown: String) {
+        let checked = CommonMarkDocument(parsing: markdown, validatingUTF8: true)
+        let unchecked = CommonMarkDocument(parsing: markdown)
+        #expect(Array(unchecked.html().utf8) == Array(checked.html().utf8))
+        #expect(MarkdownBlockTreeBuilder.blocks(of: unchecked).blocks == MarkdownBlockTreeBuilder.blocks(of: checked).blocks)
+    }
+
     // MARK: A page's markdown memo
 
     @Test(arguments: markdown)
@@ -131,6 +190,16 @@ import Testing
         let repeated = JSONObject([("b", 1), ("a", 2), ("b", 3), ("c", 4)])
         #expect(repeated.members.map(\.key) == slow.members.map(\.key))
         #expect(repeated == slow)
+        let fromMembers = JSONObject(members: [("b", 1), ("a", 2), ("b", 3), ("c", 4)])
+        #expect(fromMembers.members.map(\.key) == slow.members.map(\.key))
+        #expect(fromMembers == slow)
+        #expect(JSONObject(members: [("type", "text"), ("text", "x")]) == ["type": "text", "text": "x"])
+        #expect(JSONObject(distinctKeys: [("type", "text"), ("text", "x")]) == ["type": "text", "text": "x"])
+        let bigDistinct = JSONObject(distinctKeys: (0..<40).map { (key: "k\($0)", value: JSONValue.integer($0)) })
+        #expect(bigDistinct == JSONObject((0..<40).map { ("k\($0)", JSONValue.integer($0)) }) && bigDistinct["k39"] == 39)
+        let bigFromMembers = JSONObject(members: (0..<40).map { (key: "k\($0 % 30)", value: JSONValue.integer($0)) })
+        #expect(bigFromMembers.count == 30 && bigFromMembers["k29"] == 29 && bigFromMembers["k0"] == 30)
+        #expect(bigFromMembers == JSONObject((0..<40).map { ("k\($0 % 30)", JSONValue.integer($0)) }))
         let distinct: JSONObject = ["type": "text", "text": "x", "level": 2]
         #expect(distinct.keys == ["type", "text", "level"])
         #expect(distinct["level"] == 2)

@@ -24,21 +24,32 @@ public struct PageTranslations: Sendable {
                       markdown: MarkdownMemo = MarkdownMemo()) -> (PageTranslations, [Diagnostic]) {
         var result = PageTranslations()
         var diagnostics: [Diagnostic] = []
-        let byKey = Dictionary(strings.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
-        var sourceLinks: [String: [String]] = [:]  // computed once per string, not once per locale
+        // Keys are looked up once per entry: each string's first position, and what is known
+        // about it, live in arrays by that position (hashing keys was most of this loop's work).
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(strings.count)
+        for (index, string) in strings.enumerated() where positions[string.key] == nil { positions[string.key] = index }
+        var sourceLinks = [[String]?](repeating: nil, count: strings.count)  // once per string, not once per locale
         for (locale, catalog) in catalogs {
-            var seen: [String: SourcePosition] = [:]
+            let file = catalog.file
+            var firstSeen = [SourcePosition?](repeating: nil, count: strings.count)
+            var unknownSeen: [String: SourcePosition] = [:]
+            var accepted: [String: TranslationEntry] = [:]
+            accepted.reserveCapacity(catalog.entries.count)
             for entry in catalog.entries {
-                let file = catalog.file
-                if let first = seen[entry.key] {
+                let index = positions[entry.key]
+                let first = if let index { firstSeen[index] } else { unknownSeen[entry.key] }
+                if let first {
                     diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, "duplicate translation of '\(entry.key)' (first at line \(first.line))"))
                     continue
                 }
-                seen[entry.key] = entry.position
-                guard let source = byKey[entry.key] else {
+                guard let index else {
+                    unknownSeen[entry.key] = entry.position
                     diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key, "unknown key: the page no longer has '\(entry.key)'; this translation is not used"))
                     continue
                 }
+                firstSeen[index] = entry.position
+                let source = strings[index]
                 if entry.text.isBlank {
                     diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, "the translation is empty; remove it to fall back, or translate it"))
                     continue
@@ -47,10 +58,10 @@ public struct PageTranslations: Sendable {
                 // rendering would remove, and for rendering it.
                 var translatedLinks: [String]?
                 if source.isMarkdown {
-                    if sourceLinks[source.key] == nil { sourceLinks[source.key] = markdown.links(in: source.text) }
+                    if sourceLinks[index] == nil { sourceLinks[index] = markdown.links(in: source.text) }
                     translatedLinks = markdown.links(in: entry.text)
                 }
-                if let problem = damage(source: source, translation: entry.text, sourceLinks: sourceLinks[source.key], translatedLinks: translatedLinks) {
+                if let problem = damage(source: source, translation: entry.text, sourceLinks: sourceLinks[index], translatedLinks: translatedLinks) {
                     diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, problem))
                     continue
                 }
@@ -67,7 +78,14 @@ public struct PageTranslations: Sendable {
                 } else if entry.isFuzzy {
                     diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key, "translation marked for review (fuzzy): counted as stale"))
                 }
-                result.entries[locale, default: [:]][entry.key] = entry
+                accepted[entry.key] = entry
+            }
+            if accepted.isEmpty { continue }
+            if result.entries[locale] == nil {
+                result.entries[locale] = accepted
+            } else {
+                // A second catalog of the same locale: its entries win, as they always did.
+                result.entries[locale]?.merge(accepted) { $1 }
             }
         }
         return (result, diagnostics)

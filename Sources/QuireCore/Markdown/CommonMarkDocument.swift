@@ -26,22 +26,29 @@ final class CommonMarkDocument {
         return out
     }
 
-    /// Parses `markdown` as CommonMark without smart punctuation, replacing invalid UTF-8.
-    init(parsing markdown: String) {
+    /// Parses `markdown` as CommonMark without smart punctuation. NUL bytes become U+FFFD.
+    /// `validatingUTF8` runs cmark's own UTF-8 check too, which changes nothing in a Swift
+    /// string (`FastPathTests` holds it to that); it is off for builds.
+    init(parsing markdown: String, validatingUTF8: Bool = false) {
+        let options = validatingUTF8 ? CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8 : CMARK_OPT_DEFAULT
         // One line-ending form, so code block text never carries `\r`. Text without `\r`
         // (nearly all) is parsed from the string's own storage, without a copy.
         var markdown = markdown
         let parsed: OpaquePointer? = markdown.withUTF8 { bytes in
-            guard bytes.contains(13) else { return Self.parse(bytes) }
-            return Self.normalizingLineEndings(Array(bytes)).withUnsafeBufferPointer { Self.parse($0) }
+            // `memchr`: the generic `contains` looks at one byte at a time.
+            guard let start = bytes.baseAddress, memchr(start, 13, bytes.count) != nil else { return Self.parse(bytes, options) }
+            return Self.normalizingLineEndings(Array(bytes)).withUnsafeBufferPointer { Self.parse($0, options) }
         }
         // cmark returns nil only when it cannot allocate, and then it has already aborted.
         guard let parsed else { fatalError("cmark could not allocate a document") }
         root = parsed
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> OpaquePointer? {
-        let options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8
+    /// Without `CMARK_OPT_VALIDATE_UTF8`, normally: a Swift string is valid UTF-8 already
+    /// (invalid bytes were replaced when it was made), cmark's check accepts exactly what Swift's
+    /// does (RFC 3629), and cmark replaces NUL bytes before that check either way. The check
+    /// would copy every line byte by byte and change nothing.
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, _ options: Int32) -> OpaquePointer? {
         return bytes.withMemoryRebound(to: CChar.self) { characters in
             // An empty buffer may have no storage: give cmark a real, empty string instead.
             guard let start = characters.baseAddress, !characters.isEmpty else {

@@ -7,10 +7,17 @@ import QuireModel
 /// as plain text: a page of 10,000 nested `>` can neither exhaust this thread's stack nor hand
 /// apps (or the recursive JSON writer) a tree thousands of levels deep.
 /// Raw HTML is skipped; unsafe links must already be gone from the document.
+///
+/// Every page's markdown goes through here, so it allocates little: the finished children of
+/// all open containers share one array (`pieces`, each frame owning the tail from its `start`),
+/// so a container's children become one exactly sized array when it closes, and objects are
+/// built from their members directly. `FastPathTests` compares its trees with the simple builder.
 struct MarkdownBlockTreeBuilder {
     static let maximumDepth = 64
 
-    private var stack: [Frame] = []
+    private var frames: [Frame] = []
+    /// The finished children of the open frames, outermost frame first.
+    private var pieces: [JSONValue] = []
     private var blocks: [JSONValue] = []
     /// Whether some content was nested too deep and was kept as plain text.
     private(set) var flattenedDeepContent = false
@@ -18,35 +25,40 @@ struct MarkdownBlockTreeBuilder {
     /// Builds the tree of a whole document.
     static func blocks(of document: CommonMarkDocument) -> (blocks: [JSONValue], flattenedDeepContent: Bool) {
         var builder = MarkdownBlockTreeBuilder()
+        builder.frames.reserveCapacity(16)
+        builder.pieces.reserveCapacity(64)
         document.walk { builder.consume($0) }
         return (builder.blocks, builder.flattenedDeepContent)
     }
 
     mutating func consume(_ event: CommonMarkEvent) {
-        if let top = stack.indices.last, stack[top].collectsPlainText {
+        guard let top = frames.indices.last else {
+            if case .enter(let element) = event { open(element) }
+            return
+        }
+        if frames[top].content == .plainText {
             consumeAsPlainText(event, frame: top)
             return
         }
         switch event {
         case .enter(let element):
-            if stack.count >= Self.maximumDepth {
+            if frames.count >= Self.maximumDepth {
                 flattenedDeepContent = true
                 // This container's own exit closes the frame.
-                stack.append(Frame(kind: .flattened, content: .plainText))
+                frames.append(Frame(kind: .flattened, content: .plainText, start: pieces.count))
             } else {
-                stack.append(Frame.opening(element))
+                open(element)
             }
         case .exit:
             close()
         case .leaf(let element):
-            if let piece = Self.piece(forLeaf: element) { deliver(piece) }
+            deliverLeaf(element)
         }
     }
 
     // MARK: - Frames
 
-    /// One open container. Its content lives in plain stored properties, not in an enum
-    /// payload: appending to an array taken out of an enum case copies the whole array first.
+    /// One open container: what it is, and where its children start in `pieces`.
     private struct Frame {
         enum Kind {
             case document, quote, item, paragraph, emphasis, strong, flattened
@@ -62,172 +74,160 @@ struct MarkdownBlockTreeBuilder {
 
         var kind: Kind
         var content: Content
-        /// The blocks of a `.blocks` frame, the items of an `.items` frame.
-        var children: [JSONValue] = []
-        var run = InlineRun()
-        var plainText = ""
+        var start: Int
+        /// `.inlines`: text not yet made an inline (adjacent texts become one);
+        /// `.plainText`: the text collected so far.
+        var text = ""
         /// Containers open inside a plain-text frame: their exits must not close the frame.
         var nesting = 0
 
-        init(kind: Kind, content: Content) {
+        init(kind: Kind, content: Content, start: Int) {
             self.kind = kind
             self.content = content
-        }
-
-        var collectsPlainText: Bool { content == .plainText }
-
-        static func opening(_ element: CommonMarkElement) -> Frame {
-            switch element {
-            case .document: return Frame(kind: .document, content: .blocks)
-            case .blockQuote: return Frame(kind: .quote, content: .blocks)
-            case .item: return Frame(kind: .item, content: .blocks)
-            case .list(let ordered, let start, let tight):
-                return Frame(kind: .list(ordered: ordered, start: start, tight: tight), content: .items)
-            case .paragraph: return Frame(kind: .paragraph, content: .inlines)
-            case .heading(let level): return Frame(kind: .heading(level: level), content: .inlines)
-            case .emphasis: return Frame(kind: .emphasis, content: .inlines)
-            case .strong: return Frame(kind: .strong, content: .inlines)
-            case .link(let url, let title): return Frame(kind: .link(url: url, title: title), content: .inlines)
-            case .image(let url, let title): return Frame(kind: .image(url: url, title: title), content: .plainText)
-            default:
-                // Containers cmark's parser never makes (custom nodes): keep their text.
-                return Frame(kind: .flattened, content: .plainText)
-            }
-        }
-
-        /// Takes a finished child, wrapping it when this frame holds a different kind of content.
-        mutating func receive(_ piece: Piece) {
-            switch (content, piece) {
-            case (.blocks, .block(let block)):
-                children.append(block)
-            case (.blocks, .text(let text)):
-                children.append(MarkdownBlockTreeBuilder.paragraph([["type": "text", "text": .string(text)]]))
-            case (.items, .item(let blocks)):
-                children.append(.array(blocks))
-            case (.items, .text(let text)):
-                children.append([MarkdownBlockTreeBuilder.paragraph([["type": "text", "text": .string(text)]])])
-            case (.inlines, .inline(let inline)):
-                run.append(inline)
-            case (.inlines, .text(let text)):
-                run.appendText(text)
-            case (.plainText, .text(let text)):
-                plainText += text
-            default:
-                // Combinations CommonMark's structure rules out (a block inside a paragraph).
-                break
-            }
-        }
-
-        /// The finished frame as a piece of its parent, nil when it leaves nothing.
-        mutating func finished() -> Piece? {
-            switch (kind, content) {
-            case (.quote, .blocks):
-                return .block(["type": "quote", "blocks": .array(children)])
-            case (.item, .blocks):
-                return .item(children)
-            case (.list(let ordered, let start, let tight), .items):
-                var list = JSONObject([("type", "list"), ("ordered", .bool(ordered))])
-                if ordered { list["start"] = .integer(start) }
-                list["tight"] = .bool(tight)
-                list["items"] = .array(children)
-                return .block(.object(list))
-            case (.paragraph, .inlines):
-                let inlines = run.finish()
-                return inlines.isEmpty ? nil : .block(MarkdownBlockTreeBuilder.paragraph(inlines))
-            case (.heading(let level), .inlines):
-                return .block(["type": "heading", "level": .integer(level), "inlines": .array(run.finish())])
-            case (.emphasis, .inlines):
-                return .inline(["type": "emphasis", "inlines": .array(run.finish())])
-            case (.strong, .inlines):
-                return .inline(["type": "strong", "inlines": .array(run.finish())])
-            case (.link(let url, let title), .inlines):
-                var link = JSONObject([("type", "link"), ("url", .string(url))])
-                if !title.isEmpty { link["title"] = .string(title) }
-                link["inlines"] = .array(run.finish())
-                return .inline(.object(link))
-            case (.image(let url, let title), .plainText):
-                var image = JSONObject([("type", "image"), ("url", .string(url)), ("alt", .string(plainText))])
-                if !title.isEmpty { image["title"] = .string(title) }
-                return .inline(.object(image))
-            case (.flattened, .plainText):
-                let trimmed = plainText.trimmingCharacters(in: .newlines)
-                return trimmed.isEmpty ? nil : .text(trimmed)
-            default:
-                return nil
-            }
+            self.start = start
         }
     }
 
-    /// What a finished node hands its parent.
-    private enum Piece {
-        case block(JSONValue)
-        case item([JSONValue])
-        case inline(JSONValue)
-        case text(String)
-    }
-
-    private static func paragraph(_ inlines: [JSONValue]) -> JSONValue {
-        ["type": "paragraph", "inlines": .array(inlines)]
-    }
-
-    private static func piece(forLeaf element: CommonMarkElement) -> Piece? {
+    private mutating func open(_ element: CommonMarkElement) {
+        let start = pieces.count
+        let frame: Frame
         switch element {
-        case .text(let text): return text.isEmpty ? nil : .text(text)
-        case .softBreak: return .text(" ")
-        case .lineBreak: return .inline(["type": "line_break"])
-        case .code(let text): return .inline(["type": "code", "text": .string(text)])
-        case .thematicBreak: return .block(["type": "thematic_break"])
-        case .codeBlock(let info, let text):
-            var code = JSONObject([("type", "code")])
-            // Like cmark's HTML renderer, the language is the info string's first word.
-            if let language = info.split(whereSeparator: { $0 == " " || $0 == "\t" }).first {
-                code["language"] = .string(String(language))
-            }
-            code["text"] = .string(text)
-            return .block(.object(code))
+        case .document: frame = Frame(kind: .document, content: .blocks, start: start)
+        case .blockQuote: frame = Frame(kind: .quote, content: .blocks, start: start)
+        case .item: frame = Frame(kind: .item, content: .blocks, start: start)
+        case .list(let ordered, let listStart, let tight):
+            frame = Frame(kind: .list(ordered: ordered, start: listStart, tight: tight), content: .items, start: start)
+        case .paragraph: frame = Frame(kind: .paragraph, content: .inlines, start: start)
+        case .heading(let level): frame = Frame(kind: .heading(level: level), content: .inlines, start: start)
+        case .emphasis: frame = Frame(kind: .emphasis, content: .inlines, start: start)
+        case .strong: frame = Frame(kind: .strong, content: .inlines, start: start)
+        case .link(let url, let title): frame = Frame(kind: .link(url: url, title: title), content: .inlines, start: start)
+        case .image(let url, let title): frame = Frame(kind: .image(url: url, title: title), content: .plainText, start: start)
         default:
-            // Raw HTML is dropped (and reported by the renderer); containers are not leaves.
-            return nil
+            // Containers cmark's parser never makes (custom nodes): keep their text.
+            frame = Frame(kind: .flattened, content: .plainText, start: start)
         }
+        frames.append(frame)
     }
 
     private mutating func close() {
-        guard var frame = stack.popLast() else { return }
-        if case .document = frame.kind, frame.content == .blocks {
-            blocks = frame.children
-            return
+        guard let frame = frames.popLast() else { return }
+        if frame.content == .inlines, !frame.text.isEmpty { pieces.append(Self.textInline(frame.text)) }
+        let children = Array(pieces[frame.start...])
+        pieces.removeSubrange(frame.start...)
+        switch frame.kind {
+        case .document:
+            blocks = children
+        case .quote:
+            deliverBlock(Self.object([("type", "quote"), ("blocks", .array(children))]))
+        case .item:
+            deliverItem(children)
+        case .list(let ordered, let start, let tight):
+            let list: JSONValue = if ordered {
+                Self.object([("type", "list"), ("ordered", .bool(ordered)), ("start", .integer(start)), ("tight", .bool(tight)),
+                             ("items", .array(children))])
+            } else {
+                Self.object([("type", "list"), ("ordered", .bool(ordered)), ("tight", .bool(tight)), ("items", .array(children))])
+            }
+            deliverBlock(list)
+        case .paragraph:
+            if !children.isEmpty { deliverBlock(Self.paragraph(children)) }
+        case .heading(let level):
+            deliverBlock(Self.object([("type", "heading"), ("level", .integer(level)), ("inlines", .array(children))]))
+        case .emphasis:
+            deliverInline(Self.object([("type", "emphasis"), ("inlines", .array(children))]))
+        case .strong:
+            deliverInline(Self.object([("type", "strong"), ("inlines", .array(children))]))
+        case .link(let url, let title):
+            deliverInline(title.isEmpty
+                ? Self.object([("type", "link"), ("url", .string(url)), ("inlines", .array(children))])
+                : Self.object([("type", "link"), ("url", .string(url)), ("title", .string(title)), ("inlines", .array(children))]))
+        case .image(let url, let title):
+            deliverInline(title.isEmpty
+                ? Self.object([("type", "image"), ("url", .string(url)), ("alt", .string(frame.text))])
+                : Self.object([("type", "image"), ("url", .string(url)), ("alt", .string(frame.text)), ("title", .string(title))]))
+        case .flattened:
+            let trimmed = frame.text.trimmingCharacters(in: .newlines)
+            if !trimmed.isEmpty { deliverText(trimmed) }
         }
-        if let piece = frame.finished() { deliver(piece) }
     }
 
-    private mutating func deliver(_ piece: Piece) {
-        guard let top = stack.indices.last else { return }
-        stack[top].receive(piece)
+    // MARK: - Handing finished pieces to the innermost open frame
+
+    private mutating func deliverLeaf(_ element: CommonMarkElement) {
+        switch element {
+        case .text(let text): if !text.isEmpty { deliverText(text) }
+        case .softBreak: deliverText(" ")
+        case .lineBreak: deliverInline(Self.object([("type", "line_break")]))
+        case .code(let text): deliverInline(Self.object([("type", "code"), ("text", .string(text))]))
+        case .thematicBreak: deliverBlock(Self.object([("type", "thematic_break")]))
+        case .codeBlock(let info, let text):
+            // Like cmark's HTML renderer, the language is the info string's first word.
+            if let language = info.split(whereSeparator: { $0 == " " || $0 == "\t" }).first {
+                deliverBlock(Self.object([("type", "code"), ("language", .string(String(language))), ("text", .string(text))]))
+            } else {
+                deliverBlock(Self.object([("type", "code"), ("text", .string(text))]))
+            }
+        default:
+            // Raw HTML is dropped (and reported by the renderer); containers are not leaves.
+            break
+        }
+    }
+
+    private mutating func deliverBlock(_ block: JSONValue) {
+        guard let top = frames.indices.last else { return }
+        // Only block containers take blocks (CommonMark's structure rules out the rest).
+        if frames[top].content == .blocks { pieces.append(block) }
+    }
+
+    private mutating func deliverItem(_ blocks: [JSONValue]) {
+        guard let top = frames.indices.last else { return }
+        if frames[top].content == .items { pieces.append(.array(blocks)) }
+    }
+
+    private mutating func deliverInline(_ inline: JSONValue) {
+        guard let top = frames.indices.last, frames[top].content == .inlines else { return }
+        if !frames[top].text.isEmpty {
+            pieces.append(Self.textInline(frames[top].text))
+            frames[top].text = ""
+        }
+        pieces.append(inline)
+    }
+
+    /// Text joins the pending text of inlines and plain text; blocks and items wrap it.
+    private mutating func deliverText(_ text: String) {
+        guard let top = frames.indices.last else { return }
+        switch frames[top].content {
+        case .inlines, .plainText:
+            frames[top].text += text
+        case .blocks:
+            pieces.append(Self.paragraph([Self.textInline(text)]))
+        case .items:
+            pieces.append(.array([Self.paragraph([Self.textInline(text)])]))
+        }
     }
 
     /// Inside an image (its alt text) or content nested too deep: only the text counts.
     private mutating func consumeAsPlainText(_ event: CommonMarkEvent, frame index: Int) {
         switch event {
         case .enter(let element):
-            stack[index].nesting += 1
-            if Self.isBlock(element), stack[index].collectsPlainText, !stack[index].plainText.isEmpty,
-                !stack[index].plainText.hasSuffix("\n")
-            {
-                stack[index].receive(.text("\n"))
+            frames[index].nesting += 1
+            if Self.isBlock(element), !frames[index].text.isEmpty, !frames[index].text.hasSuffix("\n") {
+                frames[index].text += "\n"
             }
         case .exit:
-            if stack[index].nesting > 0 {
-                stack[index].nesting -= 1
+            if frames[index].nesting > 0 {
+                frames[index].nesting -= 1
             } else {
                 close()
             }
         case .leaf(let element):
-            let isAltText = if case .image = stack[index].kind { true } else { false }
+            let isAltText = if case .image = frames[index].kind { true } else { false }
             switch element {
-            case .text(let text), .code(let text): stack[index].receive(.text(text))
-            case .softBreak: stack[index].receive(.text(" "))
-            case .lineBreak: stack[index].receive(.text(isAltText ? " " : "\n"))
-            case .codeBlock(_, let text): stack[index].receive(.text("\n" + text))
+            case .text(let text), .code(let text): frames[index].text += text
+            case .softBreak: frames[index].text += " "
+            case .lineBreak: frames[index].text += isAltText ? " " : "\n"
+            case .codeBlock(_, let text): frames[index].text += "\n" + text
             default: break
             }
         }
@@ -238,5 +238,19 @@ struct MarkdownBlockTreeBuilder {
         case .document, .blockQuote, .list, .item, .paragraph, .heading: return true
         default: return false
         }
+    }
+
+    // MARK: - Objects
+
+    private static func object(_ members: [(key: String, value: JSONValue)]) -> JSONValue {
+        .object(JSONObject(distinctKeys: members))
+    }
+
+    private static func paragraph(_ inlines: [JSONValue]) -> JSONValue {
+        object([("type", "paragraph"), ("inlines", .array(inlines))])
+    }
+
+    private static func textInline(_ text: String) -> JSONValue {
+        object([("type", "text"), ("text", .string(text))])
     }
 }

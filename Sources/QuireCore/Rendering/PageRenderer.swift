@@ -126,10 +126,13 @@ public struct PageRenderer {
             for key in ["visible_to", "publish_at", "expires_at"] { raw[key] = nil }
             return .object(raw)
         }
-        var object = JSONObject()
-        object["type"] = .string(section.type)
-        if let id = section.id { object["id"] = .string(id) }
-        for field in section.fields { object[field.name] = render(field.value, removed: &removed) }
+        // Members first, one object after: setting keys one by one searches and regrows each time.
+        var members: [(key: String, value: JSONValue)] = []
+        members.reserveCapacity(section.fields.count + 2)
+        members.append(("type", .string(section.type)))
+        if let id = section.id { members.append(("id", .string(id))) }
+        for field in section.fields { members.append((field.name, render(field.value, removed: &removed))) }
+        var object = JSONObject(members: members)
         if object["fallback"] != nil, let version = minimumAppVersions[section.type] {
             object["min_app_version"] = .string(version)
         }
@@ -144,10 +147,10 @@ public struct PageRenderer {
             let markdown = text(string)
             let rendered = renderMarkdown(markdown)
             for what in rendered.removed { removed.append((string, what)) }
-            return ["markdown": .string(markdown), "html": .string(rendered.html), "blocks": rendered.blocks]
+            return .object(JSONObject(distinctKeys: [("markdown", .string(markdown)), ("html", .string(rendered.html)), ("blocks", rendered.blocks)]))
         case .items(let items):
             return .array(items.map { item in
-                .object(JSONObject(item.map { ($0.name, render($0.value, removed: &removed)) }))
+                .object(JSONObject(members: item.map { (key: $0.name, value: render($0.value, removed: &removed)) }))
             })
         case .section(let section): return render(section, removed: &removed)
         }

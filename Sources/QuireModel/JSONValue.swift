@@ -71,22 +71,15 @@ public struct JSONObject: Sendable, Hashable, Sequence {
 
     public init() {}
 
+    /// Dictionary literals: see `init(members:)`.
     public init(_ members: [(String, JSONValue)]) {
-        // Nearly every object built this way (dictionary literals: the markdown block tree
-        // builds thousands a page) has a few distinct keys: those are copied in one go, without
-        // a key search and an optional copy per member. A repeated key takes the general way
-        // (the first position, the last value), as does an object big enough for an index.
-        if members.count <= Self.indexThreshold && Self.keysAreDistinct(members) {
-            self.members = members.map { (key: $0.0, value: $0.1) }
-            return
-        }
-        self.members.reserveCapacity(members.count)
-        for (key, value) in members { self[key] = value }
+        self.init(members: members.map { (key: $0.0, value: $0.1) })
     }
 
-    /// An object of these members, in this order: what the dictionary literal makes of them (a
-    /// repeated key keeps its first position and its last value), without the literal's second
-    /// array and copy of every member. For objects built in bulk (rendered sections and items).
+    /// An object of these members, in this order; a repeated key keeps its first position and
+    /// its last value. Nearly every object built this way has a few distinct keys: those are
+    /// taken in one go, without a key search and an optional copy per member (the markdown
+    /// block tree and the page renderer build thousands a page).
     public init(members: [(key: String, value: JSONValue)]) {
         if members.count <= Self.indexThreshold && Self.keysAreDistinct(members) {
             self.members = members
@@ -110,15 +103,6 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         members.withUnsafeBufferPointer { members in
             for later in members.indices {
                 for earlier in 0..<later where members[earlier].key == members[later].key { return false }
-            }
-            return true
-        }
-    }
-
-    private static func keysAreDistinct(_ members: [(String, JSONValue)]) -> Bool {
-        members.withUnsafeBufferPointer { members in
-            for later in members.indices {
-                for earlier in 0..<later where members[earlier].0 == members[later].0 { return false }
             }
             return true
         }

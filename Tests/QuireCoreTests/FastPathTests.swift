@@ -170,4 +170,102 @@ import Testing
     func schemeOnBytesMatchesTheScalarWalk(url: String) {
         #expect(URLPolicy.scheme(of: url) == URLPolicy.schemeByScalars(of: url))
     }
+
+    // MARK: YAML scalar text
+
+    @Test func yamlScalarsCopiedUncheckedMatchTheCheckedCopy() throws {
+        let yaml = """
+            plain: héllo wörld 漢字 😀 e\u{301}
+            "quoted \\u00e9": "\\u00e9 \\U0001F600 \\x41 \\t tab \\N \\_ \\L \\P"
+            single: 'it''s été'
+            block: |
+              ### Título ñ
+              línea 2 — “quoted” ✓
+            folded: >
+              été
+              hiver
+            list: [a, "ü", 'ß', 1, 2.5, ~]
+            empty: ""
+            """
+        let bytes = Array(yaml.utf8)
+        var scalars = 0
+        try bytes.withUnsafeBufferPointer { (buffer) throws(Diagnostic) in
+            try LibYAMLEventReader.forEachEvent(in: buffer, file: "t.yaml") { (event) throws(Diagnostic) in
+                guard case .scalar(let text, _) = event.kind else { return }
+                scalars += 1
+                var copy = text
+                let checked = copy.withUTF8 { LibYAMLEventReader.scalarTextChecked($0) }
+                let unchecked = copy.withUTF8 { LibYAMLEventReader.scalarText($0) }
+                #expect(unchecked == checked)
+                #expect(Array(unchecked.utf8) == Array(checked.utf8))
+                #expect(unchecked.count == checked.count && unchecked.unicodeScalars.count == checked.unicodeScalars.count)
+            }
+        }
+        #expect(scalars == 19)
+        // The text the reader produced is the text written.
+        let root = try SourceParser.parse(bytes, format: .yaml, file: "t.yaml")
+        #expect(root["quoted \u{e9}"]?.string == "\u{e9} \u{1F600} A \t tab \u{85} \u{A0} \u{2028} \u{2029}")
+        #expect(root["block"]?.string == "### Título ñ\nlínea 2 — “quoted” ✓\n")
+    }
+
+    // MARK: Preview HTML filter
+
+    /// Text escaped byte by byte, as the filter did before it scanned words.
+    static func escapeTextByteByByte(_ text: String) -> [UInt8] {
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "&") {
+                let isEntity = bytes.withUnsafeBufferPointer { MarkdownHTMLFilter.entityLength($0[...], at: index) != nil }
+                out += isEntity ? [byte] : Array("&amp;".utf8)
+            } else if byte == UInt8(ascii: ">") {
+                out += Array("&gt;".utf8)
+            } else {
+                out.append(byte)
+            }
+            index += 1
+        }
+        return out
+    }
+
+    @Test func htmlFilterTextEscapeMatchesTheByteWalk() {
+        var texts = ["", "&", ">", "&amp;", "a&b", "a>b", "&#38;&#x26;&lt;", "é&é>漢&字😀>", "&&&>>>", "x&amp", "&bogus text;"]
+        // Each special byte at every offset of a text longer than two words, and next to 0x26 / 0x3E
+        // neighbours (0x25, 0x27, 0x3D, 0x3F) that a borrow could confuse.
+        for special in ["&", ">", "&amp;", "%'=?"] {
+            for offset in 0..<24 {
+                texts.append(String(repeating: "a", count: offset) + special + String(repeating: "b", count: 24 - offset))
+                texts.append(String(repeating: "\u{7F}", count: offset) + special + "%&'=>?")
+            }
+        }
+        for text in texts {
+            var fast: [UInt8] = []
+            let bytes = Array(text.utf8)
+            bytes.withUnsafeBufferPointer { MarkdownHTMLFilter.escapeText($0[...], into: &fast) }
+            #expect(fast == Self.escapeTextByteByByte(text), "\(text)")
+            // A slice that does not start at 0 is escaped the same.
+            var sliced: [UInt8] = []
+            let padded = Array("<p>".utf8) + bytes
+            padded.withUnsafeBufferPointer { MarkdownHTMLFilter.escapeText($0[3...], into: &sliced) }
+            #expect(sliced == fast, "\(text)")
+        }
+    }
+
+    @Test(arguments: ["p", "P", "blockquote", "BlockQuote", "h1", "STRONG", "a", "img", "sixteenbyteslong", "seventeenbyteslon", "x9"])
+    func packedTagNamesMatchLowerCasedStrings(name: String) {
+        let bytes = Array(name.utf8)
+        let packed = bytes.withUnsafeBufferPointer { MarkdownHTMLFilter.TagName(lowercasing: $0[...]) }
+        let lowered = bytes.withUnsafeBufferPointer { MarkdownHTMLFilter.lowercased($0[...]) }
+        if bytes.count <= 16 {
+            #expect(packed.string == lowered)
+            #expect(packed == MarkdownHTMLFilter.TagName(lowered))
+            var out: [UInt8] = []
+            packed.append(to: &out)
+            #expect(out == Array(lowered.utf8))
+        } else {
+            #expect(packed == .tooLong)
+        }
+    }
 }

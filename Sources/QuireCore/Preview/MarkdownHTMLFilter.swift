@@ -27,12 +27,64 @@ struct MarkdownHTMLFilter {
         "th": ["align"], "td": ["align"],
     ]
 
+    /// The tag names above as `TagName`s: a tag is looked up by comparing integers, not by
+    /// hashing a string made for it.
+    private static let allowedTagNames = allowedTags.map(TagName.init)
+    private static let droppedWithContentNames = droppedWithContent.map(TagName.init)
+
+    /// A tag name in lower case, packed into an integer (names are ASCII letters and digits; no
+    /// name of the sets above is longer than 16 bytes, so a longer one is none of them).
+    struct TagName: Equatable {
+        static let tooLong = TagName(packed: 0, count: 0)
+        var packed: UInt128
+        var count: Int
+
+        init(packed: UInt128, count: Int) {
+            self.packed = packed
+            self.count = count
+        }
+
+        init(_ name: String) {
+            var packed: UInt128 = 0
+            var count = 0
+            for byte in name.utf8.prefix(16) {
+                packed |= UInt128(byte) << (8 * count)
+                count += 1
+            }
+            self.init(packed: name.utf8.count <= 16 ? packed : 0, count: name.utf8.count <= 16 ? count : 0)
+        }
+
+        /// The name of `bytes` (ASCII), lower-cased; `.tooLong` when longer than 16 bytes.
+        init(lowercasing bytes: Slice<UnsafeBufferPointer<UInt8>>) {
+            guard bytes.count <= 16 else { self = .tooLong; return }
+            var packed: UInt128 = 0
+            var shift = 0
+            for byte in bytes {
+                let lower = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                packed |= UInt128(lower) << shift
+                shift += 8
+            }
+            self.init(packed: packed, count: bytes.count)
+        }
+
+        func append(to out: inout [UInt8]) {
+            withUnsafeBytes(of: packed.littleEndian) { out.append(contentsOf: $0.prefix(count)) }
+        }
+
+        var string: String {
+            withUnsafeBytes(of: packed.littleEndian) { String(decoding: $0.prefix(count), as: UTF8.self) }
+        }
+    }
+
     private struct Tag {
-        var name: String
+        /// Lower case; `.tooLong` when too long to be a name this filter knows.
+        var name: TagName
         var isClosing: Bool
         var attributes: [(name: String, value: String)]
         var end: Int
     }
+
+    private static let img = TagName("img"), br = TagName("br"), hr = TagName("hr"), a = TagName("a")
 
     func filter(_ html: String) -> String {
         var out: [UInt8] = []
@@ -62,8 +114,8 @@ struct MarkdownHTMLFilter {
             } else if let tag = Self.parseTag(bytes, at: index) {
                 render(tag, into: &out)
                 index = tag.end
-                if !tag.isClosing && Self.droppedWithContent.contains(tag.name) {
-                    index = Self.endOfElement(tag.name, in: bytes, from: index)
+                if !tag.isClosing && tag.name != .tooLong && Self.droppedWithContentNames.contains(tag.name) {
+                    index = Self.endOfElement(tag.name.string, in: bytes, from: index)
                 }
             } else {
                 out.append(contentsOf: "&lt;".utf8)
@@ -75,17 +127,17 @@ struct MarkdownHTMLFilter {
     }
 
     private func render(_ tag: Tag, into out: inout [UInt8]) {
-        guard Self.allowedTags.contains(tag.name) else { return }
+        guard tag.name != .tooLong, Self.allowedTagNames.contains(tag.name) else { return }
         if tag.isClosing {
-            guard tag.name != "img" && tag.name != "br" && tag.name != "hr" else { return }
+            guard tag.name != Self.img && tag.name != Self.br && tag.name != Self.hr else { return }
             out.append(contentsOf: "</".utf8)
-            out.append(contentsOf: tag.name.utf8)
+            tag.name.append(to: &out)
             out.append(UInt8(ascii: ">"))
             return
         }
         var attributes: [(String, String)] = []
         if !tag.attributes.isEmpty {
-            let allowed = Self.allowedAttributes[tag.name] ?? []
+            let allowed = Self.allowedAttributes[tag.name.string] ?? []
             for (name, rawValue) in tag.attributes where allowed.contains(name) {
                 guard let value = Self.decodeEntities(rawValue) else { continue }
                 switch name {
@@ -103,9 +155,9 @@ struct MarkdownHTMLFilter {
                 }
             }
         }
-        if tag.name == "img" && !attributes.contains(where: { $0.0 == "src" }) { return Self.placeholder("image not shown", into: &out) }
+        if tag.name == Self.img && !attributes.contains(where: { $0.0 == "src" }) { return Self.placeholder("image not shown", into: &out) }
         out.append(UInt8(ascii: "<"))
-        out.append(contentsOf: tag.name.utf8)
+        tag.name.append(to: &out)
         for (name, value) in attributes {
             out.append(UInt8(ascii: " "))
             out.append(contentsOf: name.utf8)
@@ -113,7 +165,7 @@ struct MarkdownHTMLFilter {
             HTMLWriter.appendEscaped(value, to: &out)
             out.append(UInt8(ascii: "\""))
         }
-        if tag.name == "a", attributes.contains(where: { $0.0 == "href" }) { out.append(contentsOf: " rel=\"noopener noreferrer\"".utf8) }
+        if tag.name == Self.a, attributes.contains(where: { $0.0 == "href" }) { out.append(contentsOf: " rel=\"noopener noreferrer\"".utf8) }
         out.append(UInt8(ascii: ">"))
     }
 
@@ -129,10 +181,20 @@ struct MarkdownHTMLFilter {
     }
 
     /// Text between tags: entities cmark wrote pass through, any other `&` or `>` is escaped.
-    private static func escapeText(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, into out: inout [UInt8]) {
+    static func escapeText(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, into out: inout [UInt8]) {
         var runStart = bytes.startIndex
         var index = bytes.startIndex
         while index < bytes.endIndex {
+            // Eight bytes at a time up to the next `&` or `>`: most text has neither.
+            if let base = bytes.base.baseAddress {
+                while index + 8 <= bytes.endIndex {
+                    let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                    let mask = ampersandOrGreaterMask(word)
+                    if mask != 0 { index += mask.trailingZeroBitCount / 8; break }
+                    index += 8
+                }
+                guard index < bytes.endIndex else { break }
+            }
             let byte = bytes[index]
             let replacement: StaticString
             if byte == UInt8(ascii: "&") {
@@ -152,8 +214,18 @@ struct MarkdownHTMLFilter {
         out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.endIndex]))
     }
 
+    /// The high bit of each byte of `word` (read little-endian) set where it may be `&` or `>`
+    /// ("has zero byte" from Bit Twiddling Hacks): a borrow can flag only a byte above a true
+    /// match, so the lowest flagged byte is exact and zero means neither is there.
+    @inline(__always)
+    static func ampersandOrGreaterMask(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        func zeroBytes(_ value: UInt64) -> UInt64 { (value &- ones) & ~value }
+        return (zeroBytes(word ^ (ones &* 0x26)) | zeroBytes(word ^ (ones &* 0x3E))) & 0x8080_8080_8080_8080
+    }
+
     /// Length of `&name;`, `&#123;` or `&#x1F;` at `index`, or nil when there is none.
-    private static func entityLength(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, at index: Int) -> Int? {
+    static func entityLength(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, at index: Int) -> Int? {
         var end = index + 1
         while end < bytes.endIndex, end - index <= 32 {
             let byte = bytes[end]
@@ -218,7 +290,7 @@ struct MarkdownHTMLFilter {
         let nameStart = index
         while index < bytes.count, isNameByte(bytes[index]) { index += 1 }
         guard index > nameStart, isLetter(bytes[nameStart]) else { return nil }
-        let name = lowercased(bytes[nameStart..<index])
+        let name = TagName(lowercasing: bytes[nameStart..<index])
         var attributes: [(name: String, value: String)] = []
         while index < bytes.count {
             while index < bytes.count, isSpace(bytes[index]) { index += 1 }
@@ -255,7 +327,7 @@ struct MarkdownHTMLFilter {
 
     /// A tag or attribute name in lower case. ASCII is folded on bytes (names are almost
     /// always ASCII); anything else takes `String.lowercased()`, as it always did.
-    private static func lowercased(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+    static func lowercased(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
         guard bytes.allSatisfy({ $0 < 0x80 }) else { return String(decoding: bytes, as: UTF8.self).lowercased() }
         return String(unsafeUninitializedCapacity: bytes.count) { buffer in
             for (offset, byte) in bytes.enumerated() { buffer[offset] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }

@@ -63,12 +63,20 @@ struct SourceNodeReader {
 
     /// Warns about keys a mapping should not have; `where` names the thing for the message.
     mutating func warnUnknownKeys(_ members: [SourceMember], allowed: Set<String>, keyPath: String, where place: String) {
-        for member in members where !allowed.contains(member.key) {
+        warnUnknownKeys(members, isAllowed: { allowed.contains($0) }, allowed: { allowed }, keyPath: keyPath, where: place)
+    }
+
+    /// The same, for callers whose allowed keys are not a set yet: `isAllowed` answers for each
+    /// key, and the set (for the message's hint) is built only when a key is unknown.
+    mutating func warnUnknownKeys(_ members: [SourceMember], isAllowed: (String) -> Bool, allowed: () -> Set<String>,
+                                  keyPath: String, where place: @autoclosure () -> String) {
+        for member in members where !isAllowed(member.key) {
+            let allowed = allowed()
             let path = keyPath.isEmpty ? member.key : "\(keyPath).\(member.key)"
             let hint = Self.closest(to: member.key, in: allowed).map { "did you mean '\($0)'?" }
                 ?? "known keys: \(allowed.sorted().joined(separator: ", "))"
             diagnostics.append(.warning(file, at: member.keyPosition, keyPath: path,
-                "unknown key '\(member.key)' in \(place) is ignored; \(hint)"))
+                "unknown key '\(member.key)' in \(place()) is ignored; \(hint)"))
         }
     }
 

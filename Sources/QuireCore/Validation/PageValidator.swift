@@ -180,8 +180,11 @@ public struct PageValidator {
             return unknown
         }
         let base = keyPrefix.map { prefix in id.map { "\(prefix).\($0)" } ?? "\(prefix)[\(index)]" } ?? id ?? "sections[\(index)]"
-        let allowed = Vocabulary.commonSectionKeys.union(spec.fields.map(\.name))
-        reader.warnUnknownKeys(members, allowed: allowed, keyPath: keyPath, where: "a \(type) section")
+        // Keys are checked against the spec in place: the union is built only for a message.
+        let fieldSpecs = spec.fields
+        reader.warnUnknownKeys(
+            members, isAllowed: { key in fieldSpecs.contains { $0.name == key } || Vocabulary.commonSectionKeys.contains(key) },
+            allowed: { Vocabulary.commonSectionKeys.union(fieldSpecs.map(\.name)) }, keyPath: keyPath, where: "a \(type) section")
         var fields = self.fields(node, specs: spec.fields, keyPath: keyPath, translationBase: base)
         if let fallbackNode = node["fallback"] {
             var fallbackIDs: [String: SourcePosition] = [:]
@@ -308,7 +311,9 @@ public struct PageValidator {
                     reader.error(item, itemPath, "an item must be a mapping, found \(item.kindDescription)")
                     continue
                 }
-                reader.warnUnknownKeys(members, allowed: Set(itemSpecs.map(\.name) + ["id"]), keyPath: itemPath, where: "an item of '\(spec.name)'")
+                reader.warnUnknownKeys(
+                    members, isAllowed: { key in key == "id" || itemSpecs.contains { $0.name == key } },
+                    allowed: { Set(itemSpecs.map(\.name) + ["id"]) }, keyPath: itemPath, where: "an item of '\(spec.name)'")
                 var itemKey = "\(translationKey)[\(index)]"
                 var entries: [FieldEntry] = []
                 if let idNode = item["id"], let id = reader.string(idNode, "\(itemPath).id") {

@@ -241,15 +241,15 @@ import Testing
             }
         }
         for text in texts {
-            var fast: [UInt8] = []
+            var fast = HTMLBytes(capacity: 0)  // grows on the way: the doubling is tested too
             let bytes = Array(text.utf8)
             bytes.withUnsafeBufferPointer { MarkdownHTMLFilter.escapeText($0[...], into: &fast) }
-            #expect(fast == Self.escapeTextByteByByte(text), "\(text)")
+            #expect(fast.array() == Self.escapeTextByteByByte(text), "\(text)")
             // A slice that does not start at 0 is escaped the same.
-            var sliced: [UInt8] = []
+            var sliced = HTMLBytes(capacity: 0)
             let padded = Array("<p>".utf8) + bytes
             padded.withUnsafeBufferPointer { MarkdownHTMLFilter.escapeText($0[3...], into: &sliced) }
-            #expect(sliced == fast, "\(text)")
+            #expect(sliced.array() == fast.array(), "\(text)")
         }
     }
 
@@ -261,11 +261,30 @@ import Testing
         if bytes.count <= 16 {
             #expect(packed.string == lowered)
             #expect(packed == MarkdownHTMLFilter.TagName(lowered))
-            var out: [UInt8] = []
+            var out = HTMLBytes(capacity: 16)
             packed.append(to: &out)
-            #expect(out == Array(lowered.utf8))
+            #expect(out.array() == Array(lowered.utf8))
         } else {
             #expect(packed == .tooLong)
         }
+    }
+
+    // MARK: Preview URLs
+
+    static let previewURLs = [
+        "", " ", "https://example.com/x", " https://x", "https://x ", "a\tb", "x\u{7F}y", "x\u{1}", "été", "é ", " é", "\u{A0}x",
+        "e\u{301}", "\r\n", "https://images.example.com/hero/35.jpg", "/assets/a.png", "//evil.example/x", "mailto:a@b",
+        "https://ex.example?q#f", "https://", "http://h/p", "https://hôte.example/x", "ftp://a:b@c/d", "x://y#z", "://x", "a\u{85}b",
+    ]
+
+    @Test(arguments: previewURLs)
+    func previewURLCheckOnBytesMatchesTheScalarWalk(url: String) {
+        #expect(PreviewURL.isClean(url) == PreviewURL.isCleanByScalars(url))
+        // The host as Foundation's search finds it.
+        let expected: String? = url.range(of: "://").flatMap { range in
+            let host = url[range.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            return host.isEmpty ? nil : String(host)
+        }
+        #expect(PreviewURL.host(of: url) == expected)
     }
 }

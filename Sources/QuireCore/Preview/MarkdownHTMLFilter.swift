@@ -67,8 +67,8 @@ struct MarkdownHTMLFilter {
             self.init(packed: packed, count: bytes.count)
         }
 
-        func append(to out: inout [UInt8]) {
-            withUnsafeBytes(of: packed.littleEndian) { out.append(contentsOf: $0.prefix(count)) }
+        func append(to out: inout HTMLBytes) {
+            withUnsafeBytes(of: packed.littleEndian) { out.append(UnsafeBufferPointer(rebasing: $0.assumingMemoryBound(to: UInt8.self).prefix(count))) }
         }
 
         var string: String {
@@ -87,18 +87,18 @@ struct MarkdownHTMLFilter {
     private static let img = TagName("img"), br = TagName("br"), hr = TagName("hr"), a = TagName("a")
 
     func filter(_ html: String) -> String {
-        var out: [UInt8] = []
+        var out = HTMLBytes(capacity: html.utf8.count + 64)
         filter(html, into: &out)
-        return String(decoding: out, as: UTF8.self)
+        return String(decoding: out.array(), as: UTF8.self)
     }
 
     /// Appends the filtered HTML to `out`, as UTF-8.
-    func filter(_ html: String, into out: inout [UInt8]) {
+    func filter(_ html: String, into out: inout HTMLBytes) {
         var html = html
         html.withUTF8 { filter($0, into: &out) }
     }
 
-    private func filter(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    private func filter(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout HTMLBytes) {
         var index = 0
         var textStart = 0
         while index < bytes.count {
@@ -118,7 +118,7 @@ struct MarkdownHTMLFilter {
                     index = Self.endOfElement(tag.name.string, in: bytes, from: index)
                 }
             } else {
-                out.append(contentsOf: "&lt;".utf8)
+                out.append("&lt;" as StaticString)
                 index += 1
             }
             textStart = index
@@ -126,11 +126,11 @@ struct MarkdownHTMLFilter {
         if textStart < bytes.count { Self.escapeText(bytes[textStart..<bytes.count], into: &out) }
     }
 
-    private func render(_ tag: Tag, into out: inout [UInt8]) {
+    private func render(_ tag: Tag, into out: inout HTMLBytes) {
         guard tag.name != .tooLong, Self.allowedTagNames.contains(tag.name) else { return }
         if tag.isClosing {
             guard tag.name != Self.img && tag.name != Self.br && tag.name != Self.hr else { return }
-            out.append(contentsOf: "</".utf8)
+            out.append("</" as StaticString)
             tag.name.append(to: &out)
             out.append(UInt8(ascii: ">"))
             return
@@ -160,12 +160,12 @@ struct MarkdownHTMLFilter {
         tag.name.append(to: &out)
         for (name, value) in attributes {
             out.append(UInt8(ascii: " "))
-            out.append(contentsOf: name.utf8)
-            out.append(contentsOf: "=\"".utf8)
+            out.append(name)
+            out.append("=\"" as StaticString)
             HTMLWriter.appendEscaped(value, to: &out)
             out.append(UInt8(ascii: "\""))
         }
-        if tag.name == Self.a, attributes.contains(where: { $0.0 == "href" }) { out.append(contentsOf: " rel=\"noopener noreferrer\"".utf8) }
+        if tag.name == Self.a, attributes.contains(where: { $0.0 == "href" }) { out.append(" rel=\"noopener noreferrer\"" as StaticString) }
         out.append(UInt8(ascii: ">"))
     }
 
@@ -174,14 +174,14 @@ struct MarkdownHTMLFilter {
         return scheme == "mailto" || scheme == "tel" ? url : nil
     }
 
-    private static func placeholder(_ label: String, into out: inout [UInt8]) {
-        out.append(contentsOf: "<span class=\"remote-image\">".utf8)
+    private static func placeholder(_ label: String, into out: inout HTMLBytes) {
+        out.append("<span class=\"remote-image\">" as StaticString)
         HTMLWriter.appendEscaped(label, to: &out)
-        out.append(contentsOf: "</span>".utf8)
+        out.append("</span>" as StaticString)
     }
 
     /// Text between tags: entities cmark wrote pass through, any other `&` or `>` is escaped.
-    static func escapeText(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, into out: inout [UInt8]) {
+    static func escapeText(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, into out: inout HTMLBytes) {
         var runStart = bytes.startIndex
         var index = bytes.startIndex
         while index < bytes.endIndex {
@@ -206,12 +206,12 @@ struct MarkdownHTMLFilter {
                 index += 1
                 continue
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-            out.append(contentsOf: UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
+            out.append(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            out.append(UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
             index += 1
             runStart = index
         }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.endIndex]))
+        out.append(UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.endIndex]))
     }
 
     /// The high bit of each byte of `word` (read little-endian) set where it may be `&` or `>`

@@ -14,50 +14,53 @@ struct SourceNodeReader {
         diagnostics.append(.warning(file, at: node.position, keyPath: keyPath, message))
     }
 
-    mutating func string(_ node: SourceNode?, _ keyPath: String) -> String? {
+    // Key paths are autoclosures: they become strings only for a diagnostic.
+
+    mutating func string(_ node: SourceNode?, _ keyPath: @autoclosure () -> String) -> String? {
         guard let node else { return nil }
         if let text = node.string { return text }
-        error(node, keyPath, "must be text, found \(node.kindDescription)")
+        error(node, keyPath(), "must be text, found \(node.kindDescription)")
         return nil
     }
 
-    mutating func integer(_ node: SourceNode?, _ keyPath: String, minimum: Int = 0) -> Int? {
+    mutating func integer(_ node: SourceNode?, _ keyPath: @autoclosure () -> String, minimum: Int = 0) -> Int? {
         guard let node else { return nil }
         guard case .integer(let number) = node.value else {
-            error(node, keyPath, "must be a whole number, found \(node.kindDescription)")
+            error(node, keyPath(), "must be a whole number, found \(node.kindDescription)")
             return nil
         }
         guard number >= minimum else {
-            error(node, keyPath, "must be at least \(minimum), found \(number)")
+            error(node, keyPath(), "must be at least \(minimum), found \(number)")
             return nil
         }
         return number
     }
 
-    mutating func bool(_ node: SourceNode?, _ keyPath: String) -> Bool? {
+    mutating func bool(_ node: SourceNode?, _ keyPath: @autoclosure () -> String) -> Bool? {
         guard let node else { return nil }
         if case .bool(let flag) = node.value { return flag }
-        error(node, keyPath, "must be true or false, found \(node.kindDescription)")
+        error(node, keyPath(), "must be true or false, found \(node.kindDescription)")
         return nil
     }
 
-    mutating func stringList(_ node: SourceNode?, _ keyPath: String) -> [String]? {
+    mutating func stringList(_ node: SourceNode?, _ keyPath: @autoclosure () -> String) -> [String]? {
         guard let node else { return nil }
         guard let items = node.array else {
-            error(node, keyPath, "must be a list of text, found \(node.kindDescription)")
+            error(node, keyPath(), "must be a list of text, found \(node.kindDescription)")
             return nil
         }
         var result: [String] = []
+        result.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
-            if let text = string(item, "\(keyPath)[\(index)]") { result.append(text) }
+            if let text = string(item, "\(keyPath())[\(index)]") { result.append(text) }
         }
         return result
     }
 
-    mutating func mapping(_ node: SourceNode?, _ keyPath: String) -> [SourceMember]? {
+    mutating func mapping(_ node: SourceNode?, _ keyPath: @autoclosure () -> String) -> [SourceMember]? {
         guard let node else { return nil }
         if let members = node.members { return members }
-        error(node, keyPath, "must be a mapping, found \(node.kindDescription)")
+        error(node, keyPath(), "must be a mapping, found \(node.kindDescription)")
         return nil
     }
 

@@ -253,6 +253,14 @@ import Testing
         }
     }
 
+    @Test func orderedTagNamesAreTheAllowedSet() {
+        let names = MarkdownHTMLFilter.allowedTagNames.map(\.string)
+        #expect(Set(names) == MarkdownHTMLFilter.allowedTags)
+        #expect(names.count == MarkdownHTMLFilter.allowedTags.count)
+        // The filter skips the dropped-with-content check for allowed tags: the sets must not meet.
+        #expect(MarkdownHTMLFilter.allowedTags.isDisjoint(with: MarkdownHTMLFilter.droppedWithContent))
+    }
+
     @Test(arguments: ["p", "P", "blockquote", "BlockQuote", "h1", "STRONG", "a", "img", "sixteenbyteslong", "seventeenbyteslon", "x9"])
     func packedTagNamesMatchLowerCasedStrings(name: String) {
         let bytes = Array(name.utf8)

@@ -13,13 +13,13 @@ import Darwin
 struct MarkdownHTMLFilter {
     var assetBase: String
 
-    private static let allowedTags: Set<String> = [
+    static let allowedTags: Set<String> = [
         "p", "h1", "h2", "h3", "h4", "h5", "h6", "em", "strong", "a", "img", "ul", "ol", "li",
         "blockquote", "pre", "code", "hr", "br", "del", "s", "sup", "sub",
         "table", "thead", "tbody", "tr", "th", "td",
     ]
     /// Elements whose content is not text to show either (`<script>`, `<style>`, ...).
-    private static let droppedWithContent: Set<String> = [
+    static let droppedWithContent: Set<String> = [
         "script", "style", "iframe", "object", "embed", "template", "textarea", "title", "noscript", "xmp", "svg", "math",
     ]
     private static let allowedAttributes: [String: Set<String>] = [
@@ -29,7 +29,12 @@ struct MarkdownHTMLFilter {
 
     /// The tag names above as `TagName`s: a tag is looked up by comparing integers, not by
     /// hashing a string made for it.
-    private static let allowedTagNames = allowedTags.map(TagName.init)
+    /// `allowedTags`, the most frequent in cmark's output first, so most lookups end after a
+    /// comparison or two (`FastPathTests` checks that both lists hold the same names).
+    static let allowedTagNames = [
+        "p", "em", "strong", "a", "li", "code", "ul", "ol", "h3", "h2", "h1", "h4", "h5", "h6", "br", "pre", "blockquote",
+        "hr", "img", "del", "s", "sup", "sub", "table", "thead", "tbody", "tr", "th", "td",
+    ].map(TagName.init)
     private static let droppedWithContentNames = droppedWithContent.map(TagName.init)
 
     /// A tag name in lower case, packed into an integer (names are ASCII letters and digits; no
@@ -80,8 +85,17 @@ struct MarkdownHTMLFilter {
         /// Lower case; `.tooLong` when too long to be a name this filter knows.
         var name: TagName
         var isClosing: Bool
-        var attributes: [(name: String, value: String)]
+        /// Where the attributes begin (right after the name), read by `attributes(of:in:)`.
+        var attributesStart: Int
+        var attributeCount: Int
         var end: Int
+    }
+
+    private static func attributes(of tag: Tag, in bytes: UnsafeBufferPointer<UInt8>) -> [(name: String, value: String)] {
+        var attributes: [(name: String, value: String)] = []
+        attributes.reserveCapacity(tag.attributeCount)
+        _ = scanAttributes(bytes, from: tag.attributesStart, collecting: true, into: &attributes)
+        return attributes
     }
 
     private static let img = TagName("img"), br = TagName("br"), hr = TagName("hr"), a = TagName("a")
@@ -112,9 +126,10 @@ struct MarkdownHTMLFilter {
                 // cmark leaves `<!-- raw HTML omitted -->` where it dropped markup.
                 index = Self.find(bytes, "-->", from: index + 4).map { $0 + 3 } ?? bytes.count
             } else if let tag = Self.parseTag(bytes, at: index) {
-                render(tag, into: &out)
+                let isAllowed = render(tag, in: bytes, into: &out)
                 index = tag.end
-                if !tag.isClosing && tag.name != .tooLong && Self.droppedWithContentNames.contains(tag.name) {
+                // The two sets share no name: a tag that is allowed is not dropped with its content.
+                if !isAllowed && !tag.isClosing && tag.name != .tooLong && Self.droppedWithContentNames.contains(tag.name) {
                     index = Self.endOfElement(tag.name.string, in: bytes, from: index)
                 }
             } else {
@@ -126,8 +141,15 @@ struct MarkdownHTMLFilter {
         if textStart < bytes.count { Self.escapeText(bytes[textStart..<bytes.count], into: &out) }
     }
 
-    private func render(_ tag: Tag, into out: inout HTMLBytes) {
-        guard tag.name != .tooLong, Self.allowedTagNames.contains(tag.name) else { return }
+    /// Writes `tag` if it is an allowed one; returns whether it is.
+    @discardableResult
+    private func render(_ tag: Tag, in bytes: UnsafeBufferPointer<UInt8>, into out: inout HTMLBytes) -> Bool {
+        guard tag.name != .tooLong, Self.allowedTagNames.contains(tag.name) else { return false }
+        renderAllowed(tag, in: bytes, into: &out)
+        return true
+    }
+
+    private func renderAllowed(_ tag: Tag, in bytes: UnsafeBufferPointer<UInt8>, into out: inout HTMLBytes) {
         if tag.isClosing {
             guard tag.name != Self.img && tag.name != Self.br && tag.name != Self.hr else { return }
             out.append("</" as StaticString)
@@ -136,9 +158,9 @@ struct MarkdownHTMLFilter {
             return
         }
         var attributes: [(String, String)] = []
-        if !tag.attributes.isEmpty {
+        if tag.attributeCount > 0 {
             let allowed = Self.allowedAttributes[tag.name.string] ?? []
-            for (name, rawValue) in tag.attributes where allowed.contains(name) {
+            for (name, rawValue) in Self.attributes(of: tag, in: bytes) where allowed.contains(name) {
                 guard let value = Self.decodeEntities(rawValue) else { continue }
                 switch name {
                 case "href":
@@ -291,36 +313,48 @@ struct MarkdownHTMLFilter {
         while index < bytes.count, isNameByte(bytes[index]) { index += 1 }
         guard index > nameStart, isLetter(bytes[nameStart]) else { return nil }
         let name = TagName(lowercasing: bytes[nameStart..<index])
-        var attributes: [(name: String, value: String)] = []
+        // Attributes are only found here; they are read (strings made) once the tag is kept.
+        var none: [(name: String, value: String)] = []
+        guard let (end, count) = scanAttributes(bytes, from: index, collecting: false, into: &none) else { return nil }
+        return Tag(name: name, isClosing: isClosing, attributesStart: index, attributeCount: count, end: end)
+    }
+
+    /// The attributes of the tag whose name ends at `start`: where the tag ends and how many it
+    /// has, nil when it does not end. Appends them to `attributes` when `collecting`.
+    private static func scanAttributes(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, collecting: Bool,
+                                       into attributes: inout [(name: String, value: String)]) -> (end: Int, count: Int)? {
+        var index = start
+        var count = 0
         while index < bytes.count {
             while index < bytes.count, isSpace(bytes[index]) { index += 1 }
             guard index < bytes.count else { return nil }
-            if bytes[index] == UInt8(ascii: ">") {
-                return Tag(name: name, isClosing: isClosing, attributes: attributes, end: index + 1)
-            }
+            if bytes[index] == UInt8(ascii: ">") { return (index + 1, count) }
             if bytes[index] == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: ">") {
-                return Tag(name: name, isClosing: isClosing, attributes: attributes, end: index + 2)
+                return (index + 2, count)
             }
             let attributeStart = index
             while index < bytes.count, !isSpace(bytes[index]), !endsAttributeName(bytes[index]) { index += 1 }
             guard index > attributeStart else { return nil }
-            let attributeName = lowercased(bytes[attributeStart..<index])
-            var value = ""
+            let attributeEnd = index
+            var valueRange = index..<index
             if index < bytes.count, bytes[index] == UInt8(ascii: "=") {
                 index += 1
                 guard index < bytes.count else { return nil }
                 let quote = bytes[index]
                 if quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") {
                     guard let close = bytes[(index + 1)...].firstIndex(of: quote) else { return nil }
-                    value = String(decoding: bytes[(index + 1)..<close], as: UTF8.self)
+                    valueRange = (index + 1)..<close
                     index = close + 1
                 } else {
                     let valueStart = index
                     while index < bytes.count, !isSpace(bytes[index]), bytes[index] != UInt8(ascii: ">") { index += 1 }
-                    value = String(decoding: bytes[valueStart..<index], as: UTF8.self)
+                    valueRange = valueStart..<index
                 }
             }
-            attributes.append((attributeName, value))
+            count += 1
+            if collecting {
+                attributes.append((lowercased(bytes[attributeStart..<attributeEnd]), String(decoding: bytes[valueRange], as: UTF8.self)))
+            }
         }
         return nil
     }

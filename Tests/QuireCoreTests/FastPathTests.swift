@@ -295,4 +295,33 @@ import Testing
         }
         #expect(PreviewURL.host(of: url) == expected)
     }
+
+    // MARK: Source text check
+
+    @Test func textCheckSkippingAsciiRunsAgreesWithTheStandardValidation() throws {
+        // Texts around every offset of the word check: accents, CJK, emoji, a NUL, broken and
+        // overlong sequences and surrogates, each after 0 to 17 ASCII bytes.
+        let pieces: [[UInt8]] = [
+            Array("é".utf8), Array("漢".utf8), Array("😀".utf8), [0], [0xC3], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+            [0xE2, 0x82], [0x80], Array("ñá".utf8),
+        ]
+        for piece in pieces {
+            for before in 0..<18 {
+                for after in [0, 1, 9] {
+                    let bytes = Array("x: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: before) + piece
+                        + Array(repeating: UInt8(ascii: "b"), count: after)
+                    let valid = String(validating: bytes, as: UTF8.self) != nil && !bytes.contains(0)
+                    var thrown: Diagnostic?
+                    do throws(Diagnostic) {
+                        try bytes.withUnsafeBufferPointer { (buffer) throws(Diagnostic) in try SourceTextCheck.validate(buffer, from: 0, file: "t") }
+                    } catch {
+                        thrown = error
+                    }
+                    #expect((thrown == nil) == valid, "\(bytes)")
+                    // The problem is reported at the piece, after the ASCII before it.
+                    if let thrown { #expect(thrown.description.contains(":1:\(4 + before):"), "\(thrown.description)") }
+                }
+            }
+        }
+    }
 }

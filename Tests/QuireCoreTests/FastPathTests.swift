@@ -239,4 +239,158 @@ import Testing
     func schemeOnBytesMatchesTheScalarWalk(url: String) {
         #expect(URLPolicy.scheme(of: url) == URLPolicy.schemeByScalars(of: url))
     }
+
+    // MARK: YAML scalar text
+
+    @Test func yamlScalarsCopiedUncheckedMatchTheCheckedCopy() throws {
+        let yaml = """
+            plain: héllo wörld 漢字 😀 e\u{301}
+            "quoted \\u00e9": "\\u00e9 \\U0001F600 \\x41 \\t tab \\N \\_ \\L \\P"
+            single: 'it''s été'
+            block: |
+              ### Título ñ
+              línea 2 — “quoted” ✓
+            folded: >
+              été
+              hiver
+            list: [a, "ü", 'ß', 1, 2.5, ~]
+            empty: ""
+            """
+        let bytes = Array(yaml.utf8)
+        var scalars = 0
+        try bytes.withUnsafeBufferPointer { (buffer) throws(Diagnostic) in
+            try LibYAMLEventReader.forEachEvent(in: buffer, file: "t.yaml") { (event) throws(Diagnostic) in
+                guard case .scalar(let text, _) = event.kind else { return }
+                scalars += 1
+                var copy = text
+                let checked = copy.withUTF8 { LibYAMLEventReader.scalarTextChecked($0) }
+                let unchecked = copy.withUTF8 { LibYAMLEventReader.scalarText($0) }
+                #expect(unchecked == checked)
+                #expect(Array(unchecked.utf8) == Array(checked.utf8))
+                #expect(unchecked.count == checked.count && unchecked.unicodeScalars.count == checked.unicodeScalars.count)
+            }
+        }
+        #expect(scalars == 19)
+        // The text the reader produced is the text written.
+        let root = try SourceParser.parse(bytes, format: .yaml, file: "t.yaml")
+        #expect(root["quoted \u{e9}"]?.string == "\u{e9} \u{1F600} A \t tab \u{85} \u{A0} \u{2028} \u{2029}")
+        #expect(root["block"]?.string == "### Título ñ\nlínea 2 — “quoted” ✓\n")
+    }
+
+    // MARK: Preview HTML filter
+
+    /// Text escaped byte by byte, as the filter did before it scanned words.
+    static func escapeTextByteByByte(_ text: String) -> [UInt8] {
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "&") {
+                let isEntity = bytes.withUnsafeBufferPointer { MarkdownHTMLFilter.entityLength($0[...], at: index) != nil }
+                out += isEntity ? [byte] : Array("&amp;".utf8)
+            } else if byte == UInt8(ascii: ">") {
+                out += Array("&gt;".utf8)
+            } else {
+                out.append(byte)
+            }
+            index += 1
+        }
+        return out
+    }
+
+    @Test func htmlFilterTextEscapeMatchesTheByteWalk() {
+        var texts = ["", "&", ">", "&amp;", "a&b", "a>b", "&#38;&#x26;&lt;", "é&é>漢&字😀>", "&&&>>>", "x&amp", "&bogus text;"]
+        // Each special byte at every offset of a text longer than two words, and next to 0x26 / 0x3E
+        // neighbours (0x25, 0x27, 0x3D, 0x3F) that a borrow could confuse.
+        for special in ["&", ">", "&amp;", "%'=?"] {
+            for offset in 0..<24 {
+                texts.append(String(repeating: "a", count: offset) + special + String(repeating: "b", count: 24 - offset))
+                texts.append(String(repeating: "\u{7F}", count: offset) + special + "%&'=>?")
+            }
+        }
+        for text in texts {
+            var fast = HTMLBytes(capacity: 0)  // grows on the way: the doubling is tested too
+            let bytes = Array(text.utf8)
+            bytes.withUnsafeBufferPointer { MarkdownHTMLFilter.escapeText($0[...], into: &fast) }
+            #expect(fast.array() == Self.escapeTextByteByByte(text), "\(text)")
+            // A slice that does not start at 0 is escaped the same.
+            var sliced = HTMLBytes(capacity: 0)
+            let padded = Array("<p>".utf8) + bytes
+            padded.withUnsafeBufferPointer { MarkdownHTMLFilter.escapeText($0[3...], into: &sliced) }
+            #expect(sliced.array() == fast.array(), "\(text)")
+        }
+    }
+
+    @Test func orderedTagNamesAreTheAllowedSet() {
+        let names = MarkdownHTMLFilter.allowedTagNames.map(\.string)
+        #expect(Set(names) == MarkdownHTMLFilter.allowedTags)
+        #expect(names.count == MarkdownHTMLFilter.allowedTags.count)
+        // The filter skips the dropped-with-content check for allowed tags: the sets must not meet.
+        #expect(MarkdownHTMLFilter.allowedTags.isDisjoint(with: MarkdownHTMLFilter.droppedWithContent))
+    }
+
+    @Test(arguments: ["p", "P", "blockquote", "BlockQuote", "h1", "STRONG", "a", "img", "sixteenbyteslong", "seventeenbyteslon", "x9"])
+    func packedTagNamesMatchLowerCasedStrings(name: String) {
+        let bytes = Array(name.utf8)
+        let packed = bytes.withUnsafeBufferPointer { MarkdownHTMLFilter.TagName(lowercasing: $0[...]) }
+        let lowered = bytes.withUnsafeBufferPointer { MarkdownHTMLFilter.lowercased($0[...]) }
+        if bytes.count <= 16 {
+            #expect(packed.string == lowered)
+            #expect(packed == MarkdownHTMLFilter.TagName(lowered))
+            var out = HTMLBytes(capacity: 16)
+            packed.append(to: &out)
+            #expect(out.array() == Array(lowered.utf8))
+        } else {
+            #expect(packed == .tooLong)
+        }
+    }
+
+    // MARK: Preview URLs
+
+    static let previewURLs = [
+        "", " ", "https://example.com/x", " https://x", "https://x ", "a\tb", "x\u{7F}y", "x\u{1}", "été", "é ", " é", "\u{A0}x",
+        "e\u{301}", "\r\n", "https://images.example.com/hero/35.jpg", "/assets/a.png", "//evil.example/x", "mailto:a@b",
+        "https://ex.example?q#f", "https://", "http://h/p", "https://hôte.example/x", "ftp://a:b@c/d", "x://y#z", "://x", "a\u{85}b",
+    ]
+
+    @Test(arguments: previewURLs)
+    func previewURLCheckOnBytesMatchesTheScalarWalk(url: String) {
+        #expect(PreviewURL.isClean(url) == PreviewURL.isCleanByScalars(url))
+        // The host as Foundation's search finds it.
+        let expected: String? = url.range(of: "://").flatMap { range in
+            let host = url[range.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            return host.isEmpty ? nil : String(host)
+        }
+        #expect(PreviewURL.host(of: url) == expected)
+    }
+
+    // MARK: Source text check
+
+    @Test func textCheckSkippingAsciiRunsAgreesWithTheStandardValidation() throws {
+        // Texts around every offset of the word check: accents, CJK, emoji, a NUL, broken and
+        // overlong sequences and surrogates, each after 0 to 17 ASCII bytes.
+        let pieces: [[UInt8]] = [
+            Array("é".utf8), Array("漢".utf8), Array("😀".utf8), [0], [0xC3], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+            [0xE2, 0x82], [0x80], Array("ñá".utf8),
+        ]
+        for piece in pieces {
+            for before in 0..<18 {
+                for after in [0, 1, 9] {
+                    let bytes = Array("x: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: before) + piece
+                        + Array(repeating: UInt8(ascii: "b"), count: after)
+                    let valid = String(validating: bytes, as: UTF8.self) != nil && !bytes.contains(0)
+                    var thrown: Diagnostic?
+                    do throws(Diagnostic) {
+                        try bytes.withUnsafeBufferPointer { (buffer) throws(Diagnostic) in try SourceTextCheck.validate(buffer, from: 0, file: "t") }
+                    } catch {
+                        thrown = error
+                    }
+                    #expect((thrown == nil) == valid, "\(bytes)")
+                    // The problem is reported at the piece, after the ASCII before it.
+                    if let thrown { #expect(thrown.description.contains(":1:\(4 + before):"), "\(thrown.description)") }
+                }
+            }
+        }
+    }
 }

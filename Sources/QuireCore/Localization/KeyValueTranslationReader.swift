@@ -17,7 +17,7 @@ enum KeyValueTranslationReader {
         var catalog = TranslationCatalog(file: file)
         var warnings: [Diagnostic] = []
         for member in members {
-            if member.key.hasPrefix("@") {
+            if member.key.utf8.first == UInt8(ascii: "@") {  // a byte check: `hasPrefix` costs more than the entry
                 try readMetadata(member, into: &catalog, warnings: &warnings)
                 continue
             }

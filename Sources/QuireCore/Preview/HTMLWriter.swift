@@ -4,61 +4,65 @@ import QuireModel
 /// `text(_:)` or `attribute(_:_:)`, which escape `& < > " '`; only our own fixed markup goes
 /// through `raw(_:)`.
 ///
-/// Bytes, not a `String`: a preview is ~30 KB written in hundreds of small pieces, and
-/// appending to an array skips the per-append bookkeeping a `String` does.
-struct HTMLWriter {
-    private(set) var bytes: [UInt8] = []
+/// Bytes, not a `String`: a preview is ~30 KB written in hundreds of small pieces, appended
+/// through a pointer (`HTMLBytes`) without the per-append bookkeeping of a `String` or an array.
+struct HTMLWriter: ~Copyable {
+    private var out = HTMLBytes(capacity: 32 * 1024)
 
-    init() { bytes.reserveCapacity(32 * 1024) }
+    init() {}
 
-    mutating func raw(_ markup: String) { bytes.append(contentsOf: markup.utf8) }
+    /// The document so far.
+    var bytes: [UInt8] { out.array() }
+
+    mutating func raw(_ markup: String) { out.append(markup) }
 
     /// Markup already encoded (and escaped where needed), such as a filtered markdown body.
-    mutating func raw(bytes markup: [UInt8]) { bytes.append(contentsOf: markup) }
+    mutating func raw(bytes markup: [UInt8]) { out.append(markup) }
 
     /// Markup that `write` appends straight to the document (a filtered markdown body), so it
     /// needs no buffer of its own.
-    mutating func raw(writing write: (inout [UInt8]) -> Void) { write(&bytes) }
+    mutating func raw(writing write: (inout HTMLBytes) -> Void) { write(&out) }
 
-    mutating func text(_ value: String) { Self.appendEscaped(value, to: &bytes) }
+    mutating func text(_ value: String) { Self.appendEscaped(value, to: &out) }
 
     /// ` name="value"`, escaped; nothing when the value is nil.
-    mutating func attribute(_ name: String, _ value: String?) {
+    mutating func attribute(_ name: StaticString, _ value: String?) {
         guard let value else { return }
-        bytes.append(UInt8(ascii: " "))
-        bytes.append(contentsOf: name.utf8)
-        bytes.append(contentsOf: "=\"".utf8)
-        Self.appendEscaped(value, to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        out.append(UInt8(ascii: " "))
+        out.append(name)
+        out.append("=\"" as StaticString)
+        Self.appendEscaped(value, to: &out)
+        out.append(UInt8(ascii: "\""))
     }
 
     /// `<tag class="...">text</tag>`, skipped when the text is nil or empty.
-    mutating func element(_ tag: String, class className: String? = nil, _ value: String?) {
+    mutating func element(_ tag: StaticString, class className: String? = nil, _ value: String?) {
         guard let value, !value.isEmpty else { return }
-        bytes.append(UInt8(ascii: "<"))
-        bytes.append(contentsOf: tag.utf8)
+        out.append(UInt8(ascii: "<"))
+        out.append(tag)
         attribute("class", className)
-        bytes.append(UInt8(ascii: ">"))
+        out.append(UInt8(ascii: ">"))
         text(value)
-        bytes.append(contentsOf: "</".utf8)
-        bytes.append(contentsOf: tag.utf8)
-        bytes.append(UInt8(ascii: ">"))
+        out.append("</" as StaticString)
+        out.append(tag)
+        out.append(UInt8(ascii: ">"))
     }
 
     static func escape(_ value: String) -> String {
-        var escaped: [UInt8] = []
+        var escaped = HTMLBytes(capacity: value.utf8.count + 16)
         appendEscaped(value, to: &escaped)
-        return String(decoding: escaped, as: UTF8.self)
+        return String(decoding: escaped.array(), as: UTF8.self)
     }
 
     /// Escapes `& < > " '` and replaces NUL with U+FFFD. Works on UTF-8 bytes: these are all
     /// ASCII, and a byte below 0x80 is always a whole scalar, so bytes and scalars agree.
-    static func appendEscaped(_ value: String, to out: inout [UInt8]) {
+    static func appendEscaped(_ value: String, to out: inout HTMLBytes) {
+        if value.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &out) }) != nil { return }
         var value = value
         value.withUTF8 { appendEscaped($0, to: &out) }
     }
 
-    static func appendEscaped(_ value: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    static func appendEscaped(_ value: UnsafeBufferPointer<UInt8>, to out: inout HTMLBytes) {
         var runStart = 0
         for index in value.indices {
             let replacement: StaticString
@@ -72,11 +76,11 @@ struct HTMLWriter {
             default: continue
             }
             // Plain text is copied in runs, not byte by byte.
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: value[runStart..<index]))
-            out.append(contentsOf: UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
+            out.append(value[runStart..<index])
+            out.append(replacement)
             runStart = index + 1
         }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: value[runStart...]))
+        out.append(value[runStart...])
     }
 }
 

@@ -13,13 +13,13 @@ import Darwin
 struct MarkdownHTMLFilter {
     var assetBase: String
 
-    private static let allowedTags: Set<String> = [
+    static let allowedTags: Set<String> = [
         "p", "h1", "h2", "h3", "h4", "h5", "h6", "em", "strong", "a", "img", "ul", "ol", "li",
         "blockquote", "pre", "code", "hr", "br", "del", "s", "sup", "sub",
         "table", "thead", "tbody", "tr", "th", "td",
     ]
     /// Elements whose content is not text to show either (`<script>`, `<style>`, ...).
-    private static let droppedWithContent: Set<String> = [
+    static let droppedWithContent: Set<String> = [
         "script", "style", "iframe", "object", "embed", "template", "textarea", "title", "noscript", "xmp", "svg", "math",
     ]
     private static let allowedAttributes: [String: Set<String>] = [
@@ -27,26 +27,92 @@ struct MarkdownHTMLFilter {
         "th": ["align"], "td": ["align"],
     ]
 
+    /// The tag names above as `TagName`s: a tag is looked up by comparing integers, not by
+    /// hashing a string made for it.
+    /// `allowedTags`, the most frequent in cmark's output first, so most lookups end after a
+    /// comparison or two (`FastPathTests` checks that both lists hold the same names).
+    static let allowedTagNames = [
+        "p", "em", "strong", "a", "li", "code", "ul", "ol", "h3", "h2", "h1", "h4", "h5", "h6", "br", "pre", "blockquote",
+        "hr", "img", "del", "s", "sup", "sub", "table", "thead", "tbody", "tr", "th", "td",
+    ].map(TagName.init)
+    private static let droppedWithContentNames = droppedWithContent.map(TagName.init)
+
+    /// A tag name in lower case, packed into an integer (names are ASCII letters and digits; no
+    /// name of the sets above is longer than 16 bytes, so a longer one is none of them).
+    struct TagName: Equatable {
+        static let tooLong = TagName(packed: 0, count: 0)
+        var packed: UInt128
+        var count: Int
+
+        init(packed: UInt128, count: Int) {
+            self.packed = packed
+            self.count = count
+        }
+
+        init(_ name: String) {
+            var packed: UInt128 = 0
+            var count = 0
+            for byte in name.utf8.prefix(16) {
+                packed |= UInt128(byte) << (8 * count)
+                count += 1
+            }
+            self.init(packed: name.utf8.count <= 16 ? packed : 0, count: name.utf8.count <= 16 ? count : 0)
+        }
+
+        /// The name of `bytes` (ASCII), lower-cased; `.tooLong` when longer than 16 bytes.
+        init(lowercasing bytes: Slice<UnsafeBufferPointer<UInt8>>) {
+            guard bytes.count <= 16 else { self = .tooLong; return }
+            var packed: UInt128 = 0
+            var shift = 0
+            for byte in bytes {
+                let lower = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                packed |= UInt128(lower) << shift
+                shift += 8
+            }
+            self.init(packed: packed, count: bytes.count)
+        }
+
+        func append(to out: inout HTMLBytes) {
+            withUnsafeBytes(of: packed.littleEndian) { out.append(UnsafeBufferPointer(rebasing: $0.assumingMemoryBound(to: UInt8.self).prefix(count))) }
+        }
+
+        var string: String {
+            withUnsafeBytes(of: packed.littleEndian) { String(decoding: $0.prefix(count), as: UTF8.self) }
+        }
+    }
+
     private struct Tag {
-        var name: String
+        /// Lower case; `.tooLong` when too long to be a name this filter knows.
+        var name: TagName
         var isClosing: Bool
-        var attributes: [(name: String, value: String)]
+        /// Where the attributes begin (right after the name), read by `attributes(of:in:)`.
+        var attributesStart: Int
+        var attributeCount: Int
         var end: Int
     }
 
+    private static func attributes(of tag: Tag, in bytes: UnsafeBufferPointer<UInt8>) -> [(name: String, value: String)] {
+        var attributes: [(name: String, value: String)] = []
+        attributes.reserveCapacity(tag.attributeCount)
+        _ = scanAttributes(bytes, from: tag.attributesStart, collecting: true, into: &attributes)
+        return attributes
+    }
+
+    private static let img = TagName("img"), br = TagName("br"), hr = TagName("hr"), a = TagName("a")
+
     func filter(_ html: String) -> String {
-        var out: [UInt8] = []
+        var out = HTMLBytes(capacity: html.utf8.count + 64)
         filter(html, into: &out)
-        return String(decoding: out, as: UTF8.self)
+        return String(decoding: out.array(), as: UTF8.self)
     }
 
     /// Appends the filtered HTML to `out`, as UTF-8.
-    func filter(_ html: String, into out: inout [UInt8]) {
+    func filter(_ html: String, into out: inout HTMLBytes) {
         var html = html
         html.withUTF8 { filter($0, into: &out) }
     }
 
-    private func filter(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    private func filter(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout HTMLBytes) {
         var index = 0
         var textStart = 0
         while index < bytes.count {
@@ -60,13 +126,14 @@ struct MarkdownHTMLFilter {
                 // cmark leaves `<!-- raw HTML omitted -->` where it dropped markup.
                 index = Self.find(bytes, "-->", from: index + 4).map { $0 + 3 } ?? bytes.count
             } else if let tag = Self.parseTag(bytes, at: index) {
-                render(tag, into: &out)
+                let isAllowed = render(tag, in: bytes, into: &out)
                 index = tag.end
-                if !tag.isClosing && Self.droppedWithContent.contains(tag.name) {
-                    index = Self.endOfElement(tag.name, in: bytes, from: index)
+                // The two sets share no name: a tag that is allowed is not dropped with its content.
+                if !isAllowed && !tag.isClosing && tag.name != .tooLong && Self.droppedWithContentNames.contains(tag.name) {
+                    index = Self.endOfElement(tag.name.string, in: bytes, from: index)
                 }
             } else {
-                out.append(contentsOf: "&lt;".utf8)
+                out.append("&lt;" as StaticString)
                 index += 1
             }
             textStart = index
@@ -74,19 +141,26 @@ struct MarkdownHTMLFilter {
         if textStart < bytes.count { Self.escapeText(bytes[textStart..<bytes.count], into: &out) }
     }
 
-    private func render(_ tag: Tag, into out: inout [UInt8]) {
-        guard Self.allowedTags.contains(tag.name) else { return }
+    /// Writes `tag` if it is an allowed one; returns whether it is.
+    @discardableResult
+    private func render(_ tag: Tag, in bytes: UnsafeBufferPointer<UInt8>, into out: inout HTMLBytes) -> Bool {
+        guard tag.name != .tooLong, Self.allowedTagNames.contains(tag.name) else { return false }
+        renderAllowed(tag, in: bytes, into: &out)
+        return true
+    }
+
+    private func renderAllowed(_ tag: Tag, in bytes: UnsafeBufferPointer<UInt8>, into out: inout HTMLBytes) {
         if tag.isClosing {
-            guard tag.name != "img" && tag.name != "br" && tag.name != "hr" else { return }
-            out.append(contentsOf: "</".utf8)
-            out.append(contentsOf: tag.name.utf8)
+            guard tag.name != Self.img && tag.name != Self.br && tag.name != Self.hr else { return }
+            out.append("</" as StaticString)
+            tag.name.append(to: &out)
             out.append(UInt8(ascii: ">"))
             return
         }
         var attributes: [(String, String)] = []
-        if !tag.attributes.isEmpty {
-            let allowed = Self.allowedAttributes[tag.name] ?? []
-            for (name, rawValue) in tag.attributes where allowed.contains(name) {
+        if tag.attributeCount > 0 {
+            let allowed = Self.allowedAttributes[tag.name.string] ?? []
+            for (name, rawValue) in Self.attributes(of: tag, in: bytes) where allowed.contains(name) {
                 guard let value = Self.decodeEntities(rawValue) else { continue }
                 switch name {
                 case "href":
@@ -103,17 +177,17 @@ struct MarkdownHTMLFilter {
                 }
             }
         }
-        if tag.name == "img" && !attributes.contains(where: { $0.0 == "src" }) { return Self.placeholder("image not shown", into: &out) }
+        if tag.name == Self.img && !attributes.contains(where: { $0.0 == "src" }) { return Self.placeholder("image not shown", into: &out) }
         out.append(UInt8(ascii: "<"))
-        out.append(contentsOf: tag.name.utf8)
+        tag.name.append(to: &out)
         for (name, value) in attributes {
             out.append(UInt8(ascii: " "))
-            out.append(contentsOf: name.utf8)
-            out.append(contentsOf: "=\"".utf8)
+            out.append(name)
+            out.append("=\"" as StaticString)
             HTMLWriter.appendEscaped(value, to: &out)
             out.append(UInt8(ascii: "\""))
         }
-        if tag.name == "a", attributes.contains(where: { $0.0 == "href" }) { out.append(contentsOf: " rel=\"noopener noreferrer\"".utf8) }
+        if tag.name == Self.a, attributes.contains(where: { $0.0 == "href" }) { out.append(" rel=\"noopener noreferrer\"" as StaticString) }
         out.append(UInt8(ascii: ">"))
     }
 
@@ -122,17 +196,27 @@ struct MarkdownHTMLFilter {
         return scheme == "mailto" || scheme == "tel" ? url : nil
     }
 
-    private static func placeholder(_ label: String, into out: inout [UInt8]) {
-        out.append(contentsOf: "<span class=\"remote-image\">".utf8)
+    private static func placeholder(_ label: String, into out: inout HTMLBytes) {
+        out.append("<span class=\"remote-image\">" as StaticString)
         HTMLWriter.appendEscaped(label, to: &out)
-        out.append(contentsOf: "</span>".utf8)
+        out.append("</span>" as StaticString)
     }
 
     /// Text between tags: entities cmark wrote pass through, any other `&` or `>` is escaped.
-    private static func escapeText(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, into out: inout [UInt8]) {
+    static func escapeText(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, into out: inout HTMLBytes) {
         var runStart = bytes.startIndex
         var index = bytes.startIndex
         while index < bytes.endIndex {
+            // Eight bytes at a time up to the next `&` or `>`: most text has neither.
+            if let base = bytes.base.baseAddress {
+                while index + 8 <= bytes.endIndex {
+                    let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                    let mask = ampersandOrGreaterMask(word)
+                    if mask != 0 { index += mask.trailingZeroBitCount / 8; break }
+                    index += 8
+                }
+                guard index < bytes.endIndex else { break }
+            }
             let byte = bytes[index]
             let replacement: StaticString
             if byte == UInt8(ascii: "&") {
@@ -144,16 +228,26 @@ struct MarkdownHTMLFilter {
                 index += 1
                 continue
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-            out.append(contentsOf: UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
+            out.append(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            out.append(UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
             index += 1
             runStart = index
         }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.endIndex]))
+        out.append(UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.endIndex]))
+    }
+
+    /// The high bit of each byte of `word` (read little-endian) set where it may be `&` or `>`
+    /// ("has zero byte" from Bit Twiddling Hacks): a borrow can flag only a byte above a true
+    /// match, so the lowest flagged byte is exact and zero means neither is there.
+    @inline(__always)
+    static func ampersandOrGreaterMask(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        func zeroBytes(_ value: UInt64) -> UInt64 { (value &- ones) & ~value }
+        return (zeroBytes(word ^ (ones &* 0x26)) | zeroBytes(word ^ (ones &* 0x3E))) & 0x8080_8080_8080_8080
     }
 
     /// Length of `&name;`, `&#123;` or `&#x1F;` at `index`, or nil when there is none.
-    private static func entityLength(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, at index: Int) -> Int? {
+    static func entityLength(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, at index: Int) -> Int? {
         var end = index + 1
         while end < bytes.endIndex, end - index <= 32 {
             let byte = bytes[end]
@@ -218,44 +312,56 @@ struct MarkdownHTMLFilter {
         let nameStart = index
         while index < bytes.count, isNameByte(bytes[index]) { index += 1 }
         guard index > nameStart, isLetter(bytes[nameStart]) else { return nil }
-        let name = lowercased(bytes[nameStart..<index])
-        var attributes: [(name: String, value: String)] = []
+        let name = TagName(lowercasing: bytes[nameStart..<index])
+        // Attributes are only found here; they are read (strings made) once the tag is kept.
+        var none: [(name: String, value: String)] = []
+        guard let (end, count) = scanAttributes(bytes, from: index, collecting: false, into: &none) else { return nil }
+        return Tag(name: name, isClosing: isClosing, attributesStart: index, attributeCount: count, end: end)
+    }
+
+    /// The attributes of the tag whose name ends at `start`: where the tag ends and how many it
+    /// has, nil when it does not end. Appends them to `attributes` when `collecting`.
+    private static func scanAttributes(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, collecting: Bool,
+                                       into attributes: inout [(name: String, value: String)]) -> (end: Int, count: Int)? {
+        var index = start
+        var count = 0
         while index < bytes.count {
             while index < bytes.count, isSpace(bytes[index]) { index += 1 }
             guard index < bytes.count else { return nil }
-            if bytes[index] == UInt8(ascii: ">") {
-                return Tag(name: name, isClosing: isClosing, attributes: attributes, end: index + 1)
-            }
+            if bytes[index] == UInt8(ascii: ">") { return (index + 1, count) }
             if bytes[index] == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: ">") {
-                return Tag(name: name, isClosing: isClosing, attributes: attributes, end: index + 2)
+                return (index + 2, count)
             }
             let attributeStart = index
             while index < bytes.count, !isSpace(bytes[index]), !endsAttributeName(bytes[index]) { index += 1 }
             guard index > attributeStart else { return nil }
-            let attributeName = lowercased(bytes[attributeStart..<index])
-            var value = ""
+            let attributeEnd = index
+            var valueRange = index..<index
             if index < bytes.count, bytes[index] == UInt8(ascii: "=") {
                 index += 1
                 guard index < bytes.count else { return nil }
                 let quote = bytes[index]
                 if quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") {
                     guard let close = bytes[(index + 1)...].firstIndex(of: quote) else { return nil }
-                    value = String(decoding: bytes[(index + 1)..<close], as: UTF8.self)
+                    valueRange = (index + 1)..<close
                     index = close + 1
                 } else {
                     let valueStart = index
                     while index < bytes.count, !isSpace(bytes[index]), bytes[index] != UInt8(ascii: ">") { index += 1 }
-                    value = String(decoding: bytes[valueStart..<index], as: UTF8.self)
+                    valueRange = valueStart..<index
                 }
             }
-            attributes.append((attributeName, value))
+            count += 1
+            if collecting {
+                attributes.append((lowercased(bytes[attributeStart..<attributeEnd]), String(decoding: bytes[valueRange], as: UTF8.self)))
+            }
         }
         return nil
     }
 
     /// A tag or attribute name in lower case. ASCII is folded on bytes (names are almost
     /// always ASCII); anything else takes `String.lowercased()`, as it always did.
-    private static func lowercased(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+    static func lowercased(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
         guard bytes.allSatisfy({ $0 < 0x80 }) else { return String(decoding: bytes, as: UTF8.self).lowercased() }
         return String(unsafeUninitializedCapacity: bytes.count) { buffer in
             for (offset, byte) in bytes.enumerated() { buffer[offset] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }

@@ -20,7 +20,10 @@ public enum PagePreview {
         html.raw(PreviewScripts.livePreviewPolicy)
         html.raw("\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
         html.raw("<meta name=\"referrer\" content=\"no-referrer\">\n<title>")
-        html.text("\(title) · \(context.locale) · preview")
+        html.text(title)
+        html.raw(" · ")
+        html.text(context.locale)
+        html.raw(" · preview")
         html.raw(bytes: headEnd)
 
         html.raw("<header class=\"toolbar\">")
@@ -62,7 +65,9 @@ public enum PagePreview {
     private static let documentEnd = Array("<script>\(PreviewScripts.livePreview)</script>\n</body>\n</html>\n".utf8)
 
     private static func toolbarField(_ html: inout HTMLWriter, _ label: String, _ value: String, id: String? = nil) {
-        html.raw("<span class=\"field\"><span class=\"label\">\(label)</span> <code")
+        html.raw("<span class=\"field\"><span class=\"label\">")
+        html.raw(label)
+        html.raw("</span> <code")
         html.attribute("id", id)
         html.raw(">")
         html.text(value)

@@ -172,36 +172,49 @@ struct SectionRenderer {
 
     /// An image from the version's assets, or a labelled box for anything that would leave
     /// the server or is not a usable URL.
+    /// `className` is one of our own constants, written raw (in pieces, not interpolated).
     private func image(_ value: JSONValue?, alt: String, class className: String, into html: inout HTMLWriter) {
         guard let url = value?.displayText else {
-            html.raw("<div class=\"\(className) image-placeholder\"><span>no image</span></div>")
+            html.raw("<div class=\"")
+            html.raw(className)
+            html.raw(" image-placeholder\"><span>no image</span></div>")
             return
         }
         switch PreviewURL.image(url, assetBase: context.assetBase) {
         case .local(let path):
-            html.raw("<img class=\"\(className)\" loading=\"lazy\"")
+            html.raw("<img class=\"")
+            html.raw(className)
+            html.raw("\" loading=\"lazy\"")
             html.attribute("src", path)
             html.attribute("alt", alt)
             html.raw(">")
         case .remote(let host):
-            html.raw("<div class=\"\(className) image-placeholder\"")
+            html.raw("<div class=\"")
+            html.raw(className)
+            html.raw(" image-placeholder\"")
             html.attribute("title", url)
             html.raw("><span>remote image<br>")
             html.text(host)
             html.raw("</span></div>")
         case .invalid:
-            html.raw("<div class=\"\(className) image-placeholder\"><span>image not shown</span></div>")
+            html.raw("<div class=\"")
+            html.raw(className)
+            html.raw(" image-placeholder\"><span>image not shown</span></div>")
         }
     }
 
     /// A link when the URL may be one; otherwise the label alone, marked as not linked.
     private func link(_ url: String, label: String, class className: String, into html: inout HTMLWriter) {
         if let href = PreviewURL.link(url) {
-            html.raw("<a class=\"\(className)\" rel=\"noopener noreferrer\" target=\"_blank\"")
+            html.raw("<a class=\"")
+            html.raw(className)
+            html.raw("\" rel=\"noopener noreferrer\" target=\"_blank\"")
             html.attribute("href", href)
             html.raw(">")
         } else {
-            html.raw("<span class=\"\(className) unlinked\"")
+            html.raw("<span class=\"")
+            html.raw(className)
+            html.raw(" unlinked\"")
             html.attribute("title", "not a link: " + url)
             html.raw(">")
         }

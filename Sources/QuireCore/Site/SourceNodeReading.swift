@@ -14,61 +14,72 @@ struct SourceNodeReader {
         diagnostics.append(.warning(file, at: node.position, keyPath: keyPath, message))
     }
 
-    mutating func string(_ node: SourceNode?, _ keyPath: String) -> String? {
+    // Key paths are autoclosures: they become strings only for a diagnostic.
+
+    mutating func string(_ node: SourceNode?, _ keyPath: @autoclosure () -> String) -> String? {
         guard let node else { return nil }
         if let text = node.string { return text }
-        error(node, keyPath, "must be text, found \(node.kindDescription)")
+        error(node, keyPath(), "must be text, found \(node.kindDescription)")
         return nil
     }
 
-    mutating func integer(_ node: SourceNode?, _ keyPath: String, minimum: Int = 0) -> Int? {
+    mutating func integer(_ node: SourceNode?, _ keyPath: @autoclosure () -> String, minimum: Int = 0) -> Int? {
         guard let node else { return nil }
         guard case .integer(let number) = node.value else {
-            error(node, keyPath, "must be a whole number, found \(node.kindDescription)")
+            error(node, keyPath(), "must be a whole number, found \(node.kindDescription)")
             return nil
         }
         guard number >= minimum else {
-            error(node, keyPath, "must be at least \(minimum), found \(number)")
+            error(node, keyPath(), "must be at least \(minimum), found \(number)")
             return nil
         }
         return number
     }
 
-    mutating func bool(_ node: SourceNode?, _ keyPath: String) -> Bool? {
+    mutating func bool(_ node: SourceNode?, _ keyPath: @autoclosure () -> String) -> Bool? {
         guard let node else { return nil }
         if case .bool(let flag) = node.value { return flag }
-        error(node, keyPath, "must be true or false, found \(node.kindDescription)")
+        error(node, keyPath(), "must be true or false, found \(node.kindDescription)")
         return nil
     }
 
-    mutating func stringList(_ node: SourceNode?, _ keyPath: String) -> [String]? {
+    mutating func stringList(_ node: SourceNode?, _ keyPath: @autoclosure () -> String) -> [String]? {
         guard let node else { return nil }
         guard let items = node.array else {
-            error(node, keyPath, "must be a list of text, found \(node.kindDescription)")
+            error(node, keyPath(), "must be a list of text, found \(node.kindDescription)")
             return nil
         }
         var result: [String] = []
+        result.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
-            if let text = string(item, "\(keyPath)[\(index)]") { result.append(text) }
+            if let text = string(item, "\(keyPath())[\(index)]") { result.append(text) }
         }
         return result
     }
 
-    mutating func mapping(_ node: SourceNode?, _ keyPath: String) -> [SourceMember]? {
+    mutating func mapping(_ node: SourceNode?, _ keyPath: @autoclosure () -> String) -> [SourceMember]? {
         guard let node else { return nil }
         if let members = node.members { return members }
-        error(node, keyPath, "must be a mapping, found \(node.kindDescription)")
+        error(node, keyPath(), "must be a mapping, found \(node.kindDescription)")
         return nil
     }
 
     /// Warns about keys a mapping should not have; `where` names the thing for the message.
     mutating func warnUnknownKeys(_ members: [SourceMember], allowed: Set<String>, keyPath: String, where place: String) {
-        for member in members where !allowed.contains(member.key) {
+        warnUnknownKeys(members, isAllowed: { allowed.contains($0) }, allowed: { allowed }, keyPath: keyPath, where: place)
+    }
+
+    /// The same, for callers whose allowed keys are not a set yet: `isAllowed` answers for each
+    /// key, and the set (for the message's hint) is built only when a key is unknown.
+    mutating func warnUnknownKeys(_ members: [SourceMember], isAllowed: (String) -> Bool, allowed: () -> Set<String>,
+                                  keyPath: String, where place: @autoclosure () -> String) {
+        for member in members where !isAllowed(member.key) {
+            let allowed = allowed()
             let path = keyPath.isEmpty ? member.key : "\(keyPath).\(member.key)"
             let hint = Self.closest(to: member.key, in: allowed).map { "did you mean '\($0)'?" }
                 ?? "known keys: \(allowed.sorted().joined(separator: ", "))"
             diagnostics.append(.warning(file, at: member.keyPosition, keyPath: path,
-                "unknown key '\(member.key)' in \(place) is ignored; \(hint)"))
+                "unknown key '\(member.key)' in \(place()) is ignored; \(hint)"))
         }
     }
 

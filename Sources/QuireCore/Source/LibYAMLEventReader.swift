@@ -60,7 +60,7 @@ enum LibYAMLEventReader {
             return YAMLEvent(kind: .collectionEnd, position: position)
         case YAML_SCALAR_EVENT:
             let data = event.data.scalar
-            let text = data.value.map { String(decoding: UnsafeBufferPointer(start: $0, count: data.length), as: UTF8.self) } ?? ""
+            let text = data.value.map { scalarText(UnsafeBufferPointer(start: $0, count: data.length)) } ?? ""
             return YAMLEvent(
                 kind: .scalar(text: text, plain: data.style == YAML_PLAIN_SCALAR_STYLE),
                 anchor: string(data.anchor), tag: string(data.tag), position: position)
@@ -69,6 +69,20 @@ enum LibYAMLEventReader {
         default:
             return YAMLEvent(kind: .other, position: position)
         }
+    }
+
+    /// A scalar's text. libyaml reads only the UTF-8 that `SourceTextCheck` let through, copies
+    /// it, and encodes escapes itself (refusing surrogates and anything past U+10FFFF), so its
+    /// scalars are well-formed: the copy skips a second validation, which on non-ASCII text
+    /// (translations) cost more than the rest of the event. `scalarTextChecked` is the long way
+    /// (`FastPathTests` compares them).
+    static func scalarText(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let span = Span(_unsafeElements: bytes)
+        return String(copying: unsafe UTF8Span(unchecked: span))
+    }
+
+    static func scalarTextChecked(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: bytes, as: UTF8.self)
     }
 
     private static func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {

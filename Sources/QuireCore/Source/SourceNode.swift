@@ -48,7 +48,19 @@ public struct SourceNode: Sendable, Hashable {
     }
 
     /// What the value is, as diagnostics name it ("a number", "a list", ...).
-    public var kindDescription: String { json.kindDescription }
+    public var kindDescription: String {
+        // Read off the value itself: converting a whole subtree to JSON only to name its kind
+        // cost as much as the subtree.
+        switch value {
+        case .null: return JSONValue.null.kindDescription
+        case .bool(let flag): return JSONValue.bool(flag).kindDescription
+        case .integer(let number): return JSONValue.integer(number).kindDescription
+        case .number(let number): return JSONValue.number(number).kindDescription
+        case .string: return JSONValue.string("").kindDescription
+        case .array: return JSONValue.array([]).kindDescription
+        case .object: return JSONValue.object(JSONObject()).kindDescription
+        }
+    }
 
     /// The value without positions, as it is published.
     public var json: JSONValue {

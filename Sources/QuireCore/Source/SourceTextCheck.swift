@@ -15,13 +15,16 @@ enum SourceTextCheck {
         while index < count {
             // Eight bytes at a time while they are ASCII without NUL: the common case.
             if index + 8 <= count {
-                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
                 let highBits = word & 0x8080_8080_8080_8080
                 let zeroBytes = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
                 if highBits | zeroBytes == 0 {
                     index += 8
                     continue
                 }
+                // No NUL: the bytes before the first non-ASCII one are plain ASCII, skipped at
+                // once (accented text fails the word check at every letter otherwise).
+                if zeroBytes == 0 { index += highBits.trailingZeroBitCount / 8 }
             }
             let byte = bytes[index]
             if byte < 0x80 {

@@ -19,8 +19,21 @@ enum YAMLCoreSchema {
         // Most plain scalars are words. Only text starting with one of these bytes can be null
         // (`~`, `null`, ...), a boolean (`t`, `f`, ...) or a number (a sign, a digit, `.`);
         // anything else is text, without the checks below (each copies the text's bytes).
-        if let first = text.utf8.first, !Self.mayStartNonText(first) { return .value(.string(text)) }
+        guard let first = text.utf8.first else { return .value(.null) }
+        if !Self.mayStartNonText(first) { return .value(.string(text)) }
+        // A letter or `~` may start a null or a boolean, never a number (a sign, a digit or `.`):
+        // words like `navigate` skip the number checks, which copy the text's bytes.
+        if !Self.mayStartNumber(first) {
+            if isNull(text) { return .value(.null) }
+            if let flag = bool(text) { return .value(.bool(flag)) }
+            return .value(.string(text))
+        }
         return resolvePlainFully(text)
+    }
+
+    static func mayStartNumber(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
     /// `resolvePlain` without its shortcut (`FastPathTests` compares the two).

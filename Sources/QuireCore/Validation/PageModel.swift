@@ -84,6 +84,8 @@ public struct SectionModel: Sendable, Hashable {
     /// False for a type the vocabulary does not know: published unchanged from `raw`.
     public var isKnown: Bool
     public var fields: [FieldEntry]
+    /// The section as written, for an unknown type; `.null` for a known one (published from
+    /// `fields`, so the copy would only cost time).
     public var raw: JSONValue
     public var visibleTo: [String]
     public var schedule = Schedule()

@@ -180,8 +180,11 @@ public struct PageValidator {
             return unknown
         }
         let base = keyPrefix.map { prefix in id.map { "\(prefix).\($0)" } ?? "\(prefix)[\(index)]" } ?? id ?? "sections[\(index)]"
-        let allowed = Vocabulary.commonSectionKeys.union(spec.fields.map(\.name))
-        reader.warnUnknownKeys(members, allowed: allowed, keyPath: keyPath, where: "a \(type) section")
+        // Keys are checked against the spec in place: the union is built only for a message.
+        let fieldSpecs = spec.fields
+        reader.warnUnknownKeys(
+            members, isAllowed: { key in fieldSpecs.contains { $0.name == key } || Vocabulary.commonSectionKeys.contains(key) },
+            allowed: { Vocabulary.commonSectionKeys.union(fieldSpecs.map(\.name)) }, keyPath: keyPath, where: "a \(type) section")
         var fields = self.fields(node, specs: spec.fields, keyPath: keyPath, translationBase: base)
         if let fallbackNode = node["fallback"] {
             var fallbackIDs: [String: SourcePosition] = [:]
@@ -200,7 +203,8 @@ public struct PageValidator {
            spec.fields.contains(where: \.translatable) {
             reader.warning(node, keyPath, "this section has no 'id': its translations are keyed by position (\(base)) and break when sections move; give it an id")
         }
-        var model = SectionModel(type: type, id: id, isKnown: true, fields: fields, raw: node.json, visibleTo: visibleTo)
+        // Only an unknown type is published from `raw`: a known one is published from its fields.
+        var model = SectionModel(type: type, id: id, isKnown: true, fields: fields, raw: .null, visibleTo: visibleTo)
         model.schedule = schedule
         return model
     }
@@ -227,13 +231,13 @@ public struct PageValidator {
         }
     }
 
-    mutating func audiences(_ node: SourceNode?, keyPath: String) -> [String] {
+    mutating func audiences(_ node: SourceNode?, keyPath: @autoclosure () -> String) -> [String] {
         guard let node else { return [] }
         let names: [String]
-        if let single = node.string { names = [single] } else { names = reader.stringList(node, keyPath) ?? [] }
+        if let single = node.string { names = [single] } else { names = reader.stringList(node, keyPath()) ?? [] }
         for name in names where !context.config.audiences.contains(name) {
             let declared = context.config.audiences.isEmpty ? "none are declared" : "declared: \(context.config.audiences.joined(separator: ", "))"
-            reader.error(node, keyPath, "'\(name)' is not an audience of this site (\(declared) under 'audiences' in site.yaml)")
+            reader.error(node, keyPath(), "'\(name)' is not an audience of this site (\(declared) under 'audiences' in site.yaml)")
         }
         return names
     }
@@ -242,8 +246,8 @@ public struct PageValidator {
         var entries: [FieldEntry] = []
         for member in node.members ?? [] {
             guard let spec = specs.first(where: { $0.name == member.key }) else { continue }
-            let path = "\(keyPath).\(member.key)"
-            if let value = field(member.value, spec: spec, keyPath: path, translationKey: "\(translationBase).\(member.key)", section: node) {
+            if let value = field(member.value, spec: spec, keyPath: "\(keyPath).\(member.key)",
+                                 translationKey: "\(translationBase).\(member.key)", section: node) {
                 entries.append(FieldEntry(name: member.key, value: value))
             }
         }
@@ -254,9 +258,14 @@ public struct PageValidator {
         return entries
     }
 
-    mutating func field(_ node: SourceNode, spec: FieldSpec, keyPath: String, translationKey: String, section: SourceNode) -> FieldValue? {
+    /// `keyPath` and `translationKey` become strings only where the model keeps them (text) or a
+    /// diagnostic names them.
+    mutating func field(_ node: SourceNode, spec: FieldSpec, keyPath lazyKeyPath: @autoclosure () -> String,
+                        translationKey lazyTranslationKey: @autoclosure () -> String, section: SourceNode) -> FieldValue? {
         switch spec.kind {
         case .text, .markdown:
+            let keyPath = lazyKeyPath()
+            let translationKey = lazyTranslationKey()
             guard let text = reader.string(node, keyPath) else { return nil }
             if spec.required && text.isBlank {
                 reader.error(node, keyPath, "must not be empty")
@@ -264,11 +273,12 @@ public struct PageValidator {
             let value = LocalizableText(key: translationKey, keyPath: keyPath, text: text, position: node.position, translatable: spec.translatable, isMarkdown: spec.kind == .markdown)
             return spec.kind == .markdown ? .markdown(value) : .text(value)
         case .url, .image:
-            guard let url = reader.string(node, keyPath) else { return nil }
-            let isSafe = checkURL(url, node: node, keyPath: keyPath, isImage: spec.kind == .image)
-            if isSafe && spec.name == "destination" { checkDestination(url, node: node, keyPath: keyPath, section: section) }
-            return .plain(node.json)
+            guard let url = reader.string(node, lazyKeyPath()) else { return nil }
+            let isSafe = checkURL(url, node: node, keyPath: lazyKeyPath(), isImage: spec.kind == .image)
+            if isSafe && spec.name == "destination" { checkDestination(url, node: node, keyPath: lazyKeyPath(), section: section) }
+            return .plain(.string(url))
         case .idList:
+            let keyPath = lazyKeyPath()
             guard let ids = reader.stringList(node, keyPath) else { return nil }
             if ids.isEmpty { reader.error(node, keyPath, "must list at least one id") }
             for (index, item) in (node.array ?? []).enumerated() {
@@ -285,16 +295,18 @@ public struct PageValidator {
             }
             return .plain(node.json)
         case .enumeration(let values):
-            guard let value = reader.string(node, keyPath) else { return nil }
+            guard let value = reader.string(node, lazyKeyPath()) else { return nil }
             if !values.contains(value) {
-                reader.error(node, keyPath, "must be one of \(values.joined(separator: ", ")); found '\(value)'")
+                reader.error(node, lazyKeyPath(), "must be one of \(values.joined(separator: ", ")); found '\(value)'")
             }
-            return .plain(node.json)
+            return .plain(.string(value))
         case .integer:
-            return reader.integer(node, keyPath, minimum: Int.min).map { .plain(.integer($0)) }
+            return reader.integer(node, lazyKeyPath(), minimum: Int.min).map { .plain(.integer($0)) }
         case .boolean:
-            return reader.bool(node, keyPath).map { .plain(.bool($0)) }
+            return reader.bool(node, lazyKeyPath()).map { .plain(.bool($0)) }
         case .items(let itemSpecs):
+            let keyPath = lazyKeyPath()
+            let translationKey = lazyTranslationKey()
             guard let items = node.array else {
                 reader.error(node, keyPath, "must be a list of items, found \(node.kindDescription)")
                 return nil
@@ -308,7 +320,9 @@ public struct PageValidator {
                     reader.error(item, itemPath, "an item must be a mapping, found \(item.kindDescription)")
                     continue
                 }
-                reader.warnUnknownKeys(members, allowed: Set(itemSpecs.map(\.name) + ["id"]), keyPath: itemPath, where: "an item of '\(spec.name)'")
+                reader.warnUnknownKeys(
+                    members, isAllowed: { key in key == "id" || itemSpecs.contains { $0.name == key } },
+                    allowed: { Set(itemSpecs.map(\.name) + ["id"]) }, keyPath: itemPath, where: "an item of '\(spec.name)'")
                 var itemKey = "\(translationKey)[\(index)]"
                 var entries: [FieldEntry] = []
                 if let idNode = item["id"], let id = reader.string(idNode, "\(itemPath).id") {
@@ -339,7 +353,8 @@ public struct PageValidator {
 
     /// False when the URL is refused outright (then no further checks are worth reporting).
     @discardableResult
-    mutating func checkURL(_ url: String, node: SourceNode, keyPath: String, isImage: Bool) -> Bool {
+    mutating func checkURL(_ url: String, node: SourceNode, keyPath lazyKeyPath: @autoclosure () -> String, isImage: Bool) -> Bool {
+        var keyPath: String { lazyKeyPath() }
         if case .refused(let why) = URLPolicy.checkField(url) {
             reader.error(node, keyPath, why)
             return false
@@ -356,7 +371,8 @@ public struct PageValidator {
     }
 
     /// `navigate` goes to a page of the site or a declared app route; `external` to a web URL.
-    mutating func checkDestination(_ url: String, node: SourceNode, keyPath: String, section: SourceNode) {
+    mutating func checkDestination(_ url: String, node: SourceNode, keyPath lazyKeyPath: @autoclosure () -> String, section: SourceNode) {
+        var keyPath: String { lazyKeyPath() }
         guard let action = section["action"]?.string else { return }
         if action == "external" {
             if !(url.lowercased().hasPrefix("https:") || url.lowercased().hasPrefix("http:")) {

@@ -66,6 +66,14 @@ import QuireModel
         #expect(try fixture.published("en/page.json").contains("\"Fixed\""))
     }
 
+    @Test func previewsShareTheStyleSheetPublishedWithThem() throws {
+        let fixture = try SiteFixture()
+        try fixture.write("title: Guide\nsections:\n  - type: divider\n", to: "guides/intro.yaml")
+        #expect(!fixture.build().hasErrors)
+        #expect(try fixture.published("preview/preview.css") == String(decoding: PagePreview.stylesheet, as: UTF8.self))
+        #expect(try fixture.published("preview/en/guides/intro.html").contains("<link rel=\"stylesheet\" href=\"../../../preview/preview.css\">"))
+    }
+
     /// The preview banner of a page shows its own diagnostics, not those of a page whose path
     /// merely ends the same way.
     @Test func statusFilesDiagnosticsUnderTheirOwnPage() throws {

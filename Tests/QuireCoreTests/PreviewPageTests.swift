@@ -225,9 +225,25 @@ enum ContentSecurity {
         #expect(scripts.count == 1)
         let script = try #require(scripts.first)
         #expect(policy.contains("script-src \(ContentSecurity.hashSource(of: script));"))
-        for directive in ["default-src 'none'", "img-src 'self'", "style-src 'unsafe-inline'", "connect-src 'self'"] {
+        for directive in ["default-src 'none'", "img-src 'self'", "style-src 'self';", "connect-src 'self'"] {
             #expect(policy.contains(directive))
         }
+        // No inline style at all: the one style sheet is the version's own file.
+        #expect(!html.contains("<style") && !html.contains(" style="))
+        #expect(RenderedHTML.attributeValues("href", in: html).filter { $0.hasSuffix(".css") } == ["../../preview/preview.css"])
+    }
+
+    /// From any depth of page id, the link reaches `preview/preview.css` of the same version.
+    @Test(arguments: ["home", "guides/intro", "a/b/c/d"])
+    func theStyleSheetLinkResolvesToTheVersionsStyleSheet(pageID: String) throws {
+        let context = PreviewContext(site: "trex", locale: "fr", pageID: pageID, version: nil)
+        let html = String(decoding: PagePreview.html(page: ["title": "T"], context: context), as: UTF8.self)
+        let href = try #require(RenderedHTML.attributeValues("href", in: html).first { $0.hasSuffix(".css") })
+        let page = try #require(URL(string: "https://host/trex/versions/v000002/preview/fr/\(pageID).html"))
+        #expect(URL(string: href, relativeTo: page)?.absoluteURL.path == "/trex/versions/v000002/" + PagePreview.stylesheetPath)
+        // The style sheet itself asks for nothing more.
+        let sheet = String(decoding: PagePreview.stylesheet, as: UTF8.self)
+        #expect(!sheet.contains("@import") && !sheet.contains("url("))
     }
 
     @Test func equalInputGivesEqualBytes() throws {

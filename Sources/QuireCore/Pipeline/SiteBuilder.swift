@@ -46,7 +46,7 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Bump when published output changes for equal input, so every file is rebuilt once.
     static let outputFormat = "quire-output-2"
     /// Bump when previews change for equal pages.
-    static let previewFormat = "quire-preview-2"
+    static let previewFormat = "quire-preview-3"
 
     // State kept between builds. Internal only so the stage files (SiteBuilder+Pages, +Translations,
     // +Rendering) can share it; nothing outside the builder touches it.
@@ -216,6 +216,9 @@ public final class SiteBuilder: @unchecked Sendable {
             if !page.hasModel { files += carry(page.pageID, locales: context.config.locales, published: published) }
         }
         files += clock.measure(.read) { assetFiles(inventory, published: published, canReuse: canReuse, into: &result) }
+        if options.previews {
+            files.append(OutputFile(path: PagePreview.stylesheetPath, content: .bytes(PagePreview.stylesheet), inputDigest: Self.previewFormat))
+        }
         let cacheEntries = CacheHeaderFiles.entries(files)
         files += CacheHeaderFiles.make(site: site, entries: cacheEntries, published: published)
         result.scheduled = pages.flatMap(\.scheduled).sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }

@@ -1,7 +1,9 @@
 public import QuireModel
 
 /// One published page drawn as the app's design system would draw it, inside a phone frame:
-/// a self-contained HTML5 document (inline CSS, one hashed inline script, no external request).
+/// an HTML5 document with one hashed inline script and the version's own style sheet
+/// (`preview/preview.css`, shared by every preview of the version: the same 7.5 KB inline in
+/// each of 30,000 previews was a quarter of a cold build's bytes). No request leaves the server.
 ///
 /// Content never reaches the document unescaped: text is escaped, URLs become `href`s only
 /// when `https:`, `http:` or relative, images load only from the version's assets, and the
@@ -23,7 +25,8 @@ public enum PagePreview {
         html.text(title)
         html.raw(" · ")
         html.text(context.locale)
-        html.raw(" · preview")
+        html.raw(" · preview</title>\n<link rel=\"stylesheet\"")
+        html.attribute("href", context.stylesheetURL)
         html.raw(bytes: headEnd)
 
         html.raw("<header class=\"toolbar\">")
@@ -60,8 +63,12 @@ public enum PagePreview {
         return html.bytes
     }
 
+    /// The style sheet every preview links to, published with the previews.
+    public static let stylesheetPath = "preview/preview.css"
+    public static let stylesheet = Array(PreviewStyle.page.utf8)
+
     // The same for every page: encoded once, not once per preview.
-    private static let headEnd = Array("</title>\n<style>\n\(PreviewStyle.page)</style>\n</head>\n<body>\n".utf8)
+    private static let headEnd = Array(">\n</head>\n<body>\n".utf8)
     private static let documentEnd = Array("<script>\(PreviewScripts.livePreview)</script>\n</body>\n</html>\n".utf8)
 
     private static func toolbarField(_ html: inout HTMLWriter, _ label: String, _ value: String, id: String? = nil) {

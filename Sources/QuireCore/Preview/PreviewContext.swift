@@ -18,6 +18,9 @@ public struct PreviewContext: Sendable {
     /// Page ids of the site: a `navigate` CTA to one of them links to that page's preview.
     public var sitePageIDs: Set<String>
 
+    /// Relative URL of the version's preview style sheet.
+    public var stylesheetURL: String { assetBase + PagePreview.stylesheetPath }
+
     public init(
         site: String, locale: String, pageID: String, version: String?, statusURL: String, assetBase: String,
         sitePageIDs: Set<String> = []

@@ -162,8 +162,8 @@ enum PreviewScripts {
 """
 
     /// The policies of the two documents, hashed once per process.
-    static let livePreviewPolicy = contentSecurityPolicy(script: livePreview)
-    static let statusRefreshPolicy = contentSecurityPolicy(script: statusRefresh)
+    static let livePreviewPolicy = contentSecurityPolicy(script: livePreview, styles: "'self'")
+    static let statusRefreshPolicy = contentSecurityPolicy(script: statusRefresh, styles: "'unsafe-inline'")
 
     /// `'sha256-<base64>'` for a Content-Security-Policy `script-src`.
     static func cspHash(_ script: String) -> String {
@@ -173,8 +173,8 @@ enum PreviewScripts {
     }
 
     /// Fixed text with no `"` or `&`, so it goes into the `content` attribute as it is.
-    static func contentSecurityPolicy(script: String) -> String {
-        "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; script-src \(cspHash(script)); "
+    static func contentSecurityPolicy(script: String, styles: String) -> String {
+        "default-src 'none'; img-src 'self'; style-src \(styles); script-src \(cspHash(script)); "
             + "connect-src 'self'; base-uri 'none'; form-action 'none'"
     }
 

@@ -1,4 +1,5 @@
-/// The inline style sheets. System fonts only: a web font would be a request leaving the server.
+/// The style sheets: the previews' (`preview/preview.css` in each version) and the status
+/// page's (inline). System fonts only: a web font would be a request leaving the server.
 enum PreviewStyle {
     static let shared = """
 :root { --ink: #1c1c1e; --muted: #6e6e73; --line: #e5e5ea; --accent: #d4461b; --surface: #ffffff; --canvas: #eceef2; }

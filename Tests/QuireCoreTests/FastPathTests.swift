@@ -310,12 +310,12 @@ import Testing
             }
         }
         for text in texts {
-            var fast = HTMLBytes(capacity: 0)  // grows on the way: the doubling is tested too
+            var fast = ByteSink(capacity: 0)  // grows on the way: the doubling is tested too
             let bytes = Array(text.utf8)
             bytes.withUnsafeBufferPointer { MarkdownHTMLFilter.escapeText($0[...], into: &fast) }
             #expect(fast.array() == Self.escapeTextByteByByte(text), "\(text)")
             // A slice that does not start at 0 is escaped the same.
-            var sliced = HTMLBytes(capacity: 0)
+            var sliced = ByteSink(capacity: 0)
             let padded = Array("<p>".utf8) + bytes
             padded.withUnsafeBufferPointer { MarkdownHTMLFilter.escapeText($0[3...], into: &sliced) }
             #expect(sliced.array() == fast.array(), "\(text)")
@@ -338,7 +338,7 @@ import Testing
         if bytes.count <= 16 {
             #expect(packed.string == lowered)
             #expect(packed == MarkdownHTMLFilter.TagName(lowered))
-            var out = HTMLBytes(capacity: 16)
+            var out = ByteSink(capacity: 16)
             packed.append(to: &out)
             #expect(out.array() == Array(lowered.utf8))
         } else {

@@ -5,9 +5,9 @@ import QuireModel
 /// through `raw(_:)`.
 ///
 /// Bytes, not a `String`: a preview is ~30 KB written in hundreds of small pieces, appended
-/// through a pointer (`HTMLBytes`) without the per-append bookkeeping of a `String` or an array.
+/// through a pointer (`ByteSink`) without the per-append bookkeeping of a `String` or an array.
 struct HTMLWriter: ~Copyable {
-    private var out = HTMLBytes(capacity: 32 * 1024)
+    private var out = ByteSink(capacity: 32 * 1024)
 
     init() {}
 
@@ -21,7 +21,7 @@ struct HTMLWriter: ~Copyable {
 
     /// Markup that `write` appends straight to the document (a filtered markdown body), so it
     /// needs no buffer of its own.
-    mutating func raw(writing write: (inout HTMLBytes) -> Void) { write(&out) }
+    mutating func raw(writing write: (inout ByteSink) -> Void) { write(&out) }
 
     mutating func text(_ value: String) { Self.appendEscaped(value, to: &out) }
 
@@ -49,20 +49,20 @@ struct HTMLWriter: ~Copyable {
     }
 
     static func escape(_ value: String) -> String {
-        var escaped = HTMLBytes(capacity: value.utf8.count + 16)
+        var escaped = ByteSink(capacity: value.utf8.count + 16)
         appendEscaped(value, to: &escaped)
         return String(decoding: escaped.array(), as: UTF8.self)
     }
 
     /// Escapes `& < > " '` and replaces NUL with U+FFFD. Works on UTF-8 bytes: these are all
     /// ASCII, and a byte below 0x80 is always a whole scalar, so bytes and scalars agree.
-    static func appendEscaped(_ value: String, to out: inout HTMLBytes) {
+    static func appendEscaped(_ value: String, to out: inout ByteSink) {
         if value.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &out) }) != nil { return }
         var value = value
         value.withUTF8 { appendEscaped($0, to: &out) }
     }
 
-    static func appendEscaped(_ value: UnsafeBufferPointer<UInt8>, to out: inout HTMLBytes) {
+    static func appendEscaped(_ value: UnsafeBufferPointer<UInt8>, to out: inout ByteSink) {
         var runStart = 0
         for index in value.indices {
             let replacement: StaticString

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import QuireModel
 
 /// Re-emits the markdown stage's HTML (cmark, safe mode) for a preview. cmark's output is
 /// already safe; this pass is a second fence and does what the preview needs on top:
@@ -72,7 +73,7 @@ struct MarkdownHTMLFilter {
             self.init(packed: packed, count: bytes.count)
         }
 
-        func append(to out: inout HTMLBytes) {
+        func append(to out: inout ByteSink) {
             withUnsafeBytes(of: packed.littleEndian) { out.append(UnsafeBufferPointer(rebasing: $0.assumingMemoryBound(to: UInt8.self).prefix(count))) }
         }
 
@@ -101,18 +102,18 @@ struct MarkdownHTMLFilter {
     private static let img = TagName("img"), br = TagName("br"), hr = TagName("hr"), a = TagName("a")
 
     func filter(_ html: String) -> String {
-        var out = HTMLBytes(capacity: html.utf8.count + 64)
+        var out = ByteSink(capacity: html.utf8.count + 64)
         filter(html, into: &out)
         return String(decoding: out.array(), as: UTF8.self)
     }
 
     /// Appends the filtered HTML to `out`, as UTF-8.
-    func filter(_ html: String, into out: inout HTMLBytes) {
+    func filter(_ html: String, into out: inout ByteSink) {
         var html = html
         html.withUTF8 { filter($0, into: &out) }
     }
 
-    private func filter(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout HTMLBytes) {
+    private func filter(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteSink) {
         var index = 0
         var textStart = 0
         while index < bytes.count {
@@ -143,13 +144,13 @@ struct MarkdownHTMLFilter {
 
     /// Writes `tag` if it is an allowed one; returns whether it is.
     @discardableResult
-    private func render(_ tag: Tag, in bytes: UnsafeBufferPointer<UInt8>, into out: inout HTMLBytes) -> Bool {
+    private func render(_ tag: Tag, in bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteSink) -> Bool {
         guard tag.name != .tooLong, Self.allowedTagNames.contains(tag.name) else { return false }
         renderAllowed(tag, in: bytes, into: &out)
         return true
     }
 
-    private func renderAllowed(_ tag: Tag, in bytes: UnsafeBufferPointer<UInt8>, into out: inout HTMLBytes) {
+    private func renderAllowed(_ tag: Tag, in bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteSink) {
         if tag.isClosing {
             guard tag.name != Self.img && tag.name != Self.br && tag.name != Self.hr else { return }
             out.append("</" as StaticString)
@@ -196,14 +197,14 @@ struct MarkdownHTMLFilter {
         return scheme == "mailto" || scheme == "tel" ? url : nil
     }
 
-    private static func placeholder(_ label: String, into out: inout HTMLBytes) {
+    private static func placeholder(_ label: String, into out: inout ByteSink) {
         out.append("<span class=\"remote-image\">" as StaticString)
         HTMLWriter.appendEscaped(label, to: &out)
         out.append("</span>" as StaticString)
     }
 
     /// Text between tags: entities cmark wrote pass through, any other `&` or `>` is escaped.
-    static func escapeText(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, into out: inout HTMLBytes) {
+    static func escapeText(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, into out: inout ByteSink) {
         var runStart = bytes.startIndex
         var index = bytes.startIndex
         while index < bytes.endIndex {

@@ -21,7 +21,7 @@ targets=("$@")
 build=.build/fuzz
 mkdir -p "$build"
 sanitize=${FUZZ_SANITIZE:-fuzzer,address}
-common=(-sanitize="$sanitize" -parse-as-library -Onone -gline-tables-only -swift-version 6
+common=(-sanitize="$sanitize" -package-name quire -parse-as-library -Onone -gline-tables-only -swift-version 6
         -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
         -I "$build" -I Sources/CCmark -I Sources/CYAML -I Sources/CCrypto -I Sources/CGettextPo)
 

@@ -117,7 +117,9 @@ public final class SiteBuilder: @unchecked Sendable {
         var result = SiteBuildResult(site: site)
         var updated = false
         var inventory = clock.measure(.scan) { () -> SiteInventory in
-            if let changed, var previous = self.inventory, previous.update(changed: changed, displayRoot: displayRoot) {
+            // Taken, not copied: updating an inventory that the builder still held copied its
+            // 10,000 pages' and 20,000 translation files' entries on every save.
+            if let changed, var previous = self.inventory.take(), previous.update(changed: changed, displayRoot: displayRoot) {
                 updated = true
                 return previous
             }

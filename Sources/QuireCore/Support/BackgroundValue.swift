@@ -1,22 +1,29 @@
-import Dispatch
+import Foundation
 
 /// A value computed on another thread while the caller does something else; `value` waits for it.
+///
+/// An `NSCondition` rather than a `DispatchGroup`: ThreadSanitizer sees pthread ordering, not
+/// that of the uninstrumented libdispatch (see `StageClock`).
 final class BackgroundValue<Value: Sendable>: @unchecked Sendable {
-    private let done = DispatchGroup()
-    // Written once on the worker before `done` is left, read only after waiting on `done`.
+    private let condition = NSCondition()
     private var result: Value?
 
     init(_ compute: @escaping @Sendable () -> Value) {
-        done.enter()
         DispatchQueue.global().async { [self] in
-            result = compute()
-            done.leave()
+            let computed = compute()
+            condition.withLock {
+                result = computed
+                condition.broadcast()
+            }
         }
     }
 
     var value: Value {
-        done.wait()
-        // Set before `leave()`, which `wait()` synchronizes with.
-        return result.unsafelyUnwrapped
+        condition.withLock {
+            while true {
+                if let result { return result }
+                condition.wait()
+            }
+        }
     }
 }

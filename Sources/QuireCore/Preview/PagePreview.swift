@@ -3,7 +3,7 @@ public import QuireModel
 /// One published page drawn as the app's design system would draw it, inside a phone frame:
 /// an HTML5 document with one hashed inline script and the version's own style sheet
 /// (`preview/preview.css`, shared by every preview of the version: the same 7.5 KB inline in
-/// each of 30,000 previews was a quarter of a cold build's bytes). No request leaves the server.
+/// each of 30,000 previews was a fifth of a cold build's bytes). No request leaves the server.
 ///
 /// Content never reaches the document unescaped: text is escaped, URLs become `href`s only
 /// when `https:`, `http:` or relative, images load only from the version's assets, and the

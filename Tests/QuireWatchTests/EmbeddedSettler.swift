@@ -10,8 +10,8 @@ struct EmbeddedSettler {
     var consumerReturnsAtOnce = true
     var gitHoldsTree = false
 
-    init(quietWindow: Double = 0.03, maxDelay: Double = 1.0, maxPendingPaths: Int = 100_000) {
-        settler = Settler(quietWindow: quietWindow, maxDelay: maxDelay, maxPendingPaths: maxPendingPaths)
+    init(quietWindow: Double = 0.03, maxDelay: Double = 1.0, headStart: Double = .infinity, maxPendingPaths: Int = 100_000) {
+        settler = Settler(quietWindow: quietWindow, maxDelay: maxDelay, headStart: headStart, maxPendingPaths: maxPendingPaths)
     }
 
     var changeSets: [ChangeSet] { emitted.map(\.changeSet) }

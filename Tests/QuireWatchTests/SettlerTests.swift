@@ -76,6 +76,58 @@ struct SettlerTests {
         }
     }
 
+    static func milliseconds(_ seconds: Double) -> Int { Int((seconds * 1000).rounded()) }
+
+    /// Writes `count` files, one every `gap` seconds from `start`; returns when each was written.
+    static func burst(_ settle: inout EmbeddedSettler, prefix: String, count: Int, start: Double, gap: Double) -> [String: Double] {
+        var writtenAt: [String: Double] = [:]
+        for step in 0..<count {
+            let path = "/p/\(prefix)\(step).yaml"
+            writtenAt[path] = start + Double(step) * gap
+            settle.write(path, at: start + Double(step) * gap)
+        }
+        return writtenAt
+    }
+
+    @Test("a burst is built in three parts: its first file, its head after headStart, the rest at quiet")
+    func burstHeadStart() {
+        var settle = EmbeddedSettler(headStart: 0.1)
+        let writtenAt = Self.burst(&settle, prefix: "b", count: 100, start: 0, gap: 0.005)  // 0 ... 0.495 s
+        settle.advance(to: 5)
+        #expect(settle.emitted.map { Self.milliseconds($0.time) } == [0, 105, 525])
+        // The head: every file written from the first pending one (5 ms) to 105 ms.
+        #expect(settle.changeSets.map(\.paths.count) == [1, 21, 78])
+        #expect(settle.changeSets.reduce(into: Set<String>()) { $0.formUnion($1.paths) } == Set(writtenAt.keys))
+    }
+
+    @Test("each burst after a quiet gap gets a head start of its own; a lone save never waits for one")
+    func headStartPerBurst() {
+        var settle = EmbeddedSettler(headStart: 0.1)
+        _ = Self.burst(&settle, prefix: "one", count: 50, start: 0, gap: 0.005)
+        _ = Self.burst(&settle, prefix: "two", count: 50, start: 2, gap: 0.005)
+        settle.advance(to: 5)
+        #expect(settle.emitted.map { Self.milliseconds($0.time) } == [0, 105, 275, 2000, 2105, 2275])
+        settle.write("/p/lone.yaml", at: 6)
+        settle.record(.changed("/p/lone.yaml.new"), at: 6.01)
+        settle.advance(to: 7)
+        #expect(settle.emitted.suffix(2).map { Self.milliseconds($0.time) } == [6000, 6040])
+    }
+
+    @Test("with the default head start, a never-ending stream still makes a set at most every maxDelay")
+    func headStartKeepsTheMaxDelayCap() {
+        var settle = EmbeddedSettler(quietWindow: 0.03, maxDelay: 1.0, headStart: WatchOptions().headStart)
+        _ = Self.burst(&settle, prefix: "s", count: 500, start: 0, gap: 0.01)  // 5 s
+        settle.advance(to: 10)
+        // The leading edge, the head at 0.11 s, then about one a second, then the tail at quiet.
+        let times = settle.emitted.map { Self.milliseconds($0.time) }
+        #expect(times.count == 7)
+        #expect(times.prefix(2) == [0, 110])
+        #expect(times.last == 5020)
+        for (earlier, later) in zip(times.dropFirst(), times.dropFirst(2)) {
+            #expect(later - earlier <= 1010, "\(earlier) ms to \(later) ms")
+        }
+    }
+
     @Test("while the consumer is busy, events accumulate into one set")
     func busyConsumer() {
         var settle = EmbeddedSettler()

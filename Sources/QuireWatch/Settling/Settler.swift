@@ -9,6 +9,9 @@
 ///   but those on the same path) is due at once: the leading edge.
 /// - Otherwise pending events are due when the tree has been quiet for `quietWindow`, or
 ///   `maxDelay` after the first pending event, whichever comes first.
+/// - Except the first set of a burst (events with no quiet window between them): it is due
+///   `headStart` after its first event at the latest, so a burst of a thousand files is built
+///   in two parts, its head while the rest is still being written.
 /// - While the consumer is busy nothing is emitted: events accumulate into one pending set,
 ///   which collapses into `needsFullRescan` past `maxPendingPaths` paths.
 struct Settler {
@@ -25,6 +28,7 @@ struct Settler {
 
     let quietWindow: Double
     let maxDelay: Double
+    let headStart: Double
     let maxPendingPaths: Int
 
     private(set) var pending = ChangeSet()
@@ -33,15 +37,19 @@ struct Settler {
     private var lastEventAt: Double?
     private var lastFinishedWriteAt: Double?
     private var leadingEdgeDue = false
+    /// The last event of any kind, kept across emissions: a gap of `quietWindow` ends a burst.
+    private var burstLastEventAt: Double?
+    private var headStartTaken = false
 
-    init(quietWindow: Double, maxDelay: Double, maxPendingPaths: Int = 100_000) {
+    init(quietWindow: Double, maxDelay: Double, headStart: Double = .infinity, maxPendingPaths: Int = 100_000) {
         self.quietWindow = quietWindow
         self.maxDelay = maxDelay
+        self.headStart = headStart
         self.maxPendingPaths = maxPendingPaths
     }
 
     init(options: WatchOptions) {
-        self.init(quietWindow: options.quietWindow, maxDelay: options.maxDelay)
+        self.init(quietWindow: options.quietWindow, maxDelay: options.maxDelay, headStart: options.headStart)
     }
 
     var hasPending: Bool { !pending.isEmpty }
@@ -60,6 +68,8 @@ struct Settler {
         }
         if firstPendingAt == nil { firstPendingAt = now }
         lastEventAt = now
+        if burstLastEventAt.map({ now - $0 >= quietWindow }) ?? true { headStartTaken = false }
+        burstLastEventAt = now
         if event.kind == .finishedWrite {
             if treeIsIdle { leadingEdgeDue = true }
             lastFinishedWriteAt = now
@@ -70,10 +80,12 @@ struct Settler {
     mutating func decide(at now: Double, isHeld: () -> Bool) -> Decision {
         guard !isConsumerBusy, hasPending, let firstPendingAt, let lastEventAt else { return .idle }
         if !leadingEdgeDue {
-            let due = min(lastEventAt + quietWindow, firstPendingAt + maxDelay)
+            var due = min(lastEventAt + quietWindow, firstPendingAt + maxDelay)
+            if !headStartTaken { due = min(due, firstPendingAt + headStart) }
             if now < due { return .wait(until: due) }
         }
         if isHeld() { return .held }
+        if !leadingEdgeDue { headStartTaken = true }
         let changeSet = pending
         pending = ChangeSet()
         self.firstPendingAt = nil

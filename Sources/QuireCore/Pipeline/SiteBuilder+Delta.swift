@@ -43,7 +43,7 @@ extension SiteBuilder {
             count(summary, sign: 1)
             guard let paths else { return }
             pagePaths[pageID] = paths
-            if paths.contains(where: { !$0.hasPrefix("preview/") }) { publishedPages.insert(pageID) } else { publishedPages.remove(pageID) }
+            if paths.contains(where: SiteBuilder.servesPage) { publishedPages.insert(pageID) } else { publishedPages.remove(pageID) }
         }
 
         private mutating func count(_ page: PageSummary, sign: Int) {
@@ -99,11 +99,11 @@ extension SiteBuilder {
                 guard let entry = CacheHeaderFiles.entry(file.metadata) else { continue }
                 if base.cacheEntries.updateValue(entry, forKey: file.path) != entry { headersChanged = true }
             }
-            let served = { (paths: Set<String>) in paths.contains { !$0.hasPrefix("preview/") } }
+            let served = { (paths: Set<String>) in paths.contains(where: SiteBuilder.servesPage) }
             switch (served(before), served(after)) {
             case (false, true): added.append(pageID)
             case (true, false): removedPages.append(pageID)
-            case (true, true) where written.contains(where: { !$0.path.hasPrefix("preview/") }): changed.append(pageID)
+            case (true, true) where written.contains(where: { SiteBuilder.servesPage($0.path) }): changed.append(pageID)
             default: break
             }
             return after
@@ -128,11 +128,15 @@ extension SiteBuilder {
         return String(rest[rest.index(after: slash)...])
     }
 
+    /// Whether an output path is a file apps are served (a page file, an asset), not a preview.
+    static func servesPage(_ path: String) -> Bool { !path.hasPrefix("preview/") }
+
     /// Pages with a published page file, not only a preview (what `DeltaBase.publishedPages`
-    /// keeps up to date): the status report lists them without reading the version back.
+    /// keeps up to date): the manifest counts them, the change record and the status report
+    /// list them.
     static func publishedPages(_ files: [OutputFile]) -> Set<String> {
         var pages = Set<String>()
-        for file in files where !file.path.hasPrefix("preview/") {
+        for file in files where servesPage(file.path) {
             if let pageID = pageID(ofOutput: file.path, metadata: file.metadata) { pages.insert(pageID) }
         }
         return pages

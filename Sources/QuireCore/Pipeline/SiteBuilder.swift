@@ -233,11 +233,13 @@ public final class SiteBuilder: @unchecked Sendable {
 
         guard options.publish else { return result }
         var manifest = context.config.manifestFields
-        manifest["pages"] = .integer(Set(files.compactMap { $0.metadata?["page_id"]?.stringValue }).count)
+        // Once for the manifest, the change record and the status: 60,000 files on a large site.
+        let publishedPages = Self.publishedPages(files)
+        manifest["pages"] = .integer(publishedPages.count)
         manifest["coverage"] = .array(result.coverage.map(\.json))
         manifest["vocabulary"] = Self.vocabularyManifest(context.vocabulary)
         let record = buildRecord(parent: (try? openStore().newestVersion()).flatMap { $0 }, locales: context.config.locales,
-                                 changes: Self.pageChanges(files, published: published), started: started, clock: clock,
+                                 changes: Self.pageChanges(files, pages: publishedPages, published: published), started: started, clock: clock,
                                  pages: pageRecords, result: result)
         do {
             let store = try openStore()
@@ -255,8 +257,8 @@ public final class SiteBuilder: @unchecked Sendable {
         } catch {
             result.operationalError = "\(error)"
         }
-        let publishedPages = deltaBase?.publishedPages ?? result.outcome.map { _ in Self.publishedPages(files) }
-        clock.measure(.status) { writeStatus(result, context: context, pages: publishedPages) }
+        let statusPages = deltaBase?.publishedPages ?? result.outcome.map { _ in publishedPages }
+        clock.measure(.status) { writeStatus(result, context: context, pages: statusPages) }
         return result
     }
 
@@ -302,12 +304,11 @@ public final class SiteBuilder: @unchecked Sendable {
         }
     }
 
-    /// The files of the newest version (what can be carried); none when only checking.
     /// Pages added, changed (a file written anew) and removed against the newest version.
-    static func pageChanges(_ files: [OutputFile], published: [String: PublishedFile]) -> JSONValue {
+    /// `after`: the pages the new files publish (`publishedPages(files)`).
+    static func pageChanges(_ files: [OutputFile], pages after: Set<String>, published: [String: PublishedFile]) -> JSONValue {
         func pageID(_ metadata: JSONValue?) -> String? { metadata?["page_id"]?.stringValue }
         let before = Set(published.values.compactMap { pageID($0.metadata) })
-        let after = Set(files.compactMap { pageID($0.metadata) })
         var changed = Set<String>()
         for file in files {
             if case .carried = file.content { continue }
@@ -317,6 +318,7 @@ public final class SiteBuilder: @unchecked Sendable {
         return changesJSON(added: after.subtracting(before), changed: changed, removed: before.subtracting(after))
     }
 
+    /// The files of the newest version (what can be carried); none when only checking.
     private func publishedFiles() throws -> [String: PublishedFile] {
         guard options.publish else { return [:] }
         let store = try openStore()

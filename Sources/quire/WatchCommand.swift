@@ -74,6 +74,7 @@ final class WatchCommand: @unchecked Sendable {
             options.previews = !arguments.flag("no-preview")
             options.lockTimeout = (try? arguments.number("lock-timeout")) ?? 30
             options.statusInBackground = true
+            options.spareFolders = true
             options.log = { Console.shared.error("quire: \($0)") }
             let created = SiteBuilder(site: site, pagesRoot: arguments.pages, distRoot: arguments.dist, options: options)
             builders[site] = created

@@ -32,11 +32,13 @@ import Testing
         let builder: SiteBuilder
         let absolute: String
 
-        init() throws {
+        init(spareFolders: Bool = false) throws {
             fixture = try SiteFixture()
             try fixture.write(DeltaBuildTests.page, to: "home.yaml")
             try fixture.write("title: Other\nsections:\n  - type: cta_button\n    id: go\n    label: Home\n    action: navigate\n    destination: /home\n", to: "other.yaml")
-            builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist)
+            var options = BuildOptions()
+            options.spareFolders = spareFolders
+            builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: options)
             absolute = URL(fileURLWithPath: fixture.siteFolder).standardizedFileURL.path
         }
 
@@ -47,6 +49,7 @@ import Testing
         func step(_ comment: Comment, changed: [String], keepsLastGood: Bool = false, _ change: () throws -> Void,
                   sourceLocation: SourceLocation = #_sourceLocation) throws -> SiteBuildResult {
             let before = IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site)
+            builder.flushSpareFolders()
             try change()
             let result = builder.build(changed: Set(changed.map { "\(absolute)/\($0)" }))
             #expect(result.builtAsDelta, comment, sourceLocation: sourceLocation)
@@ -65,8 +68,10 @@ import Testing
         }
     }
 
-    @Test func everyKindOfPageChangeMatchesAFullBuild() throws {
-        let session = try Session()
+    /// With spare folders (`quire watch`), each edited folder starts from a pre-linked copy.
+    @Test(arguments: [false, true])
+    func everyKindOfPageChangeMatchesAFullBuild(spareFolders: Bool) throws {
+        let session = try Session(spareFolders: spareFolders)
         let fixture = session.fixture
         #expect(!session.builder.build().hasErrors)
         let versions = fixture.versions.count
@@ -125,6 +130,9 @@ import Testing
         }
         #expect(fixture.lines(ignored).contains { $0.contains("home.yaml.new") && $0.contains("not a page source") })
         #expect(fixture.versions.count == versions + 10, "a broken save, a broken translation, a save without changes and a non-page file publish nothing")
+        let store = try #require(session.builder.store)
+        #expect(try store.verify() == [])
+        #expect((store.spareFoldersTaken >= 10) == spareFolders, "each version's edited folders came from spares")
     }
 
     @Test func aBurstOfPagesStreamsItsFilesAndMatchesAFullBuild() throws {

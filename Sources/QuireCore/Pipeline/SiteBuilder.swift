@@ -29,6 +29,9 @@ public struct BuildOptions: Sendable {
     /// Write the status files on a thread of their own, newest only (`quire watch`): the next
     /// build does not wait for them. `SiteBuilder.flushStatus()` waits for the last one.
     public var statusInBackground = false
+    /// Keep pre-linked spare copies of the newest version's folders, made on a thread of their
+    /// own between builds (`quire watch`), so a save writes only what it changes (`SpareFolders`).
+    public var spareFolders = false
     /// The time `publish_at` / `expires_at` are judged at; tests fix it.
     public var now: @Sendable () -> Date = { Date() }
 
@@ -63,6 +66,9 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Watch mode: what the next change set can be published against as a delta.
     var deltaBase: DeltaBase?
     private let statusQueue = LatestOnlyQueue(label: "quire.status", minimumInterval: 0.25)
+    private let spareQueue = LatestOnlyQueue(label: "quire.spares", durationFactor: 0)
+    /// Builds started so far: spare folders are made only while this stays the same.
+    private let buildsStarted = Atomic<Int>(0)
 
     /// A page source as last read: its parse (reused while the bytes are equal) and the page
     /// validated from it (reused while the bytes and the validation context are equal).
@@ -91,6 +97,7 @@ public final class SiteBuilder: @unchecked Sendable {
     /// watcher); nil reads everything. Only changed sources are read again.
     public func build(changed: Set<String>? = nil) -> SiteBuildResult {
         let started = DispatchTime.now().uptimeNanoseconds
+        let generation = buildsStarted.add(1, ordering: .relaxed).newValue
         let clock = StageClock()
         var result = build(clock: clock, changed: changed)
         if result.operationalError != nil {
@@ -100,8 +107,18 @@ public final class SiteBuilder: @unchecked Sendable {
         }
         result.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         result.stageMilliseconds = clock.milliseconds.map { ($0.stage.rawValue, $0.ms) }
+        if options.spareFolders { prepareSpareFolders(untilBuild: generation + 1) }
         return result
     }
+
+    /// Makes spare folders for the next save in the background, until build `next` starts.
+    private func prepareSpareFolders(untilBuild next: Int) {
+        guard options.publish, let store = try? openStore(), (try? store.keepSpareFolders()) != nil else { return }
+        spareQueue.submit { [self] in store.prepareSpareFolders { buildsStarted.load(ordering: .relaxed) >= next } }
+    }
+
+    /// Waits for spare folders being made in the background.
+    public func flushSpareFolders() { spareQueue.flush() }
 
     private func forgetCaches() {
         inventory = nil

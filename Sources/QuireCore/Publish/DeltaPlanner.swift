@@ -121,7 +121,9 @@ struct DeltaPlanner {
             ?? TreeManifest(entries: changes.compactMap { name, kind in kind.map { TreeManifest.Entry(name: name, kind: $0) } })
         guard !manifest.entries.isEmpty else { return nil }
         return PlannedTree(manifest: manifest, id: manifest.id, files: sources, subtrees: subtrees, fileCount: totals.files,
-                           byteCount: totals.bytes, linkedFrom: old.map { layout.tree($0.id) })
+                           byteCount: totals.bytes, linkedFrom: old.map { layout.tree($0.id) },
+                           linkedEntryCount: old?.manifest.entries.count ?? 0,
+                           droppedNames: changes.compactMap { name, kind in kind == nil && oldKind(name) != nil ? name : nil })
     }
 
     /// A file's manifest entry, and where its bytes come from: the newest version's copy when it

@@ -35,6 +35,13 @@ final class DirectoryHandle {
         }
     }
 
+    /// Removes the file or link `name` (never a folder); `ifPresent`: a missing one is fine.
+    func remove(_ name: String, ifPresent: Bool = false) throws(StoreError) {
+        do {
+            try FileSystem.check("remove", path + "/" + name) { unlinkat(descriptor, name, 0) }
+        } catch where ifPresent && error.errorNumber == ENOENT {}
+    }
+
     func symbolicLink(_ target: String, as name: String) throws(StoreError) {
         try FileSystem.check("create the link", path + "/" + name) { symlinkat(target, descriptor, name) }
     }

@@ -80,6 +80,23 @@ enum FileSystem {
         return names.sorted()
     }
 
+    /// How many entries a folder holds, without `.` and `..` (no names made: a count only).
+    static func entryCount(_ path: String) throws(StoreError) -> Int {
+        if let injected = FaultInjection.fault(for: "list", path: path) {
+            throw StoreError.system("list", path, errorNumber: injected)
+        }
+        guard let directory = opendir(path) else { throw StoreError.system("list", path, errorNumber: errno) }
+        defer { closedir(directory) }
+        var count = 0
+        while let entry = readdir(directory) {
+            let isDot = withUnsafeBytes(of: &entry.pointee.d_name) { name in
+                name[0] == UInt8(ascii: ".") && (name[1] == 0 || (name[1] == UInt8(ascii: ".") && name[2] == 0))
+            }
+            if !isDot { count += 1 }
+        }
+        return count
+    }
+
     // MARK: - Writing
 
     /// A folder with mode 0755 whatever the umask (web servers read `dist/` as another user).

@@ -114,6 +114,7 @@ public final class SiteStore: @unchecked Sendable {
     private struct State {
         var lockDepth = 0
         var newest: (version: VersionID, index: FileIndex)?
+        var spares: SpareFolders?
     }
 
     private let state = Mutex(State())
@@ -170,7 +171,7 @@ public final class SiteStore: @unchecked Sendable {
     /// Staging folders and temporary files a crashed process left behind (call with the lock held).
     private func removeLeftovers() throws(StoreError) {
         // A live build's staged blobs are written before it takes the lock: they stay.
-        for name in try FileSystem.list(layout.staging) where !StagingBlobs.isInUse(name, staging: layout.staging) {
+        for name in try FileSystem.list(layout.staging) where !StagingLease.isInUse(name, staging: layout.staging) {
             try FileSystem.removeTree(layout.staging + "/" + name)
         }
         for name in try FileSystem.list(root) where name.hasPrefix("current.tmp-") { try FileSystem.remove(root + "/" + name) }
@@ -282,7 +283,8 @@ public final class SiteStore: @unchecked Sendable {
             if next.hasSameContent(as: base) { return .unchanged(newest) }
         }
 
-        let staging = try VersionWriter(layout: layout).write(next, planned: planned, buildRecord: buildRecord)
+        let spares = state.withLock { $0.spares }
+        let staging = try VersionWriter(layout: layout, spares: spares).write(next, planned: planned, buildRecord: buildRecord)
 
         // History before the swap: a process killed between the two leaves a complete newest
         // version that the next lock holder puts live (`completeInterruptedSwap`), so the entry
@@ -340,6 +342,45 @@ public final class SiteStore: @unchecked Sendable {
         CrashPoint.swap.reach()
         try CurrentLink(layout: layout).point(at: target)
     }
+
+    // MARK: - Spare folders
+
+    /// Keeps spare copies of the newest version's folders (`SpareFolders`) from now on, for a
+    /// long-running publisher (`quire watch`): `prepareSpareFolders` makes them.
+    public func keepSpareFolders() throws(StoreError) {
+        guard state.withLock({ $0.spares == nil }) else { return }
+        let spares = try SpareFolders(staging: layout.staging)
+        state.withLock { if $0.spares == nil { $0.spares = spares } }
+    }
+
+    /// Makes the missing spares of the newest version's folders, outer folders first (every
+    /// save edits those); returns how many. Runs beside publishes, without the lock, and stops
+    /// as soon as `shouldStop` says so.
+    @discardableResult
+    public func prepareSpareFolders(shouldStop: () -> Bool) -> Int {
+        // The folders only, not the index: holding it would make the next publish copy it.
+        let (spares, folders) = state.withLock { state in
+            (state.spares, state.newest.map { Array($0.index.folders) } ?? [])
+        }
+        guard let spares, !folders.isEmpty else { return 0 }
+        func depth(_ path: String) -> Int { path.utf8.count { $0 == UInt8(ascii: "/") } }
+        var seen = Set<String>()
+        let trees = folders
+            .sorted { (depth($0.key), $0.key) < (depth($1.key), $1.key) }
+            .compactMap { seen.insert($0.value.id).inserted ? (id: $0.value.id, manifest: $0.value.manifest) : nil }
+        return spares.prepare(trees, from: layout, shouldStop: shouldStop)
+    }
+
+    /// Removes the spares and keeps none from now on.
+    public func closeSpareFolders() {
+        state.withLock { state in
+            state.spares?.close()
+            state.spares = nil
+        }
+    }
+
+    /// Spares taken by delta publishes so far.
+    public var spareFoldersTaken: Int { state.withLock { $0.spares?.taken.load(ordering: .relaxed) ?? 0 } }
 
     // MARK: - Status
 

@@ -13,54 +13,24 @@ public struct StagedBlob: Sendable, Hashable {
 /// Where one build writes its rendered files as they are produced (`staging/blobs-<pid>-<random>/`),
 /// so a 10,000-page build never holds every output in memory (issue 8).
 ///
-/// Blobs are written before the publish lock is taken, so a `.lock` file beside the folder, held
-/// with `flock` while the folder is in use, tells another process's leftover cleanup to keep it;
-/// the kernel drops the flock when this process dies, and the next lock holder removes both.
+/// Blobs are written before the publish lock is taken, so the folder is a `StagingLease`: other
+/// processes' leftover cleanup keeps it while this process lives.
 /// Files are not synced one by one: the publish syncs the file system once before the swap, and
 /// `WriteBehind` gets the disk writing them meanwhile.
 /// Each blob has its own name and is moved into exactly one tree; a write that fails (disk full)
 /// keeps that file in memory instead, and the publish then reports the failure itself.
 public final class StagingBlobs: Sendable {
-    let folder: String
-    private let lockPath: String
-    private let lockDescriptor: Int32
+    private let lease: StagingLease
+    var folder: String { lease.folder }
     let writeBehind: WriteBehind
     private let isFailed = Atomic<Bool>(false)
     private let isClosed = Atomic<Bool>(false)
 
     static let prefix = "blobs-"
-    static let lockSuffix = ".lock"
 
-    /// Creates `staging/blobs-<pid>-<random>.lock`, locks it, then creates the folder.
     init(staging: String) throws(StoreError) {
-        while true {
-            let name = Self.prefix + "\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
-            let lockPath = staging + "/" + name + Self.lockSuffix
-            let descriptor = try FileSystem.check("create", lockPath) {
-                open(lockPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, FileSystem.fileMode)
-            }
-            // Another process's cleanup may have removed the file between open and flock: only a
-            // lock on the file still at that path counts.
-            var held = stat()
-            var named = stat()
-            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, fstat(descriptor, &held) == 0, lstat(lockPath, &named) == 0,
-                  held.st_ino == named.st_ino, held.st_dev == named.st_dev else {
-                Glibc.close(descriptor)
-                continue
-            }
-            do {
-                try FileSystem.makeDirectory(staging + "/" + name)
-            } catch {
-                _ = unlink(lockPath)
-                Glibc.close(descriptor)
-                throw error
-            }
-            self.folder = staging + "/" + name
-            self.lockPath = lockPath
-            self.lockDescriptor = descriptor
-            self.writeBehind = WriteBehind(descriptor: descriptor)
-            return
-        }
+        lease = try StagingLease(staging: staging, prefix: Self.prefix)
+        writeBehind = WriteBehind(descriptor: lease.lockDescriptor)
     }
 
     deinit { close() }
@@ -104,22 +74,7 @@ public final class StagingBlobs: Sendable {
     /// Removes every blob not moved into a tree, then the lock. Idempotent.
     public func close() {
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        // Folder first, lock last: whoever finds the lock free finds no folder of ours.
-        try? FileSystem.removeTree(folder)
-        _ = unlink(lockPath)
-        writeBehind.wait()
-        Glibc.close(lockDescriptor)
-    }
-
-    /// Whether a staging entry belongs to a live build's blobs (skipped by leftover cleanup).
-    static func isInUse(_ name: String, staging: String) -> Bool {
-        guard name.hasPrefix(prefix) else { return false }
-        let lockName = name.hasSuffix(lockSuffix) ? name : name + lockSuffix
-        let descriptor = open(staging + "/" + lockName, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { return false }
-        // A separate open file description: even this process's own lock makes this fail.
-        defer { Glibc.close(descriptor) }
-        return flock(descriptor, LOCK_EX | LOCK_NB) != 0
+        lease.end(beforeClosing: writeBehind.wait)
     }
 }
 

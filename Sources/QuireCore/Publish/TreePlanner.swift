@@ -25,6 +25,9 @@ struct PlannedTree: Sendable {
     /// A stored tree folder (`trees/<id>`) this one is an edit of: every entry not named in
     /// `files` or `subtrees` is a hard link of the same name there (a delta publish).
     var linkedFrom: String? = nil
+    /// With `linkedFrom`: how many entries that tree has, and the names of those this one drops.
+    var linkedEntryCount = 0
+    var droppedNames: [String] = []
 }
 
 /// Turns the flat file list of a `PublishRequest` into content-addressed trees, bottom-up,

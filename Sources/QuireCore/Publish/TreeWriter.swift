@@ -8,15 +8,17 @@ struct TreeWriter {
     let trees: TreeReader
     /// `staging/<pid>-<random>/trees`.
     let stagingTrees: String
+    let spares: SpareFolders?
 
     /// The ids written, in an order where a tree comes after its subtrees.
     private(set) var written: [String] = []
     private var seen: Set<String> = []
     private var pending: [PlannedTree] = []
 
-    init(trees: TreeReader, stagingTrees: String) {
+    init(trees: TreeReader, stagingTrees: String, spares: SpareFolders? = nil) {
         self.trees = trees
         self.stagingTrees = stagingTrees
+        self.spares = spares
     }
 
     /// Adds `tree` and the subtrees it needs that are not stored yet; `writeAll` writes them.
@@ -33,19 +35,20 @@ struct TreeWriter {
     /// stored files and naming its subfolders, so none waits for another.
     func writeAll() throws(StoreError) {
         let failure = FirstFailure()
-        let (pending, stagingTrees) = (pending, stagingTrees)
+        let (pending, stagingTrees, spares) = (pending, stagingTrees, spares)
         DispatchQueue.concurrentPerform(iterations: pending.count) { index in
             guard !failure.isSet else { return }
-            do throws(StoreError) { try Self.write(pending[index], into: stagingTrees) } catch { failure.set(error) }
+            do throws(StoreError) { try Self.write(pending[index], into: stagingTrees, spares: spares) } catch { failure.set(error) }
         }
         if let error = failure.error { throw error }
     }
 
-    private static func write(_ tree: PlannedTree, into stagingTrees: String) throws(StoreError) {
+    private static func write(_ tree: PlannedTree, into stagingTrees: String, spares: SpareFolders?) throws(StoreError) {
         let folder = stagingTrees + "/" + tree.id
         CrashPoint.staging.reach()
-        let adopted = adoptStagedFolder(of: tree, as: folder)
-        if !adopted { try FileSystem.makeDirectory(folder) }
+        let fromSpare = try takeSpare(of: tree, as: folder, from: spares)
+        let adopted = !fromSpare && adoptStagedFolder(of: tree, as: folder)
+        if !adopted && !fromSpare { try FileSystem.makeDirectory(folder) }
         let target = try DirectoryHandle(folder)
         var stored = StoredEntries(target: target)
         for (name, source) in tree.files {
@@ -57,8 +60,8 @@ struct TreeWriter {
                 try stored.link(String(path[path.index(after: slash)...]), in: path[..<slash], as: name, else: .copy)
             }
         }
-        // An edited tree: what it keeps from its earlier tree, by name.
-        if let base = tree.linkedFrom {
+        // An edited tree: what it keeps from its earlier tree, by name (a spare holds it already).
+        if let base = tree.linkedFrom, !fromSpare {
             for entry in tree.manifest.entries where tree.files[entry.name] == nil && tree.subtrees[entry.name] == nil {
                 let replacement: StoredEntries.Replacement = switch entry.kind { case .file: .copy; case .tree(let id): .subtreeLink(id) }
                 try stored.link(entry.name, in: base[...], as: entry.name, else: replacement)
@@ -73,6 +76,24 @@ struct TreeWriter {
             }
         }
         try FileSystem.createFile(folder + ".json", tree.manifest.bytes)
+    }
+
+    /// An edited tree's folder made from the spare copy of its earlier tree: the entries it
+    /// replaces or drops are removed (a cost of the change, not of the folder), and the caller
+    /// writes the new ones. False when there is no spare, or it does not hold as many entries as
+    /// the earlier tree (then it is removed).
+    private static func takeSpare(of tree: PlannedTree, as folder: String, from spares: SpareFolders?) throws(StoreError) -> Bool {
+        guard let spares, let base = tree.linkedFrom, let slash = base.lastIndex(of: "/"),
+              spares.take(String(base[base.index(after: slash)...]), as: folder) else { return false }
+        guard try FileSystem.entryCount(folder) == tree.linkedEntryCount else {
+            try FileSystem.removeTree(folder)
+            return false
+        }
+        let target = try DirectoryHandle(folder)
+        for name in tree.droppedNames { try target.remove(name) }
+        for name in tree.files.keys { try target.remove(name, ifPresent: true) }
+        for name in tree.subtrees.keys { try target.remove(name, ifPresent: true) }
+        return true
     }
 
     /// When the tree's staged files are all of one staging folder, under their names there, and

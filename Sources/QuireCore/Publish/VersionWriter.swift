@@ -7,6 +7,8 @@ import QuireModel
 /// outside it has changed (`current` is swapped later, by the caller).
 struct VersionWriter {
     let layout: SiteLayout
+    /// Pre-linked copies of earlier trees, for the trees that edit them.
+    var spares: SpareFolders?
 
     /// Returns the staging folder, left with empty folders only: the caller removes it
     /// (`removeStaging`) once the version is live, so the swap does not wait for it.
@@ -16,7 +18,7 @@ struct VersionWriter {
             CrashPoint.staging.reach()
             try FileSystem.makeDirectory(staging)
             try FileSystem.makeDirectory(staging + "/trees")
-            var trees = TreeWriter(trees: TreeReader(layout: layout), stagingTrees: staging + "/trees")
+            var trees = TreeWriter(trees: TreeReader(layout: layout), stagingTrees: staging + "/trees", spares: spares)
             for entry in planned { trees.add(entry.tree) }
             try trees.writeAll()
 

@@ -1,0 +1,146 @@
+import Foundation
+import Glibc
+import QuireModel
+import Testing
+@testable import QuireCore
+
+/// Spare folders (`SpareFolders`): a delta publish that edits a folder through the spare copy of
+/// its earlier tree must publish exactly what linking every kept entry publishes.
+@Suite struct PublishSpareFoldersTests {
+    /// Two dists fed the same publishes, one keeping spare folders and one not.
+    final class Pair {
+        let spared = TemporaryDist()
+        let plain = TemporaryDist()
+        let withSpares: SiteStore
+        let without: SiteStore
+
+        init(_ files: [OutputFile]) throws {
+            withSpares = try spared.store()
+            without = try plain.store()
+            try withSpares.keepSpareFolders()
+            _ = try withSpares.publish(request(files))
+            _ = try without.publish(request(files))
+        }
+
+        /// Publishes the same delta to both, after making the spares of the newest version.
+        func delta(files: [OutputFile], removed: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+            withSpares.prepareSpareFolders { false }
+            for store in [withSpares, without] {
+                let base = try #require(try store.newestVersion())
+                let delta = PublishDelta(base: base, files: files, removed: removed, manifest: JSONObject([("locales", ["en", "fr"])]),
+                                         buildRecord: JSONObject())
+                #expect(try store.publish(delta) == .published(VersionID(base.number + 1), isCurrent: true), sourceLocation: sourceLocation)
+            }
+            #expect(try withSpares.verify().isEmpty, sourceLocation: sourceLocation)
+            #expect(current(spared) == current(plain), sourceLocation: sourceLocation)
+        }
+
+        /// Every path under `current/`, with the bytes of files and the targets of links.
+        func current(_ dist: TemporaryDist) -> [String: String] {
+            var found: [String: String] = [:]
+            func walk(_ folder: String, _ prefix: String) {
+                for name in (try? FileSystem.list(folder)) ?? [] {
+                    let path = folder + "/" + name
+                    if let info = lstatInfo(path), FileSystem.isSymbolicLink(info), prefix.isEmpty == false {
+                        // Subtree links name content ids: equal trees, equal links.
+                        found[prefix + name] = "link " + (link(path) ?? "?")
+                    }
+                    var isFolder: ObjCBool = false
+                    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+                        walk(path, prefix + name + "/")
+                    } else {
+                        found[prefix + name] = readText(path) ?? "?"
+                    }
+                }
+            }
+            walk(dist.path + "/trex/current", "")
+            found["manifest.json"] = nil
+            found["build.json"] = nil
+            return found
+        }
+
+        var spares: [String] {
+            let staging = spared.path + "/trex/staging"
+            guard let folder = (try? FileSystem.list(staging))?.first(where: { $0.hasPrefix(SpareFolders.prefix) && !$0.hasSuffix(".lock") }) else { return [] }
+            return (try? FileSystem.list(staging + "/" + folder)) ?? []
+        }
+    }
+
+    static let site = baseFiles + [
+        page("en/guides/holsters.json", #"{"title":"Holsters"}"#),
+        page("fr/guides/range-safety.json", #"{"title":"Sécurité"}"#),
+    ]
+
+    @Test func editsThroughSparesPublishWhatLinkingPublishes() throws {
+        let pair = try Pair(Self.site)
+        // A file changed two folders down: the spares of `en/guides` and `en` are taken.
+        try pair.delta(files: [page("en/guides/range-safety.json", #"{"title":"Safety, edited"}"#)])
+        #expect(pair.withSpares.spareFoldersTaken == 2)
+        // A file added, one removed, in the same folder.
+        try pair.delta(files: [page("en/guides/optics.json", #"{"title":"Optics"}"#)], removed: ["en/guides/holsters.json"])
+        #expect(pair.withSpares.spareFoldersTaken == 4)
+        // A whole folder emptied (its parent drops the subfolder link), and a new folder.
+        try pair.delta(files: [page("fr/classes/basics.json", #"{"title":"Bases"}"#)], removed: ["fr/guides/range-safety.json"])
+        // Edits of the same folder twice in a row: its new tree got a spare in between.
+        try pair.delta(files: [page("en/trex-store.json", #"{"title":"Store 2"}"#)])
+        let taken = pair.withSpares.spareFoldersTaken
+        try pair.delta(files: [page("en/trex-store.json", #"{"title":"Store 3"}"#)])
+        #expect(pair.withSpares.spareFoldersTaken == taken + 1)
+    }
+
+    @Test func aSpareThatDoesNotMatchItsTreeIsNotUsed() throws {
+        let pair = try Pair(Self.site)
+        pair.withSpares.prepareSpareFolders { false }
+        let staging = pair.spared.path + "/trex/staging"
+        let folder = try #require(try FileSystem.list(staging).first { $0.hasPrefix(SpareFolders.prefix) && !$0.hasSuffix(".lock") })
+        // Spares with an extra file, or one entry short: neither may reach a new tree.
+        for (index, spare) in pair.spares.enumerated() {
+            let path = staging + "/" + folder + "/" + spare
+            if index % 2 == 0 {
+                try FileSystem.createFile(path + "/stray.json", Array("stray".utf8))
+            } else if let first = try FileSystem.list(path).first {
+                try FileSystem.remove(path + "/" + first)
+            }
+        }
+        try pair.delta(files: [page("en/guides/range-safety.json", #"{"title":"Safety, edited"}"#)])
+        #expect(pair.withSpares.spareFoldersTaken == 2, "taken, found wrong, and not used")
+    }
+
+    @Test func makingSparesStopsWhenASaveStartsAndLeavesNoPart() throws {
+        let pair = try Pair(Self.site)
+        var asked = 0
+        let made = pair.withSpares.prepareSpareFolders {
+            asked += 1
+            return asked > 2
+        }
+        #expect(made == 2)
+        #expect(pair.spares.count == 2)
+        #expect(!pair.spares.contains { $0.hasSuffix(".tmp") })
+        // The next round makes the rest, and drops spares of trees the newest version lost.
+        let all = pair.withSpares.prepareSpareFolders { false }
+        #expect(all > 0)
+        // A full publish changes `en` without taking its spare: the next round drops that one.
+        let before = Set(pair.spares)
+        _ = try pair.withSpares.publish(request(Self.site.map { $0.path == "en/trex-store.json" ? page($0.path, #"{"title":"Store 2"}"#) : $0 }))
+        #expect(pair.withSpares.prepareSpareFolders { false } == 1)
+        #expect(pair.spares.count == before.count, "one spare per folder, the old tree's dropped")
+        #expect(Set(pair.spares).subtracting(before).count == 1)
+    }
+
+    @Test func anotherProcessesCleanupKeepsTheSparesAndClosingRemovesThem() throws {
+        let pair = try Pair(Self.site)
+        pair.withSpares.prepareSpareFolders { false }
+        let count = pair.spares.count
+        #expect(count > 0)
+        // Another store on the same dist takes the lock and clears leftovers: the lease holds.
+        let other = try pair.spared.store()
+        _ = try other.withPublishLock(timeout: 5, waiting: { _ in }) { 0 }
+        #expect(pair.spares.count == count)
+        let staging = pair.spared.path + "/trex/staging"
+        try #require(try FileSystem.list(staging).contains { $0.hasPrefix(SpareFolders.prefix) })
+        pair.withSpares.closeSpareFolders()
+        #expect(try !FileSystem.list(staging).contains { $0.hasPrefix(SpareFolders.prefix) })
+        // Without spares, a delta publishes as before.
+        try pair.delta(files: [page("en/trex-store.json", #"{"title":"Store 2"}"#)])
+    }
+}

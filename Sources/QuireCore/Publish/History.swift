@@ -29,7 +29,7 @@ public struct HistoryEntry: Sendable, Hashable {
         self.from = from
         self.to = to
         self.reason = reason
-        self.user = Self.currentUser()
+        self.user = Self.currentUser
     }
 
     init?(json value: JSONValue) {
@@ -44,12 +44,12 @@ public struct HistoryEntry: Sendable, Hashable {
         self.user = value["user"]?.stringValue ?? ""
     }
 
-    /// `$USER`, else the password database's name for the uid.
-    static func currentUser() -> String {
-        if let user = ProcessInfo.processInfo.environment["USER"], !user.isEmpty { return user }
+    /// `$USER`, else the password database's name for the uid; looked up once per process.
+    static let currentUser: String = {
+        if let user = getenv("USER").map({ String(cString: $0) }), !user.isEmpty { return user }
         if let entry = getpwuid(getuid()), let name = entry.pointee.pw_name { return String(cString: name) }
         return "uid \(getuid())"
-    }
+    }()
 }
 
 /// Appends to and reads `state/history.jsonl`.
@@ -75,8 +75,12 @@ enum Timestamp {
         var seconds = time(nil)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        // By hand: `String(format:)` costs more than the rest of a history entry.
+        func digits(_ value: Int32, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return digits(parts.tm_year + 1900, 4) + "-" + digits(parts.tm_mon + 1, 2) + "-" + digits(parts.tm_mday, 2) + "T"
+            + digits(parts.tm_hour, 2) + ":" + digits(parts.tm_min, 2) + ":" + digits(parts.tm_sec, 2) + "Z"
     }
 }

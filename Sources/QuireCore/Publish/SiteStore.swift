@@ -114,6 +114,10 @@ public final class SiteStore: @unchecked Sendable {
     private struct State {
         var lockDepth = 0
         var newest: (version: VersionID, index: FileIndex)?
+        /// The newest version last seen, and the last manifest written or read: versions are
+        /// numbered in publish order and never change, so both are checked with a `stat`.
+        var newestSeen: VersionID?
+        var lastManifest: VersionManifest?
         var spares: SpareFolders?
     }
 
@@ -189,8 +193,17 @@ public final class SiteStore: @unchecked Sendable {
     // MARK: - Reading versions
 
     /// The highest version number in `versions/` (not `current`, which a pin may hold back).
+    /// The one seen last is still the newest while it exists and the next number does not (a
+    /// publisher always adds the next number; gc and retirement never leave a gap above a
+    /// version they keep): two `stat`s instead of listing every version on each save.
     public func newestVersion() throws(StoreError) -> VersionID? {
-        try allVersions().last
+        if let seen = state.withLock({ $0.newestSeen }), FileSystem.exists(layout.version(seen)),
+           !FileSystem.exists(layout.version(VersionID(seen.number + 1))) {
+            return seen
+        }
+        let newest = try allVersions().last
+        state.withLock { $0.newestSeen = newest }
+        return newest
     }
 
     /// How many versions `versions/` holds.
@@ -214,7 +227,10 @@ public final class SiteStore: @unchecked Sendable {
         guard FileSystem.exists(layout.version(version)) else {
             throw StoreError("site '\(site)' has no version '\(version)': list them with 'quire versions'")
         }
-        return try VersionManifest(parsing: FileSystem.readFile(path), path: path)
+        if let last = state.withLock({ $0.lastManifest }), last.version == version { return last }
+        let manifest = try VersionManifest(parsing: FileSystem.readFile(path), path: path)
+        state.withLock { $0.lastManifest = manifest }
+        return manifest
     }
 
     /// Every file of a version, by path (cached in memory for the newest version).
@@ -306,7 +322,11 @@ public final class SiteStore: @unchecked Sendable {
         }
         // Live (or recorded while pinned): what is left does not delay readers.
         let index = makeIndex()
-        state.withLock { $0.newest = (version, index) }
+        state.withLock { state in
+            state.newest = (version, index)
+            state.newestSeen = version
+            state.lastManifest = next
+        }
         try VersionWriter.removeStaging(staging)
         return .published(version, isCurrent: pin == nil)
     }
@@ -317,7 +337,12 @@ public final class SiteStore: @unchecked Sendable {
         guard (try? currentVersion()) != version else { return }
         let garbage = layout.staging + "/failed-\(getpid())-\(version)"
         guard (try? FileSystem.rename(layout.version(version), to: garbage)) != nil else { return }
-        state.withLock { $0.newest = nil }
+        // Its number is given again by the next publish.
+        state.withLock { state in
+            state.newest = nil
+            state.newestSeen = nil
+            state.lastManifest = nil
+        }
         try? FileSystem.removeTree(garbage)
     }
 

@@ -47,7 +47,10 @@ final class WatchCommand: @unchecked Sendable {
         watcher.stop()
         buildQueue.sync {
             for timer in scheduleTimers.values { timer.cancel() }
-            for builder in builders.values { builder.flushStatus() }
+            for builder in builders.values {
+                builder.flushStatus()
+                builder.closeSpareFolders()
+            }
         }
         return .ok
     }

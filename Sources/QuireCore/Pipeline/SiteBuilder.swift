@@ -69,6 +69,7 @@ public final class SiteBuilder: @unchecked Sendable {
     private let spareQueue = LatestOnlyQueue(label: "quire.spares", durationFactor: 0)
     /// Builds started so far: spare folders are made only while this stays the same.
     private let buildsStarted = Atomic<Int>(0)
+    private let isClosingSpareFolders = Atomic<Bool>(false)
 
     /// A page source as last read: its parse (reused while the bytes are equal) and the page
     /// validated from it (reused while the bytes and the validation context are equal).
@@ -114,11 +115,21 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Makes spare folders for the next save in the background, until build `next` starts.
     private func prepareSpareFolders(untilBuild next: Int) {
         guard options.publish, let store = try? openStore(), (try? store.keepSpareFolders()) != nil else { return }
-        spareQueue.submit { [self] in store.prepareSpareFolders { buildsStarted.load(ordering: .relaxed) >= next } }
+        spareQueue.submit { [self] in
+            guard !isClosingSpareFolders.load(ordering: .relaxed) else { return }
+            store.prepareSpareFolders { buildsStarted.load(ordering: .relaxed) >= next || isClosingSpareFolders.load(ordering: .relaxed) }
+        }
     }
 
     /// Waits for spare folders being made in the background.
     public func flushSpareFolders() { spareQueue.flush() }
+
+    /// Stops making spare folders and removes them (`quire watch` stopping: no staging left).
+    public func closeSpareFolders() {
+        isClosingSpareFolders.store(true, ordering: .relaxed)
+        spareQueue.flush()
+        store?.closeSpareFolders()
+    }
 
     private func forgetCaches() {
         inventory = nil

@@ -50,7 +50,7 @@ struct TreeManifest: Sendable, Equatable {
     /// manifest of the resulting entries, but costs the changes, not the folder's size.
     func updating(_ changes: [String: Kind?]) -> TreeManifest {
         var entries = self.entries
-        var kept: [Int?] = Array(entries.indices)
+        var kept: [Int?] = entries.indices.map { $0 }
         for (name, kind) in changes {
             let index = Self.insertionIndex(of: name, in: entries)
             let present = index < entries.count && entries[index].name == name

@@ -106,7 +106,7 @@ import Testing
         #expect(pair.withSpares.spareFoldersTaken == 2, "taken, found wrong, and not used")
     }
 
-    @Test func makingSparesStopsWhenASaveStartsAndLeavesNoPart() throws {
+    @Test func makingSparesStopsWhenASaveStartsAndDropsTheSparesOfOldTrees() throws {
         let pair = try Pair(Self.site)
         var asked = 0
         let made = pair.withSpares.prepareSpareFolders {
@@ -125,6 +125,24 @@ import Testing
         #expect(pair.withSpares.prepareSpareFolders { false } == 1)
         #expect(pair.spares.count == before.count, "one spare per folder, the old tree's dropped")
         #expect(Set(pair.spares).subtracting(before).count == 1)
+    }
+
+    @Test func aBigFolderStoppedHalfWayIsFinishedByTheNextRound() throws {
+        // 300 files in one folder: linked in several rounds, each stopped by a save.
+        let folder = (0..<300).map { page(String(format: "en/all/p-%03d.json", $0), #"{"n":\#($0)}"#) }
+        let pair = try Pair(Self.site + folder)
+        var asked = 0
+        var rounds = 0
+        var stoppedInside = false
+        repeat {
+            rounds += 1
+            try #require(rounds < 50, "the spares are never finished")
+            pair.withSpares.prepareSpareFolders { asked += 1; return asked % 3 == 0 }
+            stoppedInside = stoppedInside || pair.spares.contains { $0.hasSuffix(".tmp") }
+        } while pair.spares.count < 6 || pair.spares.contains { $0.hasSuffix(".tmp") }
+        #expect(stoppedInside, "a round stopped inside the big folder and left its part")
+        try pair.delta(files: [page("en/all/p-150.json", #"{"n":"edited"}"#)])
+        #expect(pair.withSpares.spareFoldersTaken == 2, "en/all and en, the big one finished across rounds")
     }
 
     @Test func anotherProcessesCleanupKeepsTheSparesAndClosingRemovesThem() throws {

@@ -40,33 +40,44 @@ public final class SpareFolders: Sendable {
     }
 
     /// Makes a spare for each tree that has none, in the order given, and drops the spares of
-    /// trees not listed. Stops between two trees, or within one (dropping its part), once
-    /// `shouldStop` says so: a save has started. Returns how many spares it made.
+    /// trees not listed. Stops between two links once `shouldStop` says so (a save has
+    /// started); a spare left half made is finished by the next round, so even a folder of
+    /// 10,000 entries gets one between saves that come faster than it can be made whole.
+    /// Returns how many spares it completed.
     func prepare(_ trees: [(id: String, manifest: TreeManifest)], from layout: SiteLayout, shouldStop: () -> Bool) -> Int {
         guard !isClosed.load(ordering: .acquiring), let present = try? FileSystem.list(lease.folder) else { return 0 }
         let wanted = Set(trees.map(\.id))
-        for name in present where !wanted.contains(name) { discard(name) }
+        for name in present where !wanted.contains(name) && !wanted.contains(String(name.dropLast(Self.partSuffix.count))) {
+            discard(name)
+        }
+        let have = Set(present)
         var made = 0
-        var have = Set(present)
+        var linked = false
         for tree in trees where !have.contains(tree.id) {
             guard !shouldStop(), !isClosed.load(ordering: .acquiring) else { break }
-            if make(tree.id, names: tree.manifest.entries.map(\.name), from: layout.tree(tree.id), shouldStop: shouldStop) { made += 1 }
-            have.insert(tree.id)
+            linked = true
+            let part = have.contains(tree.id + Self.partSuffix) ? tree.id + Self.partSuffix : nil
+            if make(tree.id, names: tree.manifest.entries.map(\.name), from: layout.tree(tree.id), resuming: part != nil, shouldStop: shouldStop) {
+                made += 1
+            }
         }
         // Their folders on disk before the next save, whose one `syncfs` would write them otherwise.
-        if made > 0 { _ = SyncFS.call(lease.lockDescriptor) }
+        if linked { _ = SyncFS.call(lease.lockDescriptor) }
         return made
     }
 
-    /// Whether the spare is complete under its name.
-    private func make(_ id: String, names: [String], from tree: String, shouldStop: () -> Bool) -> Bool {
+    /// Whether the spare is complete under its name. Stopped, it keeps its part for later.
+    private func make(_ id: String, names: [String], from tree: String, resuming: Bool, shouldStop: () -> Bool) -> Bool {
         let part = lease.folder + "/" + id + Self.partSuffix
         do throws(StoreError) {
-            try FileSystem.makeDirectory(part)
+            let linked = resuming ? Set(try FileSystem.list(part)) : []
+            if !resuming { try FileSystem.makeDirectory(part) }
             let source = try DirectoryHandle(tree)
             let target = try DirectoryHandle(part)
-            for (index, name) in names.enumerated() {
-                if index % 64 == 63, shouldStop() { throw StoreError("stopped for a save") }
+            var count = 0
+            for name in names where !linked.contains(name) {
+                count += 1
+                if count % 64 == 0, shouldStop() { return false }
                 // A file at the link limit (EMLINK) has no spare: the publish links as before.
                 try target.hardLink(from: source, name, as: name)
             }

@@ -27,8 +27,10 @@ struct PublishLock: ~Copyable {
             }
             usleep(50_000)
         }
+        // Rewritten only when another process held it last: a watcher takes it on every save.
         let pid = Array("\(getpid())\n".utf8)
-        if ftruncate(descriptor, 0) != 0 || pid.withUnsafeBytes({ pwrite(descriptor, $0.baseAddress, $0.count, 0) }) != pid.count {
+        if Self.holder(descriptor) != Int(getpid()),
+           ftruncate(descriptor, 0) != 0 || pid.withUnsafeBytes({ pwrite(descriptor, $0.baseAddress, $0.count, 0) }) != pid.count {
             let reason = errno
             close(descriptor)
             throw StoreError.system("write the holder into", path, errorNumber: reason)

@@ -16,6 +16,27 @@ import Testing
         return store
     }
 
+    @Test func theLastEntriesOfALongHistoryAreReadFromItsEnd() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        let history = History(path: store.layout.history)
+        // About 60 KB: several tail windows, lines cut at each window's start.
+        for number in 1...300 {
+            try history.append(HistoryEntry(action: .publish, from: VersionID(number), to: VersionID(number + 1),
+                                            reason: String(repeating: "r", count: number % 7 * 20)))
+        }
+        let all = try store.history()
+        #expect(all.count == 300)
+        for count in [1, 25, 299, 300, 400] {
+            #expect(try store.history(last: count).map(\.to) == all.suffix(count).map(\.to), "last \(count)")
+        }
+        // A torn last line (a crash mid-append) is skipped there too.
+        let descriptor = open(store.layout.history, O_WRONLY | O_APPEND)
+        _ = write(descriptor, "{\"when\":\"20", 12)
+        close(descriptor)
+        #expect(try store.history(last: 3).map(\.to) == all.suffix(3).map(\.to))
+    }
+
     @Test func rollbackPinsCurrentWhilePublishingContinues() throws {
         let dist = TemporaryDist()
         let store = try threeVersions(dist)

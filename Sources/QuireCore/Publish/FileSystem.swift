@@ -57,6 +57,26 @@ enum FileSystem {
         }
     }
 
+    /// The last `count` bytes of a file (all of it when shorter), and whether that is all of it.
+    static func readTail(_ path: String, count: Int) throws(StoreError) -> (bytes: [UInt8], isWhole: Bool) {
+        let descriptor = try check("open", path) { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+        defer { close(descriptor) }
+        var info = stat()
+        try check("inspect", path) { fstat(descriptor, &info) }
+        let size = Int(info.st_size)
+        let start = max(0, size - count)
+        var bytes = [UInt8](repeating: 0, count: size - start)
+        var done = 0
+        while done < bytes.count {
+            let read = try check("read", path) {
+                Int32(clamping: bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, $0.count - done, off_t(start + done)) })
+            }
+            if read == 0 { break }
+            done += Int(read)
+        }
+        return (Array(bytes[0..<done]), start == 0)
+    }
+
     static func readLink(_ path: String) throws(StoreError) -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = try check("read the link", path) { Int32(clamping: readlink(path, &buffer, buffer.count - 1)) }

@@ -63,9 +63,26 @@ struct History {
     /// Every readable entry, oldest first; a torn last line (a crash mid-append) is skipped.
     func entries() throws(StoreError) -> [HistoryEntry] {
         guard FileSystem.exists(path) else { return [] }
-        return try FileSystem.readFile(path).split(separator: 0x0A).compactMap { line in
-            StoredJSONReader.parse(Array(line)).flatMap(HistoryEntry.init(json:))
+        return Self.parse(try FileSystem.readFile(path)[...])
+    }
+
+    /// The newest `count` readable entries, oldest first, read from the end of the file: the
+    /// status page shows them after every save, and the history grows by one line a publish.
+    func lastEntries(_ count: Int) throws(StoreError) -> [HistoryEntry] {
+        guard FileSystem.exists(path) else { return [] }
+        var window = 16 * 1024
+        while true {
+            let (bytes, isWhole) = try FileSystem.readTail(path, count: window)
+            // The first line of a window that starts mid-file may be cut.
+            let lines = isWhole ? bytes[...] : bytes.drop { $0 != 0x0A }
+            let entries = Self.parse(lines)
+            if entries.count >= count || isWhole { return Array(entries.suffix(count)) }
+            window *= 4
         }
+    }
+
+    private static func parse(_ bytes: ArraySlice<UInt8>) -> [HistoryEntry] {
+        bytes.split(separator: 0x0A).compactMap { line in StoredJSONReader.parse(Array(line)).flatMap(HistoryEntry.init(json:)) }
     }
 }
 

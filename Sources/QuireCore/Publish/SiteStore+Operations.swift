@@ -165,6 +165,11 @@ extension SiteStore {
     public func history() throws(StoreError) -> [HistoryEntry] {
         try History(path: layout.history).entries()
     }
+
+    /// The newest `count` entries of the history, oldest first.
+    public func history(last count: Int) throws(StoreError) -> [HistoryEntry] {
+        try History(path: layout.history).lastEntries(count)
+    }
 }
 
 extension VersionManifest {

@@ -49,7 +49,7 @@ public enum StatusReport {
             "diagnostics": .array(result.diagnostics.map(\.json)),
             "coverage": .array(result.coverage.map(\.json)),
             "scheduled": .array(result.scheduled.map(\.json)),
-            "history": .array(((try? store.history()) ?? []).suffix(25).map { entry in
+            "history": .array(((try? store.history(last: 25)) ?? []).map { entry in
                 ["at": .string(entry.when), "action": .string(entry.action.rawValue),
                  "from": entry.from.map { .string($0.description) } ?? .null, "to": entry.to.map { .string($0.description) } ?? .null,
                  "reason": .string(entry.reason), "user": .string(entry.user)]

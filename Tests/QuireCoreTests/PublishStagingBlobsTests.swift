@@ -122,8 +122,9 @@ import Testing
     }
 
     @Test func outputFoldersGetStagingFoldersOfTheirOwn() {
-        let names = ["", "en", "en/guides", "en%2Fguides", "en%guides", "preview/en"].map { StagingBlobs.folderName($0[...]) }
+        let names = ["", "en", "en/guides", "en%2Fguides", "en%guides", "preview/en", "fr/été"].map { StagingBlobs.folderName($0[...]) }
         #expect(Set(names).count == names.count)
+        #expect(names == ["f", "fen", "fen%2Fguides", "fen%252Fguides", "fen%25guides", "fpreview%2Fen", "ffr%2Fété"])
     }
 
     @Test func aBuildStreamsItsOutputAndLeavesNoStagingWhileCheckWritesNothing() throws {

@@ -68,7 +68,17 @@ public final class StagingBlobs: Sendable {
     /// One staging folder per output folder, named so that no two output folders share one:
     /// `%` and `/` percent-encoded behind a fixed prefix (the root folder is the bare prefix).
     static func folderName(_ outputFolder: Substring) -> String {
-        "f" + outputFolder.replacing("%", with: "%25").replacing("/", with: "%2F")
+        // Byte by byte: `replacing(_:with:)` cost 2% of a cold build's CPU here (two files a page).
+        var name: [UInt8] = [UInt8(ascii: "f")]
+        name.reserveCapacity(outputFolder.utf8.count + 8)
+        for byte in outputFolder.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"): name += "%25".utf8
+            case UInt8(ascii: "/"): name += "%2F".utf8
+            default: name.append(byte)
+            }
+        }
+        return String(decoding: name, as: UTF8.self)
     }
 
     /// Removes every blob not moved into a tree, then the lock. Idempotent.

@@ -398,10 +398,12 @@ public final class SiteStore: @unchecked Sendable {
 
     /// Removes the spares and keeps none from now on.
     public func closeSpareFolders() {
-        state.withLock { state in
-            state.spares?.close()
-            state.spares = nil
+        // Removed outside the lock: tens of thousands of links on a large site.
+        let spares = state.withLock { state in
+            defer { state.spares = nil }
+            return state.spares
         }
+        spares?.close()
     }
 
     /// Spares taken by delta publishes so far.

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// A delta publish writes a new tree for every folder on the way to a change; without a spare
 /// it hard-links each entry the folder keeps (on the nested 10,000-page site a one-page save
-/// edits 12 folders of about 100 entries: 1,200 links at 8–10 µs each in this VM's kernel, the
+/// edits 13 folders, most of about 100 entries: 1,200 links at 8–10 µs each in this VM's kernel, the
 /// largest part of a save). With one, it renames the spare into place as the new tree's folder
 /// and changes only the entries the edit names (`TreeWriter`). `quire watch` makes the spares
 /// in the background after each publish (`prepare`), in the pauses between an editor's saves.
@@ -56,8 +56,8 @@ public final class SpareFolders: Sendable {
         for tree in trees where !have.contains(tree.id) {
             guard !shouldStop(), !isClosed.load(ordering: .acquiring) else { break }
             linked = true
-            let part = have.contains(tree.id + Self.partSuffix) ? tree.id + Self.partSuffix : nil
-            if make(tree.id, names: tree.manifest.entries.map(\.name), from: layout.tree(tree.id), resuming: part != nil, shouldStop: shouldStop) {
+            let resuming = have.contains(tree.id + Self.partSuffix)
+            if make(tree.id, names: tree.manifest.entries.map(\.name), from: layout.tree(tree.id), resuming: resuming, shouldStop: shouldStop) {
                 made += 1
             }
         }

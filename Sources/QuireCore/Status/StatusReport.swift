@@ -10,7 +10,6 @@ import Foundation
 public enum StatusReport {
     /// `publishedPages`: the pages the newest version serves, when the caller knows them.
     static func make(result: SiteBuildResult, store: SiteStore, locales: [String], pages publishedPages: Set<String>? = nil) -> JSONValue {
-        var pages = JSONObject()
         let byFile = Dictionary(grouping: result.diagnostics, by: \.file)
         var pageIDs = publishedPages ?? []
         if publishedPages == nil, let newest = try? store.newestVersion(), let files = try? store.files(of: newest) {
@@ -19,19 +18,20 @@ public enum StatusReport {
                 pageIDs.insert(pageID)
             }
         }
-        for pageID in pageIDs.sorted() {
-            var preview = JSONObject()
-            // Relative to status/, through current/: the link follows the live version.
-            for locale in locales { preview[locale] = .string("../current/preview/\(locale)/\(pageID).html") }
-            pages[pageID] = ["locales": .array(locales.map { .string($0) }), "diagnostics": [], "preview": .object(preview)]
-        }
         // Diagnostics of a page's own source go with that page, for the preview's banner.
+        var diagnosticsByPage: [String: [Diagnostic]] = [:]
         for (file, diagnostics) in byFile {
             guard let pageID = result.pageSources[file], pageIDs.contains(pageID) else { continue }
-            var entry = pages[pageID]?.objectValue ?? JSONObject()
-            entry["diagnostics"] = .array(diagnostics.map(\.json))
-            pages[pageID] = .object(entry)
+            diagnosticsByPage[pageID] = diagnostics
         }
+        let localeList = JSONValue.array(locales.map { .string($0) })
+        // Built in one go: a large site lists ten thousand pages on every status write.
+        let pages = JSONObject(distinctKeys: pageIDs.sorted().map { pageID in
+            // Relative to status/, through current/: the link follows the live version.
+            let preview = JSONObject(members: locales.map { (key: $0, value: .string("../current/preview/\($0)/\(pageID).html")) })
+            let diagnostics = JSONValue.array((diagnosticsByPage[pageID] ?? []).map(\.json))
+            return (pageID, ["locales": localeList, "diagnostics": diagnostics, "preview": .object(preview)])
+        })
         let newest = try? store.newestVersion()
         let current = try? store.currentVersion()
         let pinned = try? store.pinnedVersion()

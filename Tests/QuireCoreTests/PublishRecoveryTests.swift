@@ -74,6 +74,25 @@ import Testing
         #expect(try FileSystem.list(store.root + "/staging").isEmpty)
     }
 
+    @Test func aFailedFolderSyncBeforeTheSwapLeavesCurrent() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        _ = try store.publish(request(baseFiles))
+        // `trees/` and `versions/` are synced at once: a failure of either one is reported.
+        for folder in ["/trees", "/versions"] {
+            FaultInjection.inject(.init(operation: "sync", pathPrefix: store.root + folder, errorNumber: EIO))
+            defer { FaultInjection.clear(pathPrefix: store.root + folder) }
+            let error = #expect(throws: StoreError.self) {
+                try store.publish(request(baseFiles + [page("en/new\(folder.dropFirst()).json", "{}")]))
+            }
+            #expect(error?.errorNumber == EIO, "\(folder)")
+            #expect(error?.path == store.root + folder)
+            #expect(try store.currentVersion() == VersionID(1), "\(folder): nothing went live")
+            #expect(try store.newestVersion() == VersionID(1), "\(folder): the version was taken back")
+            #expect(try FileSystem.list(store.root + "/staging").isEmpty)
+        }
+    }
+
     /// A real full disk and a real read-only file system need a mount (tests run as root, so
     /// `chmod 0555` would not stop writes). Without mount rights the test returns early.
     @Test func realFullAndReadOnlyFileSystemsGiveCleanErrors() throws {

@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -238,6 +239,16 @@ enum FileSystem {
         let descriptor = try check("open", path) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         defer { close(descriptor) }
         try check("sync", path) { fsync(descriptor) }
+    }
+
+    /// `syncDirectory` of each folder, all at once: the device waits overlap instead of adding
+    /// up (a publish syncs `trees/` and `versions/` before its swap).
+    static func syncDirectories(_ paths: [String]) throws(StoreError) {
+        let failure = FirstFailure()
+        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+            do throws(StoreError) { try syncDirectory(paths[index]) } catch { failure.set(error) }
+        }
+        if let error = failure.error { throw error }
     }
 }
 

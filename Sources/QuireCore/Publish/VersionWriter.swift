@@ -14,7 +14,7 @@ struct VersionWriter {
     /// (`removeStaging`) once the version is live, so the swap does not wait for it.
     func write(_ manifest: VersionManifest, planned: [(name: String, tree: PlannedTree)], buildRecord: JSONObject) throws(StoreError) -> String {
         let staging = layout.staging + "/\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        do {
+        do throws(StoreError) {
             CrashPoint.staging.reach()
             try FileSystem.makeDirectory(staging)
             try FileSystem.makeDirectory(staging + "/trees")
@@ -35,8 +35,13 @@ struct VersionWriter {
             try trees.moveIntoPlace()
             CrashPoint.move.reach()
             try FileSystem.rename(folder, to: layout.version(manifest.version))
-            try FileSystem.syncDirectory(layout.trees)
-            try FileSystem.syncDirectory(layout.versions)
+            do throws(StoreError) {
+                try FileSystem.syncDirectories([layout.trees, layout.versions])
+            } catch {
+                // Not durable: taken back out, or the next lock holder would put it live.
+                _ = try? FileSystem.rename(layout.version(manifest.version), to: folder)
+                throw error
+            }
         } catch {
             try? FileSystem.removeTree(staging)
             throw error

@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import Synchronization
 
@@ -86,36 +85,32 @@ enum FileSystem {
 
     /// Names in a folder, without `.` and `..`, sorted.
     static func list(_ path: String) throws(StoreError) -> [String] {
-        if let injected = FaultInjection.fault(for: "list", path: path) {
-            throw StoreError.system("list", path, errorNumber: injected)
-        }
-        guard let directory = opendir(path) else { throw StoreError.system("list", path, errorNumber: errno) }
-        defer { closedir(directory) }
         var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafePointer(to: &entry.pointee.d_name) {
-                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
+        try forEachEntry(in: path) { name in names.append(String(cString: name)) }
         return names.sorted()
     }
 
     /// How many entries a folder holds, without `.` and `..` (no names made: a count only).
     static func entryCount(_ path: String) throws(StoreError) -> Int {
+        var count = 0
+        try forEachEntry(in: path) { _ in count += 1 }
+        return count
+    }
+
+    /// Each entry's name but `.` and `..`, as readdir gives it (valid during the call only).
+    private static func forEachEntry(in path: String, _ body: (UnsafePointer<CChar>) -> Void) throws(StoreError) {
         if let injected = FaultInjection.fault(for: "list", path: path) {
             throw StoreError.system("list", path, errorNumber: injected)
         }
         guard let directory = opendir(path) else { throw StoreError.system("list", path, errorNumber: errno) }
         defer { closedir(directory) }
-        var count = 0
         while let entry = readdir(directory) {
-            let isDot = withUnsafeBytes(of: &entry.pointee.d_name) { name in
-                name[0] == UInt8(ascii: ".") && (name[1] == 0 || (name[1] == UInt8(ascii: ".") && name[2] == 0))
+            withUnsafePointer(to: &entry.pointee.d_name) { tuple in
+                let name = UnsafeRawPointer(tuple).assumingMemoryBound(to: CChar.self)
+                let isDot = name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0))
+                if !isDot { body(name) }
             }
-            if !isDot { count += 1 }
         }
-        return count
     }
 
     // MARK: - Writing
@@ -244,11 +239,7 @@ enum FileSystem {
     /// `syncDirectory` of each folder, all at once: the device waits overlap instead of adding
     /// up (a publish syncs `trees/` and `versions/` before its swap).
     static func syncDirectories(_ paths: [String]) throws(StoreError) {
-        let failure = FirstFailure()
-        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
-            do throws(StoreError) { try syncDirectory(paths[index]) } catch { failure.set(error) }
-        }
-        if let error = failure.error { throw error }
+        try FirstFailure.concurrentPerform(iterations: paths.count) { index throws(StoreError) in try syncDirectory(paths[index]) }
     }
 }
 

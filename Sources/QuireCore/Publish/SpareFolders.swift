@@ -47,8 +47,10 @@ public final class SpareFolders: Sendable {
     func prepare(_ trees: [(id: String, manifest: TreeManifest)], from layout: SiteLayout, shouldStop: () -> Bool) -> Int {
         guard !isClosed.load(ordering: .acquiring), let present = try? FileSystem.list(lease.folder) else { return 0 }
         let wanted = Set(trees.map(\.id))
-        for name in present where !wanted.contains(name) && !wanted.contains(String(name.dropLast(Self.partSuffix.count))) {
-            discard(name)
+        // A half-made spare (`<id>.tmp`) stays while its tree is wanted: the round finishes it.
+        for name in present {
+            let id = name.hasSuffix(Self.partSuffix) ? String(name.dropLast(Self.partSuffix.count)) : name
+            if !wanted.contains(id) { discard(name) }
         }
         let have = Set(present)
         var made = 0

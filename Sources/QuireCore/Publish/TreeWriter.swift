@@ -34,22 +34,21 @@ struct TreeWriter {
     /// Writes the added trees, on both cores: each is a folder of its own, linking only to
     /// stored files and naming its subfolders, so none waits for another.
     func writeAll() throws(StoreError) {
-        let failure = FirstFailure()
         let (pending, stagingTrees, spares) = (pending, stagingTrees, spares)
-        DispatchQueue.concurrentPerform(iterations: pending.count) { index in
-            guard !failure.isSet else { return }
-            do throws(StoreError) { try Self.write(pending[index], into: stagingTrees, spares: spares) } catch { failure.set(error) }
+        try FirstFailure.concurrentPerform(iterations: pending.count) { index throws(StoreError) in
+            try Self.write(pending[index], into: stagingTrees, spares: spares)
         }
-        if let error = failure.error { throw error }
     }
 
     private static func write(_ tree: PlannedTree, into stagingTrees: String, spares: SpareFolders?) throws(StoreError) {
         let folder = stagingTrees + "/" + tree.id
         CrashPoint.staging.reach()
-        let fromSpare = try takeSpare(of: tree, as: folder, from: spares)
+        let spare = try takeSpare(of: tree, as: folder, from: spares)
+        let fromSpare = spare != nil
         let adopted = !fromSpare && adoptStagedFolder(of: tree, as: folder)
         if !adopted && !fromSpare { try FileSystem.makeDirectory(folder) }
-        let target = try DirectoryHandle(folder)
+        let target: DirectoryHandle
+        if let spare { target = spare } else { target = try DirectoryHandle(folder) }
         var stored = StoredEntries(target: target)
         for (name, source) in tree.files {
             switch source {
@@ -80,20 +79,20 @@ struct TreeWriter {
 
     /// An edited tree's folder made from the spare copy of its earlier tree: the entries it
     /// replaces or drops are removed (a cost of the change, not of the folder), and the caller
-    /// writes the new ones. False when there is no spare, or it does not hold as many entries as
-    /// the earlier tree (then it is removed).
-    private static func takeSpare(of tree: PlannedTree, as folder: String, from spares: SpareFolders?) throws(StoreError) -> Bool {
+    /// writes the new ones through the handle returned. Nil when there is no spare, or it does
+    /// not hold as many entries as the earlier tree (then it is removed).
+    private static func takeSpare(of tree: PlannedTree, as folder: String, from spares: SpareFolders?) throws(StoreError) -> DirectoryHandle? {
         guard let spares, let base = tree.linkedFrom, let slash = base.lastIndex(of: "/"),
-              spares.take(String(base[base.index(after: slash)...]), as: folder) else { return false }
+              spares.take(String(base[base.index(after: slash)...]), as: folder) else { return nil }
         guard try FileSystem.entryCount(folder) == tree.linkedEntryCount else {
             try FileSystem.removeTree(folder)
-            return false
+            return nil
         }
         let target = try DirectoryHandle(folder)
         for name in tree.droppedNames { try target.remove(name) }
         for name in tree.files.keys { try target.remove(name, ifPresent: true) }
         for name in tree.subtrees.keys { try target.remove(name, ifPresent: true) }
-        return true
+        return target
     }
 
     /// When the tree's staged files are all of one staging folder, under their names there, and

@@ -8,4 +8,15 @@ final class FirstFailure: @unchecked Sendable {
     var isSet: Bool { lock.withLock { first != nil } }
     var error: StoreError? { lock.withLock { first } }
     func set(_ error: StoreError) { lock.withLock { if first == nil { first = error } } }
+
+    /// `DispatchQueue.concurrentPerform` of work that can fail: iterations not yet started
+    /// after a failure are skipped, and the first failure is thrown once all have returned.
+    static func concurrentPerform(iterations: Int, _ work: @Sendable (Int) throws(StoreError) -> Void) throws(StoreError) {
+        let failure = FirstFailure()
+        DispatchQueue.concurrentPerform(iterations: iterations) { index in
+            guard !failure.isSet else { return }
+            do throws(StoreError) { try work(index) } catch { failure.set(error) }
+        }
+        if let error = failure.error { throw error }
+    }
 }

@@ -66,12 +66,15 @@ import QuireModel
         #expect(try fixture.published("en/page.json").contains("\"Fixed\""))
     }
 
-    @Test func previewsShareTheStyleSheetPublishedWithThem() throws {
+    @Test func previewsShareTheStyleSheetAndScriptPublishedWithThem() throws {
         let fixture = try SiteFixture()
         try fixture.write("title: Guide\nsections:\n  - type: divider\n", to: "guides/intro.yaml")
         #expect(!fixture.build().hasErrors)
         #expect(try fixture.published("preview/preview.css") == String(decoding: PagePreview.stylesheet, as: UTF8.self))
-        #expect(try fixture.published("preview/en/guides/intro.html").contains("<link rel=\"stylesheet\" href=\"../../../preview/preview.css\">"))
+        #expect(try fixture.published("preview/preview.js") == String(decoding: PagePreview.script, as: UTF8.self))
+        let preview = try fixture.published("preview/en/guides/intro.html")
+        #expect(preview.contains("<link rel=\"stylesheet\" href=\"../../../preview/preview.css\">"))
+        #expect(preview.contains("<script src=\"../../../preview/preview.js\" integrity=\"sha256-"))
     }
 
     /// The preview banner of a page shows its own diagnostics, not those of a page whose path

@@ -142,7 +142,7 @@ enum ContentSecurity {
 
     @Test func imagesLoadOnlyFromTheVersionAssets() throws {
         let html = try render("trex-store")
-        let sources = RenderedHTML.attributeValues("src", in: html)
+        let sources = RenderedHTML.attributeValues("src", in: html).filter { !$0.hasSuffix(".js") }
         #expect(sources.sorted() == [
             "../../assets/poster.jpg", "../../assets/range-1.jpg", "../../assets/target.png", "../../assets/targets.jpg",
             "../../assets/trex-banner.jpg",
@@ -186,9 +186,11 @@ enum ContentSecurity {
 
     @Test func contentNeverBecomesScript() throws {
         let html = try render("hostile")
-        // Only our own script, once; no event handler attribute, no script URL anywhere.
+        // Only our own script, once, from the version's file; no event handler attribute, no
+        // script URL anywhere.
         #expect(html.components(separatedBy: "<script").count == 2)
-        #expect(RenderedHTML.scripts(in: html) == [PreviewScripts.livePreview])
+        #expect(RenderedHTML.scripts(in: html).isEmpty)
+        #expect(RenderedHTML.attributeValues("src", in: html).filter { $0.hasSuffix(".js") } == ["../../preview/preview.js"])
         let lowered = html.lowercased()
         #expect(RenderedHTML.eventHandlerAttributes(in: html).isEmpty)
         #expect(!lowered.contains("<iframe"))
@@ -218,13 +220,18 @@ enum ContentSecurity {
         #expect(!html.contains("@import") && !html.contains("url("))
     }
 
-    @Test func policyAllowsExactlyTheInlineScript() throws {
+    /// The script file runs only as the bytes published with the previews: its `integrity` and
+    /// the policy's one `script-src` source are their SHA-256, so a script file put in its place
+    /// (or any other) is refused.
+    @Test func policyAllowsExactlyThePublishedScript() throws {
         let html = try render("trex-store")
         let policy = try #require(ContentSecurity.policy(in: html))
-        let scripts = RenderedHTML.scripts(in: html)
-        #expect(scripts.count == 1)
-        let script = try #require(scripts.first)
-        #expect(policy.contains("script-src \(ContentSecurity.hashSource(of: script));"))
+        #expect(RenderedHTML.scripts(in: html).isEmpty)
+        let script = String(decoding: PagePreview.script, as: UTF8.self)
+        let hash = ContentSecurity.hashSource(of: script)
+        #expect(policy.contains("script-src \(hash);"))
+        #expect(RenderedHTML.attributeValues("integrity", in: html) == [String(hash.dropFirst().dropLast())])
+        #expect(RenderedHTML.attributeValues("src", in: html).filter { $0.hasSuffix(".js") } == ["../../preview/preview.js"])
         for directive in ["default-src 'none'", "img-src 'self'", "style-src 'self';", "connect-src 'self'"] {
             #expect(policy.contains(directive))
         }
@@ -233,14 +240,17 @@ enum ContentSecurity {
         #expect(RenderedHTML.attributeValues("href", in: html).filter { $0.hasSuffix(".css") } == ["../../preview/preview.css"])
     }
 
-    /// From any depth of page id, the link reaches `preview/preview.css` of the same version.
+    /// From any depth of page id, the links reach `preview/preview.css` and `preview/preview.js`
+    /// of the same version.
     @Test(arguments: ["home", "guides/intro", "a/b/c/d"])
-    func theStyleSheetLinkResolvesToTheVersionsStyleSheet(pageID: String) throws {
+    func theStyleSheetAndScriptLinksResolveToTheVersionsFiles(pageID: String) throws {
         let context = PreviewContext(site: "trex", locale: "fr", pageID: pageID, version: nil)
         let html = String(decoding: PagePreview.html(page: ["title": "T"], context: context), as: UTF8.self)
         let href = try #require(RenderedHTML.attributeValues("href", in: html).first { $0.hasSuffix(".css") })
+        let src = try #require(RenderedHTML.attributeValues("src", in: html).first { $0.hasSuffix(".js") })
         let page = try #require(URL(string: "https://host/trex/versions/v000002/preview/fr/\(pageID).html"))
         #expect(URL(string: href, relativeTo: page)?.absoluteURL.path == "/trex/versions/v000002/" + PagePreview.stylesheetPath)
+        #expect(URL(string: src, relativeTo: page)?.absoluteURL.path == "/trex/versions/v000002/" + PagePreview.scriptPath)
         // The style sheet itself asks for nothing more.
         let sheet = String(decoding: PagePreview.stylesheet, as: UTF8.self)
         #expect(!sheet.contains("@import") && !sheet.contains("url("))

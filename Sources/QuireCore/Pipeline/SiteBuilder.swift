@@ -49,7 +49,7 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Bump when published output changes for equal input, so every file is rebuilt once.
     static let outputFormat = "quire-output-2"
     /// Bump when previews change for equal pages.
-    static let previewFormat = "quire-preview-3"
+    static let previewFormat = "quire-preview-4"
 
     // State kept between builds. Internal only so the stage files (SiteBuilder+Pages, +Translations,
     // +Rendering) can share it; nothing outside the builder touches it.
@@ -248,6 +248,7 @@ public final class SiteBuilder: @unchecked Sendable {
         files += clock.measure(.read) { assetFiles(inventory, published: published, canReuse: canReuse, into: &result) }
         if options.previews {
             files.append(OutputFile(path: PagePreview.stylesheetPath, content: .bytes(PagePreview.stylesheet), inputDigest: Self.previewFormat))
+            files.append(OutputFile(path: PagePreview.scriptPath, content: .bytes(PagePreview.script), inputDigest: Self.previewFormat))
         }
         let cacheEntries = CacheHeaderFiles.entries(files)
         files += CacheHeaderFiles.make(site: site, entries: cacheEntries, published: published)

@@ -2,7 +2,9 @@
 ///
 /// Previews are written to `dist/<site>/versions/<v>/preview/<locale>/<page_id>.html` and are
 /// also reached as `dist/<site>/current/preview/...`; URLs in them are relative so that both
-/// work and any static server (or a `file://` URL) serves them.
+/// work and any static server (or a `file://` URL) serves them. Opened from a `file://` URL a
+/// preview has no live reload: the browser cannot check its script's integrity there, nor
+/// fetch `status.json`.
 public struct PreviewContext: Sendable {
     public var site: String
     public var locale: String
@@ -20,6 +22,8 @@ public struct PreviewContext: Sendable {
 
     /// Relative URL of the version's preview style sheet.
     public var stylesheetURL: String { assetBase + PagePreview.stylesheetPath }
+    /// Relative URL of the version's preview script.
+    public var scriptURL: String { assetBase + PagePreview.scriptPath }
 
     public init(
         site: String, locale: String, pageID: String, version: String?, statusURL: String, assetBase: String,

@@ -1,6 +1,8 @@
 /// The only scripts previews and the status page carry: fixed text, never built from content,
 /// allowed by their SHA-256 in each document's Content-Security-Policy, so a script injected
-/// through content could not run even if it slipped past escaping.
+/// through content could not run even if it slipped past escaping. The previews' is the
+/// version's `preview/preview.js` (loaded with that hash as its `integrity`); the status
+/// page's is inline.
 ///
 /// Both poll `dist/<site>/status/status.json`, which the build replaces after every run.
 /// The shape they (and `StatusPage`) assume:
@@ -165,11 +167,15 @@ enum PreviewScripts {
     static let livePreviewPolicy = contentSecurityPolicy(script: livePreview, styles: "'self'")
     static let statusRefreshPolicy = contentSecurityPolicy(script: statusRefresh, styles: "'unsafe-inline'")
 
-    /// `'sha256-<base64>'` for a Content-Security-Policy `script-src`.
-    static func cspHash(_ script: String) -> String {
+    /// `'sha256-<base64>'` for a Content-Security-Policy `script-src`: it allows the script
+    /// inline, or from a file whose `<script>` names the same hash in `integrity`.
+    static func cspHash(_ script: String) -> String { "'" + integrity(script) + "'" }
+
+    /// `sha256-<base64>` for a `<script integrity>` attribute.
+    static func integrity(_ script: String) -> String {
         var hasher = SHA256()
         hasher.update(script)
-        return "'sha256-" + base64(hasher.finalizeBytes()) + "'"
+        return "sha256-" + base64(hasher.finalizeBytes())
     }
 
     /// Fixed text with no `"` or `&`, so it goes into the `content` attribute as it is.

@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CGettextPo", providers: [.apt(["libgettextpo-dev"])]),
         .systemLibrary(name: "CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
+        // Linked into the executable only: it takes the place of glibc's malloc for the process.
+        .systemLibrary(name: "CMimalloc", providers: [.apt(["libmimalloc-dev"])]),
 
         .target(name: "QuireModel", swiftSettings: swiftSettings),
         .target(
@@ -29,7 +31,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(name: "QuireWatch", dependencies: ["QuireCore", "CInotifyTools"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "quire", dependencies: ["QuireModel", "QuireCore", "QuireWatch"], swiftSettings: swiftSettings),
+            name: "quire", dependencies: ["QuireModel", "QuireCore", "QuireWatch", "CMimalloc"], swiftSettings: swiftSettings),
 
         .testTarget(
             name: "QuireModelTests", dependencies: ["QuireModel"],

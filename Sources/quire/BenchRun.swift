@@ -185,6 +185,7 @@ struct BenchRun {
             ("file_system", .string(fileSystem)),
             ("folder", .string(out)),
             ("sync", .string("the store's: one syncfs per published version, no fsync per file")),
+            ("allocator", .string(Allocator.name)),
             ("previews", .string(options.previews ? "cold builds with and without; watcher with" : "off")),
             ("page_cache", .string("warm: sources were just written")),
             ("locales", .integer(options.locales)),
@@ -270,7 +271,7 @@ struct BenchRun {
         var sections: [String] = []
         let c = conditions
         sections.append("quire bench, \(c["date"]?.stringValue ?? ""): \(c["cores"]?.intValue ?? 0) cores (\(c["cpu"]?.stringValue ?? "")), kernel \(c["kernel"]?.stringValue ?? "")\n"
-            + "file system \(c["file_system"]?.stringValue ?? "") (\(c["folder"]?.stringValue ?? "")); sync: \(c["sync"]?.stringValue ?? "")\n"
+            + "file system \(c["file_system"]?.stringValue ?? "") (\(c["folder"]?.stringValue ?? "")); sync: \(c["sync"]?.stringValue ?? ""); allocator: \(c["allocator"]?.stringValue ?? "")\n"
             + "\(options.locales) locales, \(options.sections) sections a page, ~\(options.markdownBytes) B of markdown a page; page cache warm; load average at end \(c["load_average_at_end"]?.stringValue ?? "")")
 
         var cold: [[String]] = []

@@ -70,6 +70,8 @@ struct BenchCommandTests {
         let root = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "stdout is not a JSON object")
         let conditions = try #require(root["conditions"] as? [String: Any])
         for key in ["date", "cores", "file_system", "sync", "previews", "kernel"] { #expect(conditions[key] != nil, "conditions.\(key) missing") }
+        // The binary's malloc is mimalloc's, not glibc's: the link put it first.
+        #expect((conditions["allocator"] as? String)?.hasPrefix("mimalloc 2.") == true, "allocator: \(conditions["allocator"] ?? "none")")
         let runs = try #require(root["runs"] as? [[String: Any]])
         let run = try #require(runs.first)
         #expect(run["pages"] as? Int == 20)

@@ -62,7 +62,9 @@ struct BenchCommand {
         let out = try folder(options)
         let site = options.site(pages: options.sizes[0], layout: options.layouts[0])
         let dist = "\(out)/dist-watch"
-        try? FileManager.default.removeItem(atPath: dist)
+        var leftovers = BenchLeftovers()
+        leftovers.moveAside(dist)
+        defer { leftovers.removeAll() }
         let session = try BenchWatchSession(site: site, pagesRoot: "\(out)/pages", distRoot: dist, previews: options.previews, log: "\(out)/watch.log")
         defer { _ = session.stop() }
         try session.waitForFirstPublish(timeout: 900)
@@ -75,7 +77,11 @@ struct BenchCommand {
     private func hugoEdits(_ options: BenchOptions) throws -> ExitCode {
         let out = try folder(options)
         let site = options.site(pages: options.sizes[0], layout: options.layouts[0])
-        let session = try BenchHugoSession(site: site, hugoRoot: "\(out)/hugo", output: "\(out)/hugo-server-public", port: options.port, log: "\(out)/hugo-server.log")
+        let output = "\(out)/hugo-server-public"
+        var leftovers = BenchLeftovers()
+        leftovers.moveAside(output)
+        defer { leftovers.removeAll() }
+        let session = try BenchHugoSession(site: site, hugoRoot: "\(out)/hugo", output: output, port: options.port, log: "\(out)/hugo-server.log")
         defer { _ = session.stop() }
         try session.waitForFirstRender(timeout: 900)
         let latency = try session.measureEdits(count: options.saves, gap: max(options.saveGap, 0.2))

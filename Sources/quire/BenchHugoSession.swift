@@ -18,7 +18,6 @@ final class BenchHugoSession {
         self.hugoRoot = hugoRoot
         self.output = output
         runTag = "h\(getpid())t\(BenchClock.now % 1_000_000_007)"
-        try? FileManager.default.removeItem(atPath: output)
         let candidates: [String] = ["/usr/bin/hugo", "/usr/local/bin/hugo"]
         let hugo = candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/hugo"
         process = try BenchProcess(hugo, ["server", "--renderToDisk", "--source", hugoRoot, "--destination", output,

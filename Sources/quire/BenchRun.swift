@@ -56,9 +56,13 @@ struct BenchRun {
         let out = try outputFolder()
         defer { if !options.keepFiles { try? FileManager.default.removeItem(atPath: out) } }
         var results: [SizeResult] = []
+        var leftovers = BenchLeftovers()
+        defer { leftovers.removeAll() }
         for layout in options.layouts {
             for pages in options.sizes {
-                results.append(try measure(options.site(pages: pages, layout: layout), in: "\(out)/\(layout.rawValue)-\(pages)"))
+                let root = "\(out)/\(layout.rawValue)-\(pages)"
+                leftovers.moveAside(root)
+                results.append(try measure(options.site(pages: pages, layout: layout), in: root))
             }
         }
         let conditions = self.conditions(out: out)
@@ -99,7 +103,6 @@ struct BenchRun {
     private func measure(_ site: SyntheticSite, in root: String) throws -> SizeResult {
         var result = SizeResult(layout: site.layout, pages: site.pageCount, locales: site.locales.count)
         let pagesRoot = "\(root)/pages"
-        try? FileManager.default.removeItem(atPath: root)
         progress("\(result.label): generating \(site.pageCount) pages x \(site.locales.count) locales in \(pagesRoot)")
         let generated = BenchClock.now
         result.sourceBytes = try site.write(pagesRoot: pagesRoot)

@@ -64,9 +64,15 @@ struct BenchCommandTests {
     @Test func benchReportsEveryFigureAsJSON() throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        // An earlier run's output is gone at the end (moved aside while measuring), nothing beside it.
+        let stale = "\(folder)/flat-20/dist-cold-preview/stale"
+        try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: true)
         let result = try Self.run(["bench", "--pages-count", "20", "--saves", "5", "--burst", "20", "--layout", "flat",
                                    "--format", "json", "--out", folder])
         #expect(result.status == 0, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: stale))
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        #expect(!names.contains { $0.contains(".old-") }, "\(names)")
         let root = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "stdout is not a JSON object")
         let conditions = try #require(root["conditions"] as? [String: Any])
         for key in ["date", "cores", "file_system", "sync", "previews", "kernel"] { #expect(conditions[key] != nil, "conditions.\(key) missing") }

@@ -190,6 +190,11 @@ def header_checks(workspace, nginx, problems):
         status, _, _ = get(nginx.internal, path)
         if status != want:
             problems.append("internal %s: status %d, want %d" % (path, status, want))
+    # What every preview loads, with the types a browser runs and applies.
+    for path, want in [("/%s/current/preview/preview.js" % SITE, "text/javascript"), ("/%s/current/preview/preview.css" % SITE, "text/css")]:
+        status, headers, _ = get(nginx.internal, path)
+        if status != 200 or not headers.get("content-type", "").startswith(want):
+            problems.append("internal %s: status %d, content type %r (want 200, %s)" % (path, status, headers.get("content-type"), want))
 
 
 def main():

@@ -73,8 +73,9 @@ final class BenchProcess: @unchecked Sendable {
         }
     }
 
+    /// Nil when the log cannot be made: the lines are then only kept in memory.
     private static func createLog(_ path: String) -> FileHandle? {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        guard FileManager.default.createFile(atPath: path, contents: nil) else { return nil }
         return FileHandle(forWritingAtPath: path)
     }
 

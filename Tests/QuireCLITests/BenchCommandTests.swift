@@ -30,7 +30,7 @@ struct BenchCommandTests {
         let output = Pipe()
         // stderr to a file, so a chatty child never blocks on a full pipe we are not reading.
         let errorPath = try temporaryFolder() + "/stderr"
-        FileManager.default.createFile(atPath: errorPath, contents: nil)
+        try #require(FileManager.default.createFile(atPath: errorPath, contents: nil))
         let errors = try #require(FileHandle(forWritingAtPath: errorPath))
         process.standardOutput = output
         process.standardError = errors

@@ -6,7 +6,8 @@ import QuireModel
 ///
 ///   cold build (child `quire build`, with and without previews)
 ///   -> per-stage breakdown (in-process `SiteBuilder.build()`: cold, then after a one-page edit)
-///   -> `quire watch` child: first publish, N single saves, then a burst
+///   -> `quire watch` child: first publish, N single saves, then two bursts (consecutive pages,
+///      then pages spread over every folder)
 ///
 /// and print the figures as tables (text) or one JSON document.
 struct BenchRun {
@@ -45,6 +46,7 @@ struct BenchRun {
         var stagesEditWall: Double = 0
         var latency: BenchWatchSession.Latency?
         var burst: BenchWatchSession.Burst?
+        var burstSpread: BenchWatchSession.Burst?
         var watcherInitialPublishSeconds: Double?
         var watcherPeakRSSKilobytes: Int?
         var problems: [String] = []
@@ -159,7 +161,9 @@ struct BenchRun {
         result.latency = try session.measureSaves(count: options.saves, gap: options.saveGap, budget: options.saveBudget)
         if options.burst > 0 {
             progress("\(result.label): burst of \(options.burst) files")
-            result.burst = try session.measureBurst(files: options.burst)
+            result.burst = try session.measureBurst(files: options.burst, shape: .consecutive)
+            progress("\(result.label): burst of \(options.burst) files spread over the site")
+            result.burstSpread = try session.measureBurst(files: options.burst, shape: .spread)
         }
         let exit = session.stop()
         stopped = true
@@ -218,6 +222,7 @@ struct BenchRun {
             ])
             object["save_to_published"] = result.latency?.json ?? .null
             object["burst"] = result.burst?.json ?? .null
+            object["burst_spread"] = result.burstSpread?.json ?? .null
             object["watcher_initial_publish_s"] = BenchFormat.number(result.watcherInitialPublishSeconds)
             object["watcher_peak_rss_mib"] = BenchFormat.number(result.watcherPeakRSSKilobytes.map(BenchFormat.mebibytes))
             object["problems"] = .array(result.problems.map { .string($0) })
@@ -308,15 +313,17 @@ struct BenchRun {
                 ["layout/pages", "saves", "p50 ms", "p90 ms", "p99 ms", "max ms", "torn", "missing", "timeouts", "first publish s", "watch RSS MiB"], latencyRows)
                 + latencyNotes.map { "\n" + $0 }.joined())
         }
-        let burstRows: [[String]] = results.compactMap { result in
-            guard let burst = result.burst else { return nil }
-            return [result.label, "\(burst.files)", BenchFormat.text(burst.writeMilliseconds, decimals: 0), "\(burst.versionsPublished)",
-                    "\(burst.versionNumberDelta)", BenchFormat.text(burst.lastPublishAfterLastWriteMilliseconds, decimals: 0),
-                    BenchFormat.text(burst.allVisibleAfterLastWriteMilliseconds, decimals: 0), "\(burst.lost)"]
+        let burstRows: [[String]] = results.flatMap { result in
+            [("consecutive", result.burst), ("spread", result.burstSpread)].compactMap { shape, burst -> [String]? in
+                guard let burst else { return nil }
+                return [result.label, shape, "\(burst.files)", BenchFormat.text(burst.writeMilliseconds, decimals: 0), "\(burst.versionsPublished)",
+                        "\(burst.versionNumberDelta)", BenchFormat.text(burst.lastPublishAfterLastWriteMilliseconds, decimals: 0),
+                        BenchFormat.text(burst.allVisibleAfterLastWriteMilliseconds, decimals: 0), "\(burst.lost)"]
+            }
         }
         if !burstRows.isEmpty {
-            sections.append("Burst\n" + BenchFormat.table(
-                ["layout/pages", "files", "write ms", "versions", "version delta", "last publish after last write ms", "all visible ms", "lost"], burstRows))
+            sections.append("Burst (consecutive pages, then pages spread over every folder)\n" + BenchFormat.table(
+                ["layout/pages", "pages", "files", "write ms", "versions", "version delta", "last publish after last write ms", "all visible ms", "lost"], burstRows))
         }
 
         let stageNames = results.first?.stagesCold.map(\.stage) ?? []

@@ -134,17 +134,30 @@ final class BenchWatchSession {
 
     // MARK: Burst
 
+    /// Which pages a burst rewrites.
+    enum BurstShape: String {
+        /// Pages 0, 1, 2, ...: in the nested layout, a few folders (a section of the site).
+        case consecutive
+        /// Evenly spaced over the whole site: every folder (a translation drop, a `git pull`).
+        case spread
+
+        /// The page of the `write`th file of a burst of `files` on `pageCount` pages.
+        func page(_ write: Int, files: Int, pageCount: Int) -> Int {
+            self == .spread && files < pageCount ? write * pageCount / files : write % pageCount
+        }
+    }
+
     /// Writes `files` changed page sources as fast as possible, then waits for the watcher to
     /// settle and counts the versions it published.
-    func measureBurst(files: Int, settle: Double = 2, timeout: Double = 120) throws -> Burst {
+    func measureBurst(files: Int, shape: BurstShape = .consecutive, settle: Double = 2, timeout: Double = 120) throws -> Burst {
         var burst = Burst(files: files)
         let versionsBefore = newestVersionNumber()
         let linesBefore = process.stderrLines.count
         var finalToken: [Int: String] = [:]
         let started = BenchClock.now
         for write in 0..<files {
-            let page = write % site.pageCount
-            let token = "Burst \(runTag)b\(write)"
+            let page = shape.page(write, files: files, pageCount: site.pageCount)
+            let token = "Burst \(runTag)\(shape.rawValue)\(write)"
             finalToken[page] = token
             try Self.saveAtomically(site.sourcePath(pagesRoot: pagesRoot, page: page), site.pageSource(page, heroTitle: token))
         }

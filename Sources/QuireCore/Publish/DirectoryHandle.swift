@@ -35,6 +35,45 @@ final class DirectoryHandle {
         }
     }
 
+    /// Its entries but `.` and `..`, read through this handle (no second open of the path), and
+    /// whether each is a folder (a symbolic link is not), from `readdir`'s type when it has one.
+    func entries() throws(StoreError) -> [(name: String, isFolder: Bool)] {
+        var entries: [(name: String, isFolder: Bool)] = []
+        try FileSystem.forEachEntry(of: path, opening: stream) { name, type in
+            let text = String(cString: name)
+            entries.append((text, type == UInt8(DT_DIR) || (type == UInt8(DT_UNKNOWN) && isFolder(text))))
+        }
+        return entries
+    }
+
+    /// How many entries it holds, without `.` and `..` (no names made: a count only).
+    func entryCount() throws(StoreError) -> Int {
+        var count = 0
+        try FileSystem.forEachEntry(of: path, opening: stream) { _, _ in count += 1 }
+        return count
+    }
+
+    /// A `DIR` of its own over this folder, from the start (a duplicate descriptor shares the
+    /// read position, so it is rewound); nil with `errno` set when it cannot be made.
+    private func stream() -> OpaquePointer? {
+        let copy = dup(descriptor)
+        guard copy >= 0 else { return nil }
+        guard let directory = fdopendir(copy) else {
+            let number = errno
+            close(copy)
+            errno = number
+            return nil
+        }
+        rewinddir(directory)
+        return directory
+    }
+
+    /// For file systems whose `readdir` leaves the type unknown.
+    private func isFolder(_ name: String) -> Bool {
+        var info = stat()
+        return fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && FileSystem.isDirectory(info)
+    }
+
     /// Removes the file or link `name` (never a folder); `ifPresent`: a missing one is fine.
     func remove(_ name: String, ifPresent: Bool = false) throws(StoreError) {
         do {

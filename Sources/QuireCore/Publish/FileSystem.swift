@@ -90,20 +90,20 @@ enum FileSystem {
         return names.sorted()
     }
 
-    /// How many entries a folder holds, without `.` and `..` (no names made: a count only).
-    static func entryCount(_ path: String) throws(StoreError) -> Int {
-        var count = 0
-        try forEachEntry(in: path) { _, _ in count += 1 }
-        return count
-    }
-
     /// Each entry's name but `.` and `..`, and its `d_type`, as readdir gives them (the name is
     /// valid during the call only).
     private static func forEachEntry(in path: String, _ body: (UnsafePointer<CChar>, UInt8) -> Void) throws(StoreError) {
+        try forEachEntry(of: path, opening: { opendir(path) }, body)
+    }
+
+    /// The same, read from an open `DIR` that `open` returns (nil: `errno` says why); `path`
+    /// names the folder in errors and injected faults.
+    static func forEachEntry(of path: String, opening open: () -> OpaquePointer?,
+                             _ body: (UnsafePointer<CChar>, UInt8) -> Void) throws(StoreError) {
         if let injected = FaultInjection.fault(for: "list", path: path) {
             throw StoreError.system("list", path, errorNumber: injected)
         }
-        guard let directory = opendir(path) else { throw StoreError.system("list", path, errorNumber: errno) }
+        guard let directory = open() else { throw StoreError.system("list", path, errorNumber: errno) }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
             withUnsafePointer(to: &entry.pointee.d_name) { tuple in
@@ -222,24 +222,11 @@ enum FileSystem {
     /// folder, so a file costs one `unlinkat` and no `stat` or path walk: `keep:` removes an old
     /// version's dozen folders of 100 entries after each save.
     private static func removeEntries(of path: String) throws(StoreError) {
+        let folder = try DirectoryHandle(path)
         // Names first, removals after: unlinking while readdir walks the folder is unspecified.
-        var entries: [(name: String, type: UInt8)] = []
-        try forEachEntry(in: path) { name, type in entries.append((String(cString: name), type)) }
-        let folder = try check("open", path) { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-        defer { close(folder) }
-        for (name, type) in entries {
-            if type == UInt8(DT_DIR) || (type == UInt8(DT_UNKNOWN) && isFolder(name, in: folder)) {
-                try removeTree(path + "/" + name)
-            } else {
-                try check("remove", path + "/" + name) { unlinkat(folder, name, 0) }
-            }
+        for (name, isFolder) in try folder.entries() {
+            if isFolder { try removeTree(path + "/" + name) } else { try folder.remove(name) }
         }
-    }
-
-    /// For file systems whose `readdir` leaves the type unknown.
-    private static func isFolder(_ name: String, in folder: Int32) -> Bool {
-        var info = stat()
-        return fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && isDirectory(info)
     }
 
     // MARK: - Durability

@@ -72,10 +72,10 @@ public final class SpareFolders: Sendable {
     private func make(_ id: String, names: [String], from tree: String, resuming: Bool, shouldStop: () -> Bool) -> Bool {
         let part = lease.folder + "/" + id + Self.partSuffix
         do throws(StoreError) {
-            let linked = resuming ? Set(try FileSystem.list(part)) : []
             if !resuming { try FileSystem.makeDirectory(part) }
             let source = try DirectoryHandle(tree)
             let target = try DirectoryHandle(part)
+            let linked = resuming ? Set(try target.entries().map(\.name)) : []
             var count = 0
             for name in names where !linked.contains(name) {
                 count += 1

@@ -84,11 +84,11 @@ struct TreeWriter {
     private static func takeSpare(of tree: PlannedTree, as folder: String, from spares: SpareFolders?) throws(StoreError) -> DirectoryHandle? {
         guard let spares, let base = tree.linkedFrom, let slash = base.lastIndex(of: "/"),
               spares.take(String(base[base.index(after: slash)...]), as: folder) else { return nil }
-        guard try FileSystem.entryCount(folder) == tree.linkedEntryCount else {
+        let target = try DirectoryHandle(folder)
+        guard try target.entryCount() == tree.linkedEntryCount else {
             try FileSystem.removeTree(folder)
             return nil
         }
-        let target = try DirectoryHandle(folder)
         for name in tree.droppedNames { try target.remove(name) }
         for name in tree.files.keys { try target.remove(name, ifPresent: true) }
         for name in tree.subtrees.keys { try target.remove(name, ifPresent: true) }

@@ -79,6 +79,38 @@ import Testing
         #expect(readText(store.root + "/current/en/b.json") == "B2")
     }
 
+    /// A delta finds the files it can link through the newest version's folders: equal bytes
+    /// anywhere in the site are linked, and a path that held them once but no longer does is
+    /// never linked for them.
+    @Test func deltaLinksEqualBytesOnlyWhereTheNewestVersionStillHoldsThem() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        _ = try store.publish(request([page("en/a.json", "A"), page("fr/b.json", "B")]))
+        func delta(_ files: [OutputFile], removed: [String] = []) throws {
+            let base = try #require(try store.newestVersion())
+            let outcome = try store.publish(PublishDelta(base: base, files: files, removed: removed, manifest: request([]).manifest,
+                                                         buildRecord: JSONObject()))
+            #expect(outcome == .published(VersionID(base.number + 1), isCurrent: true))
+        }
+        func inode(_ path: String) -> ino_t? { lstatInfo((store.root + "/current/" + path).resolvedThroughLinks)?.st_ino }
+
+        try delta([page("fr/c.json", "A")])
+        #expect(inode("fr/c.json") == inode("en/a.json"))
+        // en/a.json and fr/c.json now hold other bytes: a new "A" must be written, not linked.
+        try delta([page("en/a.json", "A2"), page("fr/c.json", "C")])
+        try delta([page("en/d.json", "A")])
+        #expect(readText(store.root + "/current/en/d.json") == "A")
+        #expect(inode("en/d.json") != inode("en/a.json"))
+        #expect(inode("en/d.json") != inode("fr/c.json"))
+        // A removed file is gone from the index too: the same bytes come back written.
+        try delta([], removed: ["fr/b.json"])
+        #expect(try store.files(of: #require(try store.newestVersion()))["fr/b.json"] == nil)
+        try delta([page("fr/e.json", "B")])
+        #expect(readText(store.root + "/current/fr/e.json") == "B")
+        let reread = try dist.store().files(of: #require(try store.newestVersion()))
+        #expect(try store.files(of: #require(try store.newestVersion())) == reread)
+    }
+
     @Test func equalOutputPublishesNothing() throws {
         let dist = TemporaryDist()
         let store = try dist.store()

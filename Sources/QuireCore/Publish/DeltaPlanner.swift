@@ -30,7 +30,7 @@ struct DeltaPlanner {
             edits[components.dropLast().joined(separator: "/"), default: FolderEdit()].files[components[components.count - 1]] = file
         }
         var removedFiles: [String] = []
-        for path in delta.removed where previous.locations[path] != nil {
+        for path in delta.removed where previous.location(of: path) != nil {
             let components = try TreePlanner.components(of: path)
             edits[components.dropLast().joined(separator: "/"), default: FolderEdit()].removed.insert(components[components.count - 1])
             removedFiles.append(path)
@@ -45,11 +45,16 @@ struct DeltaPlanner {
             }
         }
         var planned: [String: PlannedTree?] = [:]
+        // Deepest first, so a folder's changed subfolders are planned before it.
+        var changedChildren: [String: [(name: String, tree: PlannedTree?)]] = [:]
         var changes: [FolderChange] = []
         for path in dirty.sorted(by: { depth($0) > depth($1) }) {
-            let tree = try plan(folder: path, edit: edits[path] ?? FolderEdit(), dirtyChildren: planned)
+            let tree = try plan(folder: path, edit: edits[path] ?? FolderEdit(), changedChildren: changedChildren[path] ?? [])
             planned[path] = .some(tree)
             changes.append(FolderChange(path: path, tree: tree))
+            if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) {
+                changedChildren[String(path[..<slash]), default: []].append((String(path[path.index(after: slash)...]), tree))
+            }
         }
 
         var topLevel: [String: PlannedTree] = [:]
@@ -67,7 +72,7 @@ struct DeltaPlanner {
     /// applied; nil when nothing is left in it. Only the changes are looked at: the entries it
     /// keeps are written as hard links into the previous tree (`PlannedTree.linkedFrom`), and
     /// its totals are the previous ones, corrected.
-    private func plan(folder path: String, edit: FolderEdit, dirtyChildren: [String: PlannedTree?]) throws(StoreError) -> PlannedTree? {
+    private func plan(folder path: String, edit: FolderEdit, changedChildren: [(name: String, tree: PlannedTree?)]) throws(StoreError) -> PlannedTree? {
         let old = previous.folders[path]
         var changes: [String: TreeManifest.Kind?] = [:]
         var sources: [String: PlannedTree.FileSource] = [:]
@@ -100,12 +105,10 @@ struct DeltaPlanner {
             changes[name] = .file(published)
             sources[name] = source
         }
-        for (childPath, changed) in dirtyChildren {
-            guard childPath.hasPrefix(path + "/"), depth(childPath) == depth(path) + 1 else { continue }
-            let name = String(childPath.dropFirst(path.count + 1))
+        for (name, changed) in changedChildren {
             let before = oldKind(name)
             if case .file = before, changed != nil {
-                throw StoreError("the output lists '\(childPath)' as a folder where the newest version has a file")
+                throw StoreError("the output lists '\(path)/\(name)' as a folder where the newest version has a file")
             }
             if case .file = before { continue }
             count(before, named: name, sign: -1)
@@ -131,7 +134,7 @@ struct DeltaPlanner {
     private func stored(_ file: OutputFile) throws(StoreError) -> (PublishedFile, PlannedTree.FileSource) {
         switch file.content {
         case .carried:
-            guard let old = previous.locations[file.path] else {
+            guard let old = previous.location(of: file.path) else {
                 throw StoreError("cannot carry '\(file.path)' over: the newest version has no such file")
             }
             return (PublishedFile(sha256: old.file.sha256, size: old.file.size, inputDigest: file.inputDigest, metadata: file.metadata),
@@ -139,11 +142,11 @@ struct DeltaPlanner {
         case .bytes(let bytes):
             let sha256 = SHA256.hash(bytes)
             let published = PublishedFile(sha256: sha256, size: bytes.count, inputDigest: file.inputDigest, metadata: file.metadata)
-            if let stored = previous.bySHA256[sha256], FileSystem.exists(stored) { return (published, .storedFile(stored)) }
+            if let stored = previous.storedFile(sha256: sha256), FileSystem.exists(stored) { return (published, .storedFile(stored)) }
             return (published, .bytes(bytes))
         case .staged(let blob):
             let published = PublishedFile(sha256: blob.sha256, size: blob.size, inputDigest: file.inputDigest, metadata: file.metadata)
-            if let stored = previous.bySHA256[blob.sha256], FileSystem.exists(stored) { return (published, .storedFile(stored)) }
+            if let stored = previous.storedFile(sha256: blob.sha256), FileSystem.exists(stored) { return (published, .storedFile(stored)) }
             return (published, .staged(blob.path))
         }
     }
@@ -156,16 +159,15 @@ struct DeltaPlanner {
 
 extension FileIndex {
     /// The index of the version a delta plan produced, from the index of its base: only the
-    /// changed folders' entries are touched.
+    /// changed folders are touched, and of their files only those the plan writes or links anew.
     mutating func apply(_ plan: DeltaPlanner.Plan, layout: SiteLayout) {
-        for path in plan.removedFiles { locations[path] = nil }
         for change in plan.changes {
             guard let tree = change.tree else {
                 folders[change.path] = nil
                 totals[change.path] = nil
                 continue
             }
-            record(folder: change.path, tree: tree.id, manifest: tree.manifest, layout: layout)
+            record(folder: change.path, tree: tree.id, manifest: tree.manifest, layout: layout, named: Array(tree.files.keys))
             totals[change.path] = (tree.fileCount, tree.byteCount)
         }
     }

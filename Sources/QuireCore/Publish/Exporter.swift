@@ -16,8 +16,8 @@ struct Exporter {
         do {
             try FileSystem.makeDirectory(temporary)
             var listed = JSONObject()
-            for path in index.locations.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
-                guard let location = index.locations[path] else { continue }
+            for path in index.files.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+                guard let location = index.location(of: path) else { continue }
                 var folder = temporary
                 for component in path.split(separator: "/").dropLast() {
                     folder += "/" + component

@@ -1,5 +1,9 @@
 /// Every file of one version by path, with where its bytes live (`trees/<id>/<name>`), built by
 /// walking the version's tree manifests.
+///
+/// Files are found through their folder's manifest, not kept one by one: a delta publish that
+/// gives 600 folders a new tree then records 600 folders, not the 60,000 files they hold (a
+/// burst spread over a 10,000-page site re-recorded every file of every folder it touched).
 struct FileIndex: Sendable {
     struct Location: Sendable {
         var file: PublishedFile
@@ -7,18 +11,43 @@ struct FileIndex: Sendable {
         var storedPath: String
     }
 
-    var locations: [String: Location] = [:]
     /// The tree of each folder path (`en`, `en/guides`): lets a publish keep an unchanged folder's
-    /// tree without hashing its manifest again.
+    /// tree without hashing its manifest again, and finds the files it holds.
     var folders: [String: (id: String, manifest: TreeManifest)] = [:]
     /// Files and bytes in each folder and below (a delta publish keeps these for unchanged folders).
     var totals: [String: (files: Int, bytes: Int)] = [:]
-    /// One stored copy per content hash: a new file with these bytes is hard-linked, not written.
-    var bySHA256: [String: String] = [:]
-
-    var files: [String: PublishedFile] { locations.mapValues(\.file) }
+    /// A path that held these bytes when it was recorded: a new file with the same bytes is
+    /// hard-linked, not written. Checked on lookup, as the path may hold other bytes since.
+    private var pathsBySHA256: [String: String] = [:]
+    /// `trees/` of the layout the folders were recorded with.
+    private var treesRoot = ""
 
     init() {}
+
+    /// The file at `path` and where it is stored.
+    func location(of path: String) -> Location? {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), let folder = folders[String(path[..<slash])] else { return nil }
+        let name = String(path[path.index(after: slash)...])
+        guard case .file(let file)? = folder.manifest.entry(named: name)?.kind else { return nil }
+        return Location(file: file, storedPath: treesRoot + "/" + folder.id + "/" + name)
+    }
+
+    /// A stored file of this version with these bytes, to link instead of writing them again.
+    func storedFile(sha256: String) -> String? {
+        guard let path = pathsBySHA256[sha256], let location = location(of: path), location.file.sha256 == sha256 else { return nil }
+        return location.storedPath
+    }
+
+    /// Every file of the version, by path.
+    var files: [String: PublishedFile] {
+        var files: [String: PublishedFile] = [:]
+        for (prefix, folder) in folders {
+            for entry in folder.manifest.entries {
+                if case .file(let file) = entry.kind { files[prefix + "/" + entry.name] = file }
+            }
+        }
+        return files
+    }
 
     init(manifest: VersionManifest, trees: TreeReader) throws(StoreError) {
         for entry in manifest.folders {
@@ -45,15 +74,20 @@ struct FileIndex: Sendable {
         return total
     }
 
-    /// Files one folder's tree holds directly, by path, with where they are stored. The newest
-    /// copy of some bytes is the one a later publish links: it stays while this version does.
-    mutating func record(folder prefix: String, tree id: String, manifest: TreeManifest, layout: SiteLayout) {
+    /// One folder's tree, and the bytes of the files `named` (all when nil) for linking later.
+    /// The newest path of some bytes is the one a later publish links: it stays while this
+    /// version does.
+    mutating func record(folder prefix: String, tree id: String, manifest: TreeManifest, layout: SiteLayout, named: [String]? = nil) {
         folders[prefix] = (id, manifest)
-        for entry in manifest.entries {
-            guard case .file(let file) = entry.kind else { continue }
-            let stored = layout.tree(id) + "/" + entry.name
-            locations[prefix + "/" + entry.name] = Location(file: file, storedPath: stored)
-            bySHA256[file.sha256] = stored
+        treesRoot = layout.trees
+        func remember(_ entry: TreeManifest.Entry) {
+            guard case .file(let file) = entry.kind else { return }
+            pathsBySHA256[file.sha256] = prefix + "/" + entry.name
+        }
+        if let named {
+            for name in named { if let entry = manifest.entry(named: name) { remember(entry) } }
+        } else {
+            for entry in manifest.entries { remember(entry) }
         }
     }
 }

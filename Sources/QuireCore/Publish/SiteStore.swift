@@ -256,7 +256,7 @@ public final class SiteStore: @unchecked Sendable {
     public func files(_ paths: some Sequence<String>, of version: VersionID) throws(StoreError) -> [String: PublishedFile] {
         let index = try index(of: version)
         var files: [String: PublishedFile] = [:]
-        for path in paths { if let location = index.locations[path] { files[path] = location.file } }
+        for path in paths { if let location = index.location(of: path) { files[path] = location.file } }
         return files
     }
 

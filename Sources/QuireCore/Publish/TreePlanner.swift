@@ -113,7 +113,7 @@ struct TreePlanner {
         var fileCount = 0
         var byteCount = 0
         for (name, file) in folder.files {
-            guard case .carried = file.content, let location = previous.locations[file.path],
+            guard case .carried = file.content, let location = previous.location(of: file.path),
                   location.file.inputDigest == file.inputDigest, location.file.metadata == file.metadata,
                   location.storedPath.hasSuffix("/\(old.id)/\(name)") else { return nil }
             sources[name] = .storedFile(location.storedPath)
@@ -138,7 +138,7 @@ struct TreePlanner {
             let published: PublishedFile
             switch file.content {
             case .carried:
-                guard let old = previous.locations[file.path] else {
+                guard let old = previous.location(of: file.path) else {
                     throw StoreError("cannot carry '\(file.path)' over: the newest version has no such file")
                 }
                 published = PublishedFile(sha256: old.file.sha256, size: old.file.size, inputDigest: file.inputDigest, metadata: file.metadata)
@@ -146,14 +146,14 @@ struct TreePlanner {
             case .bytes(let bytes):
                 let sha256 = SHA256.hash(bytes)
                 published = PublishedFile(sha256: sha256, size: bytes.count, inputDigest: file.inputDigest, metadata: file.metadata)
-                if let stored = previous.bySHA256[sha256] {
+                if let stored = previous.storedFile(sha256: sha256) {
                     sources[name] = .storedFile(stored)
                 } else {
                     sources[name] = .bytes(bytes)
                 }
             case .staged(let blob):
                 published = PublishedFile(sha256: blob.sha256, size: blob.size, inputDigest: file.inputDigest, metadata: file.metadata)
-                sources[name] = previous.bySHA256[blob.sha256].map { .storedFile($0) } ?? .staged(blob.path)
+                sources[name] = previous.storedFile(sha256: blob.sha256).map { .storedFile($0) } ?? .staged(blob.path)
             }
             entries.append(.init(name: name, kind: .file(published)))
             fileCount += 1

@@ -11,7 +11,7 @@ struct BuildCommand {
     var publish: Bool
 
     func run() throws -> ExitCode {
-        try arguments.rejectUnknown(flags: ["no-preview"])
+        try arguments.rejectUnknown(flags: ["no-preview", "timings"])
         let format = try arguments.format()
         let sites = try Sites.names(pages: arguments.pages, only: arguments.site)
         if sites.isEmpty { Console.shared.error("quire: warning: no sites in \(arguments.pages)/ (one folder per site)") }
@@ -28,6 +28,7 @@ struct BuildCommand {
             let builder = SiteBuilder(site: site, pagesRoot: arguments.pages, distRoot: arguments.dist, options: options)
             let result = builder.build()
             worst = max(worst, Self.report(result, format: format, publishing: publish))
+            if arguments.flag("timings") { Self.reportStages(result) }
             reports.append(Self.json(result))
         }
         if format == .json { Console.shared.json(["sites": .array(reports)]) }
@@ -54,6 +55,14 @@ struct BuildCommand {
             Console.shared.error("quire: \(result.site): \(publishing ? "nothing published" : "checked \(result.pagesTotal) page\(result.pagesTotal == 1 ? "" : "s")"), \(time); \(counts)")
         }
         return errors > 0 ? .contentProblems : .ok
+    }
+
+    /// `--timings`: where a build's time went, per stage (summed over worker threads, so the
+    /// stages of a parallel build add up to more than its wall time).
+    static func reportStages(_ result: SiteBuildResult) {
+        let stages = result.stageMilliseconds.filter { $0.ms >= 0.05 }
+            .map { "\($0.stage) " + String(format: "%.1f", $0.ms) }
+        Console.shared.error("quire: \(result.site): stages (ms): \(stages.joined(separator: ", "))")
     }
 
     static func json(_ result: SiteBuildResult) -> JSONValue {

@@ -19,7 +19,7 @@ final class WatchCommand: @unchecked Sendable {
     init(arguments: Arguments) { self.arguments = arguments }
 
     func run() throws -> ExitCode {
-        try arguments.rejectUnknown(flags: ["no-preview"])
+        try arguments.rejectUnknown(flags: ["no-preview", "timings"])
         let pages = arguments.pages
         var options = WatchOptions()
         if let window = try arguments.number("quiet-window") { options.quietWindow = window }
@@ -85,6 +85,7 @@ final class WatchCommand: @unchecked Sendable {
         }()
         let result = builder.build(changed: changed)
         _ = BuildCommand.report(result, format: .text, publishing: true)
+        if arguments.flag("timings") { BuildCommand.reportStages(result) }
         scheduleRebuild(site, at: result.nextScheduledChange)
     }
 

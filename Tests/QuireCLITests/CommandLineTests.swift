@@ -33,7 +33,11 @@ import Testing
         let workspace = try L10nWorkspace()
         defer { workspace.remove() }
         let dist = ["--dist", workspace.dist]
-        #expect(try workspace.quire(["build"] + dist).status == 0)
+        let first = try workspace.quire(["build", "--timings"] + dist)
+        #expect(first.status == 0)
+        // Every page is parsed and published: both stages took time and are listed.
+        let stages = try #require(first.stderr.split(separator: "\n").first { $0.contains("shop: stages (ms): ") }, "\(first.stderr)")
+        #expect(stages.contains("parse ") && stages.contains("publish "), "\(stages)")
         let store = try workspace.read("pages/shop/store.yaml")
         try workspace.write("pages/shop/store.yaml", store.replacingOccurrences(of: "title: ", with: "title: New ", options: [], range: store.range(of: "title: ")))
         let second = try workspace.quire(["build"] + dist)

@@ -8,10 +8,15 @@ public struct ChangeSet: Sendable, Equatable {
     /// Absolute paths, each under the watched root.
     public var paths: Set<String>
     public var needsFullRescan: Bool
+    /// The burst these changes belong to is still being written: the consumer may prepare
+    /// them without publishing. A set with this false always follows (empty when nothing else
+    /// changed), at quiet or at most `maxDelay` after the first held set.
+    public var moreComing: Bool
 
-    public init(paths: Set<String> = [], needsFullRescan: Bool = false) {
+    public init(paths: Set<String> = [], needsFullRescan: Bool = false, moreComing: Bool = false) {
         self.paths = paths
         self.needsFullRescan = needsFullRescan
+        self.moreComing = moreComing
     }
 
     public var isEmpty: Bool { paths.isEmpty && !needsFullRescan }

@@ -51,6 +51,8 @@ struct BuildCommand {
             Console.shared.error("quire: \(result.site): published \(version)\(isCurrent ? "" : " (site pinned: current unchanged)"), \(result.pagesRebuilt.count) page\(result.pagesRebuilt.count == 1 ? "" : "s") rebuilt, \(result.filesRendered) files rendered, \(time); \(counts)")
         case .unchanged(let version):
             Console.shared.error("quire: \(result.site): no changes (newest is \(version)), \(time); \(counts)")
+        case nil where result.isHeld:
+            Console.shared.error("quire: \(result.site): \(result.pagesRebuilt.count) page\(result.pagesRebuilt.count == 1 ? "" : "s") rendered so far while files are still being written; published when they stop, \(time)")
         case nil:
             Console.shared.error("quire: \(result.site): \(publishing ? "nothing published" : "checked \(result.pagesTotal) page\(result.pagesTotal == 1 ? "" : "s")"), \(time); \(counts)")
         }

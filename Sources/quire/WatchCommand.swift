@@ -47,6 +47,7 @@ final class WatchCommand: @unchecked Sendable {
         watcher.stop()
         buildQueue.sync {
             for timer in scheduleTimers.values { timer.cancel() }
+            publishHeld()
             for builder in builders.values {
                 builder.flushStatus()
                 builder.closeSpareFolders()
@@ -63,15 +64,24 @@ final class WatchCommand: @unchecked Sendable {
         for (site, paths) in sites.sorted(by: { $0.key < $1.key }) {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: "\(arguments.pages)/\(site)", isDirectory: &isDirectory), isDirectory.boolValue {
-                build(site, changed: paths)
+                build(site, changed: paths, hold: change.moreComing)
             } else if builders.removeValue(forKey: site) != nil {
                 scheduleTimers.removeValue(forKey: site)?.cancel()
                 Console.shared.error("quire: \(site): its folder is gone; its published versions stay in \(arguments.dist)/\(site)")
             }
         }
+        // The burst is over: what the sites it left alone still hold is published now.
+        if !change.moreComing { publishHeld(except: Set(sites.keys)) }
     }
 
-    private func build(_ site: String, changed: Set<String>? = nil) {
+    /// Publishes what builders hold from a burst (see `SiteBuilder.build(changed:hold:)`).
+    private func publishHeld(except done: Set<String> = []) {
+        for (site, builder) in builders.sorted(by: { $0.key < $1.key }) where builder.isHolding && !done.contains(site) {
+            build(site, changed: [])
+        }
+    }
+
+    private func build(_ site: String, changed: Set<String>? = nil, hold: Bool = false) {
         let builder = builders[site] ?? {
             var options = BuildOptions()
             options.previews = !arguments.flag("no-preview")
@@ -83,7 +93,7 @@ final class WatchCommand: @unchecked Sendable {
             builders[site] = created
             return created
         }()
-        let result = builder.build(changed: changed)
+        let result = builder.build(changed: changed, hold: hold)
         _ = BuildCommand.report(result, format: .text, publishing: true)
         if arguments.flag("timings") { BuildCommand.reportStages(result) }
         scheduleRebuild(site, at: result.nextScheduledChange)

@@ -152,6 +152,85 @@ import Testing
         #expect(try SiteStore(dist: fixture.dist, site: fixture.site).verify() == [])
     }
 
+    /// A burst rendered while it is written (`hold`): nothing is published until the build that
+    /// ends it, which publishes one version equal to a full build, with a page rendered twice
+    /// taking its last output, a translation dropped meanwhile, and a page broken on its second
+    /// save keeping the output of its first.
+    @Test(arguments: [false, true])
+    func aHeldBurstIsPublishedWholeByTheBuildThatEndsIt(spareFolders: Bool) throws {
+        let session = try Session(spareFolders: spareFolders)
+        let fixture = session.fixture
+        let names = (0..<(SiteBuilder.deltaStreamingPages + 4)).map { String(format: "bulk/p-%02d.yaml", $0) }
+        for name in names { try fixture.write("title: Bulk \(name)\nsections:\n  - type: divider\n", to: name) }
+        #expect(!session.builder.build().hasErrors)
+        let store = try SiteStore(dist: fixture.dist, site: fixture.site)
+        let newest = try store.newestVersion()
+        let before = IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site)
+        func hold(_ changed: [String]) {
+            let result = session.builder.build(changed: Set(changed.map { "\(session.absolute)/\($0)" }), hold: true)
+            #expect(result.isHeld && result.outcome == nil && result.operationalError == nil)
+            #expect(session.builder.isHolding)
+        }
+
+        for name in names.prefix(10) { try fixture.write("title: First \(name)\nsections:\n  - type: divider\n", to: name) }
+        hold(Array(names.prefix(10)))
+        for name in names.dropFirst(5) { try fixture.write("title: Second \(name)\nsections:\n  - type: divider\n", to: name) }
+        try fixture.write("title: Accueil\nintro.body: Intro publique.\n", to: "l10n/fr/home.yaml")
+        hold(Array(names.dropFirst(5)) + ["l10n/fr/home.yaml"])
+        // Nothing is published while the burst goes on.
+        #expect(try store.newestVersion() == newest)
+        #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == before)
+
+        try fixture.write("title: [\n", to: names[0])
+        let result = session.builder.build(changed: ["\(session.absolute)/\(names[0])"])
+        #expect(result.builtAsDelta && result.operationalError == nil && !session.builder.isHolding)
+        // Equal to a full build, but for the broken page, which a full build never had (its files,
+        // and its lines in the cache header files).
+        let published = IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site)
+        let fresh = IncrementalBuildTests.fresh(fixture)
+        let broken = published.keys.filter { $0.contains("bulk/p-00.") }
+        #expect(broken.count == 4, "\(broken)")
+        let headers = ["http/_headers", "http/nginx-ttl.map"]
+        #expect(headers.allSatisfy { String(decoding: published[$0] ?? Data(), as: UTF8.self).contains("bulk/p-00") })
+        for (path, bytes) in published where !broken.contains(path) && !headers.contains(path) && fresh[path] != bytes {
+            Issue.record("\(path) differs from a full build")
+        }
+        #expect(published.count - broken.count == fresh.count)
+        #expect(try store.newestVersion() == newest.map { VersionID($0.number + 1) }, "one version for the whole burst")
+        #expect(Set(result.pagesRebuilt).isSuperset(of: names.dropFirst().map { String($0.dropLast(".yaml".count)) }))
+        #expect(result.diagnostics.contains { $0.file.hasSuffix(names[0]) && $0.isError })
+        #expect(try fixture.published("en/bulk/p-00.json").contains("First bulk/p-00.yaml"), "a broken save keeps its last good output")
+        #expect(try fixture.published("en/bulk/p-07.json").contains("Second bulk/p-07.yaml"))
+        #expect(try fixture.published("fr/home.json").contains("Intro publique."))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(fixture.dist)/\(fixture.site)/staging").allSatisfy { $0.hasPrefix("spares-") })
+        #expect(try store.verify() == [])
+    }
+
+    /// A full build while a burst is held (a rescan, a scheduled time, a site-wide change)
+    /// renders the held pages again, as their unpublished outputs cannot be carried, and
+    /// publishes everything.
+    @Test func aHeldBurstEndedByAFullBuildIsRenderedAgain() throws {
+        let session = try Session()
+        let fixture = session.fixture
+        #expect(!session.builder.build().hasErrors)
+        for (intro, fullBuild) in [("Held intro.", { session.builder.build() }), ("Held again.", {
+            try fixture.write("default_locale: en\nlocales: [en, fr]\napp_routes: [/drills]\naudiences:\n  roles: [member]\nttl: 30\n", to: "site.yaml")
+            return session.builder.build(changed: ["\(session.absolute)/site.yaml"])
+        })] as [(String, () throws -> SiteBuildResult)] {
+            try fixture.write(Self.page.replacingOccurrences(of: "Public intro.", with: intro), to: "home.yaml")
+            _ = session.builder.build(changed: ["\(session.absolute)/home.yaml"], hold: true)
+            #expect(session.builder.isHolding)
+            let result = try fullBuild()
+            #expect(!result.builtAsDelta && !session.builder.isHolding)
+            #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
+            #expect(try fixture.published("en/home.json").contains(intro))
+        }
+        // And the next save goes down the delta path again.
+        try session.step("a save after the full build", changed: ["home.yaml"]) {
+            try fixture.write(Self.page.replacingOccurrences(of: "Public intro.", with: "Later intro."), to: "home.yaml")
+        }
+    }
+
     @Test func siteWideChangesTakeTheFullPath() throws {
         let session = try Session()
         let fixture = session.fixture

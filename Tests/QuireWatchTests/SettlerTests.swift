@@ -89,41 +89,66 @@ struct SettlerTests {
         return writtenAt
     }
 
-    @Test("a burst is built in three parts: its first file, its head after headStart, the rest at quiet")
+    /// When sets that publish were emitted (those not marked `moreComing`), in milliseconds.
+    static func publishTimes(_ settle: EmbeddedSettler) -> [Int] {
+        settle.emitted.filter { !$0.changeSet.moreComing }.map { milliseconds($0.time) }
+    }
+
+    @Test("a burst is published twice: its first file at once, the rest at quiet; parts go to the consumer every headStart meanwhile")
     func burstHeadStart() {
         var settle = EmbeddedSettler(headStart: 0.1)
         let writtenAt = Self.burst(&settle, prefix: "b", count: 100, start: 0, gap: 0.005)  // 0 ... 0.495 s
         settle.advance(to: 5)
-        #expect(settle.emitted.map { Self.milliseconds($0.time) } == [0, 105, 525])
-        // The head: every file written from the first pending one (5 ms) to 105 ms.
-        #expect(settle.changeSets.map(\.paths.count) == [1, 21, 78])
+        #expect(Self.publishTimes(settle) == [0, 525])
+        let held = settle.emitted.filter(\.changeSet.moreComing)
+        #expect(held.map { Self.milliseconds($0.time) } == [105, 210, 315, 415, 515])
+        // Each held part: what was written from its first pending file until headStart later.
+        for (time, changeSet) in held {
+            let first = changeSet.paths.compactMap { writtenAt[$0] }.min() ?? -1
+            #expect(abs(time - first - 0.1) < 1e-9)
+        }
         #expect(settle.changeSets.reduce(into: Set<String>()) { $0.formUnion($1.paths) } == Set(writtenAt.keys))
+        #expect(settle.changeSets.map(\.paths.count).reduce(0, +) == 100)
     }
 
-    @Test("each burst after a quiet gap gets a head start of its own; a lone save never waits for one")
+    @Test("a burst that ends right after a held part is published by an empty set at quiet")
+    func heldPartIsFlushed() {
+        var settle = EmbeddedSettler(headStart: 0.1)
+        _ = Self.burst(&settle, prefix: "f", count: 21, start: 0, gap: 0.005)  // 0 ... 0.1 s
+        settle.advance(to: 5)
+        #expect(settle.emitted.map { Self.milliseconds($0.time) } == [0, 105, 130])
+        #expect(settle.changeSets.map(\.moreComing) == [false, true, false])
+        #expect(settle.changeSets.map(\.paths.count) == [1, 20, 0])
+        // Nothing is held any more: a later lone save is emitted at once, and alone.
+        settle.write("/p/later.yaml", at: 6)
+        #expect(settle.emitted.count == 4 && settle.changeSets.last == ChangeSet(paths: ["/p/later.yaml"]))
+    }
+
+    @Test("each burst after a quiet gap is held and published on its own; a lone save is never held")
     func headStartPerBurst() {
         var settle = EmbeddedSettler(headStart: 0.1)
         _ = Self.burst(&settle, prefix: "one", count: 50, start: 0, gap: 0.005)
         _ = Self.burst(&settle, prefix: "two", count: 50, start: 2, gap: 0.005)
         settle.advance(to: 5)
-        #expect(settle.emitted.map { Self.milliseconds($0.time) } == [0, 105, 275, 2000, 2105, 2275])
+        #expect(Self.publishTimes(settle) == [0, 275, 2000, 2275])
         settle.write("/p/lone.yaml", at: 6)
         settle.record(.changed("/p/lone.yaml.new"), at: 6.01)
         settle.advance(to: 7)
         #expect(settle.emitted.suffix(2).map { Self.milliseconds($0.time) } == [6000, 6040])
+        #expect(settle.emitted.suffix(2).allSatisfy { !$0.changeSet.moreComing })
     }
 
-    @Test("with the default head start, a never-ending stream still makes a set at most every maxDelay")
+    @Test("with the default head start, a never-ending stream is still published at most every maxDelay")
     func headStartKeepsTheMaxDelayCap() {
         var settle = EmbeddedSettler(quietWindow: 0.03, maxDelay: 1.0, headStart: WatchOptions().headStart)
         _ = Self.burst(&settle, prefix: "s", count: 500, start: 0, gap: 0.01)  // 5 s
         settle.advance(to: 10)
-        // The leading edge, the head at 0.11 s, then about one a second, then the tail at quiet.
-        let times = settle.emitted.map { Self.milliseconds($0.time) }
-        #expect(times.count == 7)
-        #expect(times.prefix(2) == [0, 110])
-        #expect(times.last == 5020)
-        for (earlier, later) in zip(times.dropFirst(), times.dropFirst(2)) {
+        let times = Self.publishTimes(settle)
+        #expect(times.first == 0)
+        // The last publish comes at quiet (5.02 s) at the latest, and nothing is held after it.
+        #expect((times.last ?? 0) <= 5020 && settle.emitted.last?.changeSet.moreComing == false)
+        #expect(times.count >= 6 && times.count <= 8, "\(times)")
+        for (earlier, later) in zip(times, times.dropFirst()) {
             #expect(later - earlier <= 1010, "\(earlier) ms to \(later) ms")
         }
     }

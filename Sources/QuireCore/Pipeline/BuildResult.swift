@@ -13,6 +13,9 @@ public struct SiteBuildResult: Sendable {
     public var pagesRebuilt: [String] = []
     /// Built and published as a delta against the last version (the watcher's fast path).
     public var builtAsDelta = false
+    /// Rendered but not published: its burst was still being written, and the next build
+    /// publishes it with the rest (`SiteBuilder.build(changed:hold:)`).
+    public var isHeld = false
     public var seconds: Double = 0
     public var stageMilliseconds: [(stage: String, ms: Double)] = []
     public var coverage: [LocaleCoverage] = []

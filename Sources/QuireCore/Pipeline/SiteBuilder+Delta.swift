@@ -74,49 +74,91 @@ extension SiteBuilder {
         var coverage: [String: LocaleCoverage]
     }
 
-    /// What the pages of a delta build change, gathered one page at a time.
-    private struct DeltaChanges {
-        var files: [OutputFile] = []
-        var removed: [String] = []
-        var diagnostics: [Diagnostic] = []
+    /// What the pages of a delta build change, gathered one page at a time. A page may be
+    /// applied more than once (rendered while its burst went on, then again): its last output
+    /// counts, against what the base version had of it.
+    struct DeltaChanges {
+        /// By path: a later output of the same file replaces an earlier one.
+        private(set) var files: [String: OutputFile] = [:]
+        private(set) var removed: Set<String> = []
+        /// Per page, so that a page rendered again replaces its own.
+        private var pageDiagnostics: [String: [Diagnostic]] = [:]
+        var otherDiagnostics: [Diagnostic] = []
         var records = JSONObject()
-        var added: [String] = []
-        var changed: [String] = []
-        var removedPages: [String] = []
+        /// Each page's files in the base version, as the first apply of the page found them.
+        private var basePaths: [String: Set<String>] = [:]
+        private var pageChanges: [String: PageChange] = [:]
         /// A page file came, went or changed its cache lifetime: the cache header files change.
         var headersChanged = false
+
+        private enum PageChange { case added, changed, removed }
+
+        var diagnostics: [Diagnostic] { pageDiagnostics.values.flatMap { $0 } + otherDiagnostics }
+        var added: [String] { pages(.added) }
+        var changed: [String] { pages(.changed) }
+        var removedPages: [String] { pages(.removed) }
+        var isEmpty: Bool { files.isEmpty && removed.isEmpty }
+
+        private func pages(_ change: PageChange) -> [String] {
+            pageChanges.compactMap { $0.value == change ? $0.key : nil }.sorted()
+        }
+
+        mutating func add(_ file: OutputFile) { files[file.path] = file }
+
+        mutating func setDiagnostics(_ diagnostics: [Diagnostic], of pageID: String) { pageDiagnostics[pageID] = diagnostics }
 
         /// Takes a page's new output against what the base has of it; returns its new paths.
         mutating func apply(_ output: PageOutput, of pageID: String, base: inout DeltaBase) -> Set<String> {
             let before = base.pagePaths[pageID] ?? []
+            let inBase = basePaths[pageID] ?? before
+            basePaths[pageID] = inBase
             let after = Set(output.files.map(\.path))
+            // An earlier output of this page in this delta is replaced whole, carried files included.
+            for path in before.union(after) { files[path] = nil }
             let written = output.files.filter { if case .carried = $0.content { false } else { true } }
-            files += written
-            let gone = before.subtracting(after)
-            removed += gone.sorted()
-            for path in gone where base.cacheEntries.removeValue(forKey: path) != nil { headersChanged = true }
+            for file in written { files[file.path] = file }
+            removed.formUnion(inBase.subtracting(after))
+            removed.subtract(after)
+            for path in before.subtracting(after) where base.cacheEntries.removeValue(forKey: path) != nil { headersChanged = true }
             for file in output.files {
                 guard let entry = CacheHeaderFiles.entry(file.metadata) else { continue }
                 if base.cacheEntries.updateValue(entry, forKey: file.path) != entry { headersChanged = true }
             }
             let served = { (paths: Set<String>) in paths.contains(where: SiteBuilder.servesPage) }
-            switch (served(before), served(after)) {
-            case (false, true): added.append(pageID)
-            case (true, false): removedPages.append(pageID)
-            case (true, true) where written.contains(where: { SiteBuilder.servesPage($0.path) }): changed.append(pageID)
-            default: break
+            switch (served(inBase), served(after)) {
+            case (false, true): pageChanges[pageID] = .added
+            case (true, false): pageChanges[pageID] = .removed
+            case (true, true) where written.contains(where: { SiteBuilder.servesPage($0.path) }): pageChanges[pageID] = .changed
+            default: pageChanges[pageID] = nil
             }
             return after
         }
     }
 
+    /// A delta rendered while its burst was still being written (`build(changed:hold:)`), not
+    /// published yet: the next build adds to it and publishes it all as one version. Its pages
+    /// are applied to `deltaBase` meanwhile.
+    struct HeldDelta {
+        var changes: DeltaChanges
+        var scope: DeltaScope
+        var blobs: StagingBlobs?
+        var filesRendered = 0
+        var pagesRebuilt: Set<String> = []
+    }
+
     /// What a change set touches, when the fast path can take it.
-    private struct DeltaScope {
+    struct DeltaScope {
         var pages: Set<String> = []
         /// Relative to `assets/`.
         var assets: Set<String> = []
         /// Files (as diagnostics name them) whose diagnostics this build replaces.
         var files: Set<String> = []
+
+        mutating func formUnion(_ other: DeltaScope) {
+            pages.formUnion(other.pages)
+            assets.formUnion(other.assets)
+            files.formUnion(other.files)
+        }
     }
 
     static func pageID(ofOutput path: String, metadata: JSONValue?) -> String? {
@@ -166,49 +208,71 @@ extension SiteBuilder {
     static let deltaStreamingPages = 16
 
     /// Builds and publishes `changed` as a delta; nil when the change set needs the full path.
-    func deltaBuild(changed: Set<String>, inventory: SiteInventory, clock: StageClock, started: UInt64) -> SiteBuildResult? {
+    /// With `hold`, renders without publishing: the next build adds to it and publishes both.
+    func deltaBuild(changed: Set<String>, hold: Bool, inventory: SiteInventory, clock: StageClock, started: UInt64) -> SiteBuildResult? {
         guard options.publish, lastBuildPublished, let store, let scoped = deltaBase.flatMap({ deltaScope(changed, inventory: inventory, base: $0) }),
               var base = deltaBase else { return nil }
         // The builder gives its base up while this build changes it: one owner, so updating a
-        // page's entries does not copy every other page's.
+        // page's entries does not copy every other page's. (While a delta is held, the base has
+        // its pages applied.)
         deltaBase = nil
-        var scope = scoped
+        let held = heldDelta.take()
+        var scope = held?.scope ?? DeltaScope()
+        scope.formUnion(scoped)
         let config = base.context.config
-        let pageIDs = scope.pages.sorted()
+        let pageIDs = scoped.pages.sorted()
         let published: [String: PublishedFile]
         do {
             var paths: [String] = pageIDs.flatMap { base.pagePaths[$0] ?? [] }
             paths += scope.assets.map { "assets/\($0)" } + [CacheHeaderFiles.nginxMapName, CacheHeaderFiles.headersName]
             published = try store.files(paths, of: base.version)
         } catch {
+            discard(held)
             return nil
         }
 
         var result = SiteBuildResult(site: site)
         result.builtAsDelta = true
-        var changes = DeltaChanges()
+        var changes = held?.changes ?? DeltaChanges()
         // The change set's pages on both cores (a translation drop or a checkout touches
         // hundreds), against snapshots of the caches; then applied one by one.
         var pass = PagePass(context: base.context, reader: SourceFileReader(maxBytes: config.limits.maxFileBytes),
                             settingsDigest: base.settings.digest, published: published, now: options.now(), inventory: inventory,
-                            pages: scope.pages, cachedSources: sourceCache, cachedTranslations: translationCache,
+                            pages: scoped.pages, cachedSources: sourceCache, cachedTranslations: translationCache,
                             reuseSource: { _ in false }, reuseTranslation: { !changed.contains($0) })
         // Many pages (a burst, a checkout) stream their files to disk as a full build does,
         // rather than holding them all until the publish; one page keeps its bytes.
-        if scope.pages.count >= Self.deltaStreamingPages { pass.blobs = try? store.openStagingBlobs() }
-        defer { pass.blobs?.close() }
+        pass.blobs = held?.blobs
+        if pass.blobs == nil && scope.pages.count >= Self.deltaStreamingPages { pass.blobs = try? store.openStagingBlobs() }
+        var holding = false
+        defer { if !holding { pass.blobs?.close() } }
         for page in renderPages(pageIDs, in: pass, clock: clock, keep: { $0 }) {
             apply(page, to: &changes, base: &base, scope: &scope, result: &result, now: pass.now)
         }
+        result.filesRendered += held?.filesRendered ?? 0
+        let rebuilt = Set(result.pagesRebuilt).union(held?.pagesRebuilt ?? [])
+        result.pagesRebuilt = rebuilt.sorted()
+        // Assets are read at the publish, never held: a held asset digest would let a full build
+        // that discards the hold carry the old bytes.
+        if hold && scope.assets.isEmpty {
+            holding = true
+            deltaBase = base
+            heldDelta = HeldDelta(changes: changes, scope: scope, blobs: pass.blobs, filesRendered: result.filesRendered, pagesRebuilt: rebuilt)
+            result.isHeld = true
+            return result
+        }
+
         // The scan's own findings (a refused link, a file that is not a page) on every file whose
         // diagnostics this build replaces.
-        changes.diagnostics += inventory.diagnostics.filter { scope.files.contains($0.file) }
-        changes.files += clock.measure(.read) {
-            changedAssets(scope.assets, inventory: inventory, published: published, diagnostics: &changes.diagnostics)
+        changes.otherDiagnostics += inventory.diagnostics.filter { scope.files.contains($0.file) }
+        let assetFiles = clock.measure(.read) {
+            changedAssets(scope.assets, inventory: inventory, published: published, diagnostics: &changes.otherDiagnostics)
         }
+        for file in assetFiles { changes.add(file) }
         if changes.headersChanged {
-            changes.files += CacheHeaderFiles.make(site: site, entries: base.cacheEntries, published: published).filter {
-                if case .carried = $0.content { false } else { true }
+            for file in CacheHeaderFiles.make(site: site, entries: base.cacheEntries, published: published) {
+                if case .carried = file.content { continue }
+                changes.add(file)
             }
         }
 
@@ -225,8 +289,9 @@ extension SiteBuilder {
                                  started: started, clock: clock, pages: changes.records, result: result)
         do {
             var outcome = PublishOutcome.unchanged(base.version)
-            if !changes.files.isEmpty || !changes.removed.isEmpty {
-                let delta = PublishDelta(base: base.version, files: changes.files, removed: changes.removed, manifest: base.manifest, buildRecord: record)
+            if !changes.isEmpty {
+                let delta = PublishDelta(base: base.version, files: Array(changes.files.values), removed: changes.removed.sorted(),
+                                         manifest: base.manifest, buildRecord: record)
                 outcome = try clock.measure(.publish) {
                     try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { try store.publish(delta) }
                 }
@@ -246,6 +311,16 @@ extension SiteBuilder {
         return result
     }
 
+    /// Drops a held delta without publishing it: its staged files go, and so do the outputs its
+    /// pages left in `outputCache` (the newest version does not hold them, so they cannot be
+    /// carried) and the base they were applied to.
+    func discard(_ held: HeldDelta?) {
+        guard let held else { return }
+        held.blobs?.close()
+        for pageID in held.scope.pages { outputCache[pageID] = nil }
+        deltaBase = nil
+    }
+
     /// Takes one rendered page into the builder's caches, the base and the changes.
     private func apply(_ rendered: RenderedPage, to changes: inout DeltaChanges, base: inout DeltaBase, scope: inout DeltaScope,
                        result: inout SiteBuildResult, now: Date) {
@@ -257,7 +332,7 @@ extension SiteBuilder {
             scope.files.insert("\(displayRoot)/\(file.file.relativePath)")
         }
         scope.files.insert(page.file)
-        changes.diagnostics += page.diagnostics + rendered.translations.diagnostics
+        changes.setDiagnostics(page.diagnostics + rendered.translations.diagnostics + (rendered.output?.diagnostics ?? []), of: pageID)
         base.setScheduled(pageID, page.scheduledChanges(after: now))
         guard let output = rendered.output else {
             // A broken page keeps every file it had: nothing of it changes.
@@ -266,7 +341,6 @@ extension SiteBuilder {
             changes.records[pageID] = ["ms": 0, "rendered": 0, "ok": false]
             return
         }
-        changes.diagnostics += output.diagnostics
         let after = changes.apply(output, of: pageID, base: &base)
         base.update(pageID, summary: PageSummary(counted: page.counted, coverage: output.coverage), paths: after)
         outputCache[pageID] = (rendered.outputKey, output.carried)

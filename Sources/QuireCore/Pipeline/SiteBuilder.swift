@@ -65,6 +65,8 @@ public final class SiteBuilder: @unchecked Sendable {
     var store: SiteStore?
     /// Watch mode: what the next change set can be published against as a delta.
     var deltaBase: DeltaBase?
+    /// Watch mode: pages rendered while their burst went on, to publish with the next build.
+    var heldDelta: HeldDelta?
     private let statusQueue = LatestOnlyQueue(label: "quire.status", minimumInterval: 0.25)
     private let spareQueue = LatestOnlyQueue(label: "quire.spares", durationFactor: 0)
     /// Builds started so far: spare folders are made only while this stays the same.
@@ -96,15 +98,20 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Builds the site from what is on disk now and publishes it (unless `options.publish` is off).
     /// `changed`: absolute paths that changed since the last build of this builder (from the
     /// watcher); nil reads everything. Only changed sources are read again.
-    public func build(changed: Set<String>? = nil) -> SiteBuildResult {
+    ///
+    /// `hold` (the watcher, while a burst is still being written): when the changes can be
+    /// published as a delta, render them but publish nothing yet; the next build adds its own
+    /// changes (an empty set adds none) and publishes all of them as one version. So a burst
+    /// is rendered while it is written, and its folders are written once.
+    public func build(changed: Set<String>? = nil, hold: Bool = false) -> SiteBuildResult {
         let started = DispatchTime.now().uptimeNanoseconds
         let generation = buildsStarted.add(1, ordering: .relaxed).newValue
         let clock = StageClock()
-        var result = build(clock: clock, changed: changed)
+        var result = build(clock: clock, changed: changed, hold: hold)
         if result.operationalError != nil {
             // Another process may have published meanwhile: start again from what is on disk.
             forgetCaches()
-            if changed != nil { result = build(clock: clock, changed: nil) }
+            if changed != nil { result = build(clock: clock, changed: nil, hold: false) }
         }
         result.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         result.stageMilliseconds = clock.milliseconds.map { ($0.stage.rawValue, $0.ms) }
@@ -131,7 +138,11 @@ public final class SiteBuilder: @unchecked Sendable {
         store?.closeSpareFolders()
     }
 
+    /// Whether rendered pages wait for the next build to be published (see `build(changed:hold:)`).
+    public var isHolding: Bool { heldDelta != nil }
+
     private func forgetCaches() {
+        discard(heldDelta.take())
         inventory = nil
         outputCache = [:]
         assetDigests = [:]
@@ -140,7 +151,7 @@ public final class SiteBuilder: @unchecked Sendable {
         deltaBase = nil
     }
 
-    private func build(clock: StageClock, changed: Set<String>?) -> SiteBuildResult {
+    private func build(clock: StageClock, changed: Set<String>?, hold: Bool) -> SiteBuildResult {
         let started = DispatchTime.now().uptimeNanoseconds
         var result = SiteBuildResult(site: site)
         var updated = false
@@ -154,7 +165,11 @@ public final class SiteBuilder: @unchecked Sendable {
             return SiteInventory.scan(root: siteRoot, site: site, displayRoot: displayRoot)
         }
         self.inventory = inventory
-        if updated, let changed, let result = deltaBuild(changed: changed, inventory: inventory, clock: clock, started: started) { return result }
+        if updated, let changed, let result = deltaBuild(changed: changed, hold: hold, inventory: inventory, clock: clock, started: started) {
+            return result
+        }
+        // The full path renders every page that a held delta rendered, and publishes them.
+        discard(heldDelta.take())
         deltaBase = nil
         result.diagnostics += inventory.diagnostics
 

@@ -55,6 +55,10 @@ public final class StagingBlobs: Sendable {
                 // Another thread may make the folder first: both go on.
                 do { try FileSystem.makeDirectory(blobFolder) } catch where error.errorNumber == EEXIST {}
                 try FileSystem.createFile(path, bytes)
+            } catch where error.errorNumber == EEXIST {
+                // A file rendered again before the publish (a held delta): its new output replaces the old.
+                _ = unlink(path)
+                try FileSystem.createFile(path, bytes)
             }
         } catch {
             _ = unlink(path)

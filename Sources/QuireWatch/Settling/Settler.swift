@@ -9,9 +9,12 @@
 ///   but those on the same path) is due at once: the leading edge.
 /// - Otherwise pending events are due when the tree has been quiet for `quietWindow`, or
 ///   `maxDelay` after the first pending event, whichever comes first.
-/// - Except the first set of a burst (events with no quiet window between them): it is due
-///   `headStart` after its first event at the latest, so a burst of a thousand files is built
-///   in two parts, its head while the rest is still being written.
+/// - While a burst goes on (events with no quiet window between them), its pending events are
+///   also due `headStart` after the first of them, marked `moreComing`: the consumer renders
+///   them while the rest is written, and publishes nothing yet. The set that ends the burst
+///   (at quiet; empty when nothing is pending then) is not marked, and neither is one due
+///   `maxDelay` after the first marked set: so a burst is published whole, once, and a
+///   never-ending stream at least every `maxDelay`.
 /// - While the consumer is busy nothing is emitted: events accumulate into one pending set,
 ///   which collapses into `needsFullRescan` past `maxPendingPaths` paths.
 struct Settler {
@@ -39,7 +42,9 @@ struct Settler {
     private var leadingEdgeDue = false
     /// The last event of any kind, kept across emissions: a gap of `quietWindow` ends a burst.
     private var burstLastEventAt: Double?
-    private var headStartTaken = false
+    /// The first event of the first set emitted with `moreComing` since the last set without:
+    /// the consumer holds unpublished changes since then.
+    private var holdingSince: Double?
 
     init(quietWindow: Double, maxDelay: Double, headStart: Double = .infinity, maxPendingPaths: Int = 100_000) {
         self.quietWindow = quietWindow
@@ -68,7 +73,6 @@ struct Settler {
         }
         if firstPendingAt == nil { firstPendingAt = now }
         lastEventAt = now
-        if burstLastEventAt.map({ now - $0 >= quietWindow }) ?? true { headStartTaken = false }
         burstLastEventAt = now
         if event.kind == .finishedWrite {
             if treeIsIdle { leadingEdgeDue = true }
@@ -78,21 +82,36 @@ struct Settler {
 
     /// What to do at `now`. `isHeld` is asked only when a change set is due.
     mutating func decide(at now: Double, isHeld: () -> Bool) -> Decision {
-        guard !isConsumerBusy, hasPending, let firstPendingAt, let lastEventAt else { return .idle }
+        guard !isConsumerBusy else { return .idle }
+        guard hasPending, let firstPendingAt, let lastEventAt else { return decideHeldFlush(at: now, isHeld: isHeld) }
+        var changeSet = pending
         if !leadingEdgeDue {
-            var due = min(lastEventAt + quietWindow, firstPendingAt + maxDelay)
-            if !headStartTaken { due = min(due, firstPendingAt + headStart) }
+            let quietAt = lastEventAt + quietWindow
+            let capAt = min(firstPendingAt, holdingSince ?? .infinity) + maxDelay
+            let due = min(quietAt, capAt, firstPendingAt + headStart)
             if now < due { return .wait(until: due) }
+            changeSet.moreComing = now < quietAt && now < capAt && !changeSet.needsFullRescan
         }
         if isHeld() { return .held }
-        if !leadingEdgeDue { headStartTaken = true }
-        let changeSet = pending
+        holdingSince = changeSet.moreComing ? holdingSince ?? firstPendingAt : nil
         pending = ChangeSet()
         self.firstPendingAt = nil
         self.lastEventAt = nil
         leadingEdgeDue = false
         isConsumerBusy = true
         return .emit(changeSet)
+    }
+
+    /// Nothing pending, but the consumer holds changes: an empty set publishes them once the
+    /// burst is over.
+    private mutating func decideHeldFlush(at now: Double, isHeld: () -> Bool) -> Decision {
+        guard let holdingSince else { return .idle }
+        let due = min((burstLastEventAt ?? holdingSince) + quietWindow, holdingSince + maxDelay)
+        if now < due { return .wait(until: due) }
+        if isHeld() { return .held }
+        self.holdingSince = nil
+        isConsumerBusy = true
+        return .emit(ChangeSet())
     }
 
     mutating func consumerFinished() {

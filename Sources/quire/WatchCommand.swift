@@ -96,7 +96,8 @@ final class WatchCommand: @unchecked Sendable {
         let result = builder.build(changed: changed, hold: hold)
         _ = BuildCommand.report(result, format: .text, publishing: true)
         if arguments.flag("timings") { BuildCommand.reportStages(result) }
-        scheduleRebuild(site, at: result.nextScheduledChange)
+        // A held build knows nothing of the site's schedule: the build that publishes it does.
+        if !result.isHeld { scheduleRebuild(site, at: result.nextScheduledChange) }
     }
 
     /// One timer per site, replaced after every build: a scheduled time publishes a new version

@@ -8,6 +8,9 @@ for sanitizer in ${SANITIZERS:-address thread}; do
   echo "== swift test --sanitize=$sanitizer"
   scratch=.build/sanitize-$sanitizer
   swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" 2>&1 | grep -E "error:|Compiling|Build complete" | grep -v Compiling || true
+  # The whole log stays for the failures the tail cuts off.
+  echo "(full log: $scratch/test.log)"
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1" \
-    swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --parallel --num-workers 2 ${SANITIZER_FILTER:+--filter "$SANITIZER_FILTER"} 2>&1 | tail -n 30
+    swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --parallel --num-workers 2 ${SANITIZER_FILTER:+--filter "$SANITIZER_FILTER"} 2>&1 \
+    | tee "$scratch/test.log" | tail -n 30
 done

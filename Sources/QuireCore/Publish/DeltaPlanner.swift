@@ -45,15 +45,25 @@ struct DeltaPlanner {
             }
         }
         var planned: [String: PlannedTree?] = [:]
-        // Deepest first, so a folder's changed subfolders are planned before it.
+        // Deepest first, so a folder's changed subfolders are planned before it; the folders of
+        // one depth on both cores (a burst over a whole site changes 600 folders at once).
         var changedChildren: [String: [(name: String, tree: PlannedTree?)]] = [:]
         var changes: [FolderChange] = []
-        for path in dirty.sorted(by: { depth($0) > depth($1) }) {
-            let tree = try plan(folder: path, edit: edits[path] ?? FolderEdit(), changedChildren: changedChildren[path] ?? [])
-            planned[path] = .some(tree)
-            changes.append(FolderChange(path: path, tree: tree))
-            if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) {
-                changedChildren[String(path[..<slash]), default: []].append((String(path[path.index(after: slash)...]), tree))
+        for (_, level) in Dictionary(grouping: dirty, by: depth).sorted(by: { $0.key > $1.key }) {
+            let paths = level.sorted()
+            let trees = ResultSlots<PlannedTree?>(count: paths.count)
+            let (children, edits) = (changedChildren, edits)
+            try FirstFailure.concurrentPerform(iterations: paths.count) { [self] index throws(StoreError) in
+                let path = paths[index]
+                trees.set(index, try plan(folder: path, edit: edits[path] ?? FolderEdit(), changedChildren: children[path] ?? []))
+            }
+            // Every slot is set: a failure has thrown above.
+            for (path, tree) in zip(paths, trees.values.map { $0 ?? nil }) {
+                planned[path] = .some(tree)
+                changes.append(FolderChange(path: path, tree: tree))
+                if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) {
+                    changedChildren[String(path[..<slash]), default: []].append((String(path[path.index(after: slash)...]), tree))
+                }
             }
         }
 

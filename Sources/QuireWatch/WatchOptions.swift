@@ -5,9 +5,9 @@ public struct WatchOptions: Sendable, Equatable {
     /// A change set is emitted at most this many seconds after its first event, even if the
     /// burst goes on.
     public var maxDelay: Double
-    /// The first change set of a burst (after its leading edge) is emitted at most this many
-    /// seconds after its first event, so the build starts on the burst's head while the rest
-    /// is still being written; later sets wait for quiet or `maxDelay`.
+    /// While a burst goes on, its pending events are handed over this many seconds after the
+    /// first of them, marked `moreComing`, so its pages are rendered while the rest is still
+    /// being written; the set at quiet (or `maxDelay` after the first marked one) publishes.
     public var headStart: Double
     /// When set, no inotify is used: the tree is walked every `pollInterval` seconds and the
     /// changed paths are reported (`--poll`, for file systems inotify cannot see, such as NFS).

@@ -314,9 +314,9 @@ struct BenchRun {
                 + latencyNotes.map { "\n" + $0 }.joined())
         }
         let burstRows: [[String]] = results.flatMap { result in
-            [("consecutive", result.burst), ("spread", result.burstSpread)].compactMap { shape, burst -> [String]? in
+            [(BenchWatchSession.BurstShape.consecutive, result.burst), (.spread, result.burstSpread)].compactMap { shape, burst -> [String]? in
                 guard let burst else { return nil }
-                return [result.label, shape, "\(burst.files)", BenchFormat.text(burst.writeMilliseconds, decimals: 0), "\(burst.versionsPublished)",
+                return [result.label, shape.rawValue, "\(burst.files)", BenchFormat.text(burst.writeMilliseconds, decimals: 0), "\(burst.versionsPublished)",
                         "\(burst.versionNumberDelta)", BenchFormat.text(burst.lastPublishAfterLastWriteMilliseconds, decimals: 0),
                         BenchFormat.text(burst.allVisibleAfterLastWriteMilliseconds, decimals: 0), "\(burst.lost)"]
             }

@@ -16,8 +16,7 @@ struct Exporter {
         do {
             try FileSystem.makeDirectory(temporary)
             var listed = JSONObject()
-            for path in index.files.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
-                guard let location = index.location(of: path) else { continue }
+            for (path, location) in index.locations.sorted(by: { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }) {
                 var folder = temporary
                 for component in path.split(separator: "/").dropLast() {
                     folder += "/" + component

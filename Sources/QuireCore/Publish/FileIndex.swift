@@ -27,7 +27,11 @@ struct FileIndex: Sendable {
     /// The file at `path` and where it is stored.
     func location(of path: String) -> Location? {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), let folder = folders[String(path[..<slash])] else { return nil }
-        let name = String(path[path.index(after: slash)...])
+        return location(named: String(path[path.index(after: slash)...]), in: folder)
+    }
+
+    /// The file `name` of a folder whose tree the caller already holds (one of `folders`).
+    func location(named name: String, in folder: (id: String, manifest: TreeManifest)) -> Location? {
         guard case .file(let file)? = folder.manifest.entry(named: name)?.kind else { return nil }
         return Location(file: file, storedPath: treesRoot + "/" + folder.id + "/" + name)
     }
@@ -40,13 +44,17 @@ struct FileIndex: Sendable {
 
     /// Every file of the version, by path.
     var files: [String: PublishedFile] {
-        var files: [String: PublishedFile] = [:]
-        for (prefix, folder) in folders {
-            for entry in folder.manifest.entries {
-                if case .file(let file) = entry.kind { files[prefix + "/" + entry.name] = file }
+        Dictionary(uniqueKeysWithValues: locations.map { ($0.path, $0.location.file) })
+    }
+
+    /// Every file of the version with where it is stored, in no particular order.
+    var locations: [(path: String, location: Location)] {
+        folders.flatMap { prefix, folder in
+            folder.manifest.entries.compactMap { entry in
+                guard case .file(let file) = entry.kind else { return nil }
+                return (prefix + "/" + entry.name, Location(file: file, storedPath: treesRoot + "/" + folder.id + "/" + entry.name))
             }
         }
-        return files
     }
 
     init(manifest: VersionManifest, trees: TreeReader) throws(StoreError) {

@@ -113,9 +113,9 @@ struct TreePlanner {
         var fileCount = 0
         var byteCount = 0
         for (name, file) in folder.files {
-            guard case .carried = file.content, let location = previous.location(of: file.path),
-                  location.file.inputDigest == file.inputDigest, location.file.metadata == file.metadata,
-                  location.storedPath.hasSuffix("/\(old.id)/\(name)") else { return nil }
+            // Found in `old` itself, so the stored file is in this very tree.
+            guard case .carried = file.content, let location = previous.location(named: name, in: old),
+                  location.file.inputDigest == file.inputDigest, location.file.metadata == file.metadata else { return nil }
             sources[name] = .storedFile(location.storedPath)
             fileCount += 1
             byteCount += location.file.size

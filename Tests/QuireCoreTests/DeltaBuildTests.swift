@@ -231,13 +231,76 @@ import Testing
         }
     }
 
+    /// A page that comes or goes is a delta too: the pages that link to it are built again (their
+    /// buttons validate and preview differently), and its translation files follow it.
+    @Test(arguments: [false, true])
+    func pagesComingAndGoingMatchAFullBuild(spareFolders: Bool) throws {
+        let session = try Session(spareFolders: spareFolders)
+        let fixture = session.fixture
+        // `/drills` is an app route: valid either way, but its preview links only once it is a page.
+        let linking = "title: Links\nsections:\n  - type: cta_button\n    id: go\n    label: Drills\n    action: navigate\n    destination: /drills\n"
+        try fixture.write(linking, to: "links.yaml")
+        try fixture.write("title: Broken\nsections:\n  - type: cta_button\n    id: go\n    label: Later\n    action: navigate\n    destination: /later\n", to: "broken.yaml")
+        try fixture.write("title: Autre\n", to: "l10n/fr/other.yaml")
+        #expect(session.builder.build().hasErrors, "broken.yaml names a page that does not exist yet")
+        let versions = fixture.versions.count
+        let preview = { try fixture.published("preview/en/links.html") }
+        #expect(try !preview().contains("drills.html"))
+
+        var result = try session.step("a new page", changed: ["drills.yaml"]) {
+            try fixture.write("title: Drills\nsections:\n  - type: divider\n", to: "drills.yaml")
+        }
+        #expect(result.pagesRebuilt == ["drills"], "the page that links to it keeps its page file")
+        #expect(try preview().contains("drills.html"), "and previews a link now")
+        result = try session.step("the page a broken button names", changed: ["later.yaml"]) {
+            try fixture.write("title: Later\nsections:\n  - type: divider\n", to: "later.yaml")
+        }
+        #expect(result.pagesRebuilt == ["broken", "later"])
+        #expect(!result.hasErrors)
+        #expect(try fixture.published("en/broken.json").contains("/later"))
+        try session.step("a new page with its translation", changed: ["fresh.yaml", "l10n/fr/fresh.yaml"]) {
+            try fixture.write("title: Fresh\nsections:\n  - type: divider\n", to: "fresh.yaml")
+            try fixture.write("title: Frais\n", to: "l10n/fr/fresh.yaml")
+        }
+        #expect(try fixture.published("fr/fresh.json").contains("Frais"))
+        try session.step("a page and its translation removed", changed: ["fresh.yaml", "l10n/fr/fresh.yaml"]) {
+            try fixture.remove("fresh.yaml")
+            try fixture.remove("l10n/fr/fresh.yaml")
+        }
+        result = try session.step("a page renamed", changed: ["drills.yaml", "guides/drills.yaml"]) {
+            try fixture.remove("drills.yaml")
+            try fixture.write("title: Drills\nsections:\n  - type: divider\n", to: "guides/drills.yaml")
+        }
+        #expect(result.pagesRebuilt == ["guides/drills"])
+        #expect(try !preview().contains("drills.html"), "the page it linked to is gone")
+        result = try session.step("a page removed while its translation stays", changed: ["other.yaml"]) { try fixture.remove("other.yaml") }
+        #expect(fixture.lines(result).contains { $0.hasPrefix("site/l10n/fr/other.yaml") && $0.contains("translates page 'other', which does not exist") })
+        result = try session.step("and back", changed: ["other.yaml"]) {
+            try fixture.write("title: Other\nsections:\n  - type: divider\n", to: "other.yaml")
+        }
+        #expect(!fixture.lines(result).contains { $0.contains("which does not exist") })
+        #expect(try fixture.published("fr/other.json").contains("Autre"))
+
+        // Removing the page a button names breaks that page, which keeps its last good output.
+        try fixture.remove("later.yaml")
+        result = session.builder.build(changed: ["\(session.absolute)/later.yaml"])
+        #expect(result.builtAsDelta)
+        #expect(fixture.lines(result).contains { $0.hasPrefix("site/broken.yaml:7:18: error: sections[0].destination: '/later' is neither a page") })
+        #expect(!FileManager.default.fileExists(atPath: "\(fixture.dist)/\(fixture.site)/current/en/later.json"))
+        #expect(try fixture.published("en/broken.json").contains("/later"))
+        let manifest = try #require(fixture.publishedJSON("manifest.json") as? [String: Any])
+        #expect(manifest["pages"] as? Int == 6, "home, other, links, broken, guides/other, guides/drills")
+        #expect(fixture.versions.count == versions + 8)
+        #expect(try session.builder.store.map { try $0.verify() } == [])
+    }
+
     @Test func siteWideChangesTakeTheFullPath() throws {
         let session = try Session()
         let fixture = session.fixture
         #expect(!session.builder.build().hasErrors)
         for (path, change) in [
-            ("new.yaml", { try fixture.write("sections:\n  - type: divider\n", to: "new.yaml") }),
-            ("other.yaml", { try fixture.remove("other.yaml") }),
+            // A new folder (the watcher names the folder): scanned again.
+            ("guides/new", { try fixture.write("sections:\n  - type: divider\n", to: "guides/new/page.yaml") }),
             ("site.yaml", { try fixture.write("default_locale: en\nlocales: [en, fr]\napp_routes: [/drills]\naudiences:\n  roles: [member]\nttl: 30\n", to: "site.yaml") }),
             ("assets/new.png", { try fixture.write("png", to: "assets/new.png") }),
         ] as [(String, () throws -> Void)] {

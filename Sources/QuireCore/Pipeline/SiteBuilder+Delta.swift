@@ -1,11 +1,12 @@
 import QuireModel
 import Foundation
 
-// The watcher's fast path. A change set that touches only existing page sources, translation
-// files and the bytes of existing assets cannot change what any other page validates or renders
-// to (settings, the page set and the asset set are as the last build left them), so only those
-// pages are built, and what changed is published as a delta against the version the last build
-// published. Its cost follows the edit, not the site. Anything else takes the full path.
+// The watcher's fast path. A change set that touches only page sources, translation files and
+// the bytes of existing assets changes what other pages validate or render to only where they
+// link to a page that came or went (settings and the asset set are as the last build left them),
+// so only those pages are built, and what changed is published as a delta against the version
+// the last build published. Its cost follows the edit, not the site. Anything else takes the
+// full path.
 extension SiteBuilder {
 
     /// What the last published build left for the next delta.
@@ -29,6 +30,10 @@ extension SiteBuilder {
         var cacheEntries: [String: CacheHeaderFiles.Entry] = [:]
         var pageSources: [String: String] = [:]
         var manifest = JSONObject()
+        /// Page id -> the page ids it looked up (`ProcessedPage.linkedPageIDs`), and the reverse:
+        /// the pages to build again when a page comes or goes.
+        private(set) var links: [String: Set<String>] = [:]
+        private(set) var linkedFrom: [String: Set<String>] = [:]
 
         init(version: VersionID, settings: SiteSettings, context: ValidationContext) {
             self.version = version
@@ -44,6 +49,31 @@ extension SiteBuilder {
             guard let paths else { return }
             pagePaths[pageID] = paths
             if paths.contains(where: SiteBuilder.servesPage) { publishedPages.insert(pageID) } else { publishedPages.remove(pageID) }
+        }
+
+        /// Forgets a page whose source is gone.
+        mutating func remove(_ pageID: String) {
+            if let old = pages.removeValue(forKey: pageID) { count(old, sign: -1) }
+            pagePaths[pageID] = nil
+            publishedPages.remove(pageID)
+            scheduled[pageID] = nil
+            setLinks(pageID, [])
+        }
+
+        mutating func setLinks(_ pageID: String, _ ids: Set<String>) {
+            let old = links[pageID] ?? []
+            guard old != ids else { return }
+            for id in old.subtracting(ids) {
+                linkedFrom[id]?.remove(pageID)
+                if linkedFrom[id]?.isEmpty == true { linkedFrom[id] = nil }
+            }
+            for id in ids.subtracting(old) { linkedFrom[id, default: []].insert(pageID) }
+            links[pageID] = ids.isEmpty ? nil : ids
+        }
+
+        /// The pages that look up any of `ids`.
+        func pages(linkingTo ids: some Sequence<String>) -> Set<String> {
+            ids.reduce(into: Set<String>()) { pages, id in pages.formUnion(linkedFrom[id] ?? []) }
         }
 
         private mutating func count(_ page: PageSummary, sign: Int) {
@@ -148,7 +178,12 @@ extension SiteBuilder {
 
     /// What a change set touches, when the fast path can take it.
     struct DeltaScope {
+        /// Pages to build: changed, added, or linking to a page added or removed.
         var pages: Set<String> = []
+        /// Pages whose source appeared, and pages whose source is gone (-> its path relative to
+        /// the site folder): the page set changes.
+        var addedPages: Set<String> = []
+        var removedPages: [String: String] = [:]
         /// Relative to `assets/`.
         var assets: Set<String> = []
         /// Files (as diagnostics name them) whose diagnostics this build replaces.
@@ -156,6 +191,8 @@ extension SiteBuilder {
 
         mutating func formUnion(_ other: DeltaScope) {
             pages.formUnion(other.pages)
+            addedPages.formUnion(other.addedPages)
+            removedPages.merge(other.removedPages) { $1 }
             assets.formUnion(other.assets)
             files.formUnion(other.files)
         }
@@ -196,6 +233,7 @@ extension SiteBuilder {
         for page in pages {
             base.update(page.pageID, summary: PageSummary(counted: page.counted, coverage: page.output?.coverage ?? [:]), paths: pagePaths[page.pageID] ?? [])
             base.setScheduled(page.pageID, page.scheduled)
+            base.setLinks(page.pageID, page.linkedPageIDs)
         }
         base.diagnostics = result.diagnostics
         base.cacheEntries = cacheEntries
@@ -210,12 +248,20 @@ extension SiteBuilder {
     /// Builds and publishes `changed` as a delta; nil when the change set needs the full path.
     /// With `hold`, renders without publishing: the next build adds to it and publishes both.
     func deltaBuild(changed: Set<String>, hold: Bool, inventory: SiteInventory, clock: StageClock, started: UInt64) -> SiteBuildResult? {
-        guard options.publish, lastBuildPublished, let store, let scoped = deltaBase.flatMap({ deltaScope(changed, inventory: inventory, base: $0) }),
+        guard options.publish, lastBuildPublished, let store, var scoped = deltaBase.flatMap({ deltaScope(changed, inventory: inventory, base: $0) }),
               var base = deltaBase else { return nil }
         // The builder gives its base up while this build changes it: one owner, so updating a
         // page's entries does not copy every other page's. (While a delta is held, the base has
         // its pages applied.)
         deltaBase = nil
+        if !scoped.addedPages.isEmpty || !scoped.removedPages.isEmpty {
+            base.context.pageIDs.formUnion(scoped.addedPages)
+            base.context.pageIDs.subtract(scoped.removedPages.keys)
+            lastContext?.pageIDs = base.context.pageIDs
+            // A page linking to one that came or went validates and previews differently now.
+            let linking = base.pages(linkingTo: scoped.addedPages.union(scoped.removedPages.keys))
+            scoped.pages.formUnion(linking.subtracting(scoped.removedPages.keys))
+        }
         let held = heldDelta.take()
         var scope = held?.scope ?? DeltaScope()
         scope.formUnion(scoped)
@@ -248,6 +294,9 @@ extension SiteBuilder {
         defer { if !holding { pass.blobs?.close() } }
         for page in renderPages(pageIDs, in: pass, clock: clock, keep: { $0 }) {
             apply(page, to: &changes, base: &base, scope: &scope, result: &result, now: pass.now)
+        }
+        for (pageID, relativePath) in scoped.removedPages {
+            remove(pageID, source: relativePath, inventory: inventory, reader: pass.reader, changed: changed, changes: &changes, base: &base, scope: &scope)
         }
         result.filesRendered += held?.filesRendered ?? 0
         let rebuilt = Set(result.pagesRebuilt).union(held?.pagesRebuilt ?? [])
@@ -332,6 +381,8 @@ extension SiteBuilder {
             scope.files.insert("\(displayRoot)/\(file.file.relativePath)")
         }
         scope.files.insert(page.file)
+        base.pageSources[page.file] = pageID
+        base.setLinks(pageID, page.linkedPageIDs)
         changes.setDiagnostics(page.diagnostics + rendered.translations.diagnostics + (rendered.output?.diagnostics ?? []), of: pageID)
         base.setScheduled(pageID, page.scheduledChanges(after: now))
         guard let output = rendered.output else {
@@ -349,10 +400,29 @@ extension SiteBuilder {
         changes.records[pageID] = ["ms": .number((output.milliseconds * 100).rounded() / 100), "rendered": .integer(output.rendered), "ok": true]
     }
 
+    /// Takes a page whose source is gone out of the builder's caches and the base; its files leave
+    /// the version. Its translation files, of no page now, are read for their own diagnostics, as
+    /// a full build reads them.
+    private func remove(_ pageID: String, source relativePath: String, inventory: SiteInventory, reader: SourceFileReader,
+                        changed: Set<String>, changes: inout DeltaChanges, base: inout DeltaBase, scope: inout DeltaScope) {
+        _ = changes.apply(PageOutput(), of: pageID, base: &base)
+        base.remove(pageID)
+        base.pageSources["\(displayRoot)/\(relativePath)"] = nil
+        sourceCache["\(siteRoot)/\(relativePath)"] = nil
+        outputCache[pageID] = nil
+        let orphans = inventory.translationsByPage[pageID] ?? []
+        let (loaded, cache) = loadTranslations(orphans, refused: [], reader: reader, context: base.context, cache: translationCache,
+                                               reuse: { !changed.contains($0) })
+        for (path, entry) in cache { translationCache[path] = entry }
+        for file in orphans { scope.files.insert("\(displayRoot)/\(file.file.relativePath)") }
+        changes.setDiagnostics(loaded.diagnostics + Self.unusedTranslationWarnings(loaded), of: pageID)
+    }
+
     /// Which pages and assets a change set touches; nil when it touches anything site-wide (settings,
-    /// vocabulary, drill catalog) or changes the page or asset set.
+    /// vocabulary, drill catalog) or changes the asset set.
     private func deltaScope(_ changed: Set<String>, inventory: SiteInventory, base: DeltaBase) -> DeltaScope? {
         var scope = DeltaScope()
+        var translatesRemoved = Set<String>()
         for path in changed {
             guard path.hasPrefix(siteRoot + "/") else { return nil }
             let relative = String(path.dropFirst(siteRoot.count + 1))
@@ -362,22 +432,36 @@ extension SiteBuilder {
             if relative.hasPrefix("l10n/") {
                 let parts = stem.split(separator: "/", maxSplits: 2).map(String.init)
                 if parts.count == 3 && SiteInventory.translationExtensions.contains(pathExtension) {
-                    guard base.pages[parts[2]] != nil else { return nil }
-                    scope.pages.insert(parts[2])
+                    // Of a page built now (checked below), or of a page this change set removes.
+                    if inventory.pages[parts[2]] != nil { scope.pages.insert(parts[2]) } else { translatesRemoved.insert(parts[2]) }
                 }
             } else if relative.hasPrefix("assets/") {
                 let name = String(relative.dropFirst("assets/".count))
                 guard base.context.assets.contains(name), inventory.assets[name]?.path == path else { return nil }
                 scope.assets.insert(name)
             } else if SiteInventory.pageExtensions.contains(pathExtension) {
-                // Settings, vocabulary and the drill catalog are not pages of the base: full path.
-                guard base.pages[stem] != nil, let sources = inventory.pages[stem], sources.count == 1, sources[0].path == path else { return nil }
-                scope.pages.insert(stem)
+                if let sources = inventory.pages[stem] {
+                    guard sources.count == 1, sources[0].path == path else { return nil }
+                    // The drill catalog is data, not a page: full path.
+                    if base.pages[stem] == nil {
+                        guard stem != base.settings.drillCatalogPageID else { return nil }
+                        scope.addedPages.insert(stem)
+                    }
+                    scope.pages.insert(stem)
+                } else {
+                    // Settings and vocabulary are not pages of the base: full path.
+                    guard base.pages[stem] != nil else { return nil }
+                    scope.removedPages[stem] = relative
+                }
             }
             // Anything else is ignored with a warning (`SiteInventory.classify`): only its
             // diagnostics change (a tool's `page.yaml.new` before its rename, a README).
             scope.files.insert(display)
         }
+        // A translation file of a page neither built before nor added now (the drill catalog, a
+        // page that does not exist): full path, which reports it.
+        guard scope.pages.allSatisfy({ base.pages[$0] != nil || scope.addedPages.contains($0) }),
+              translatesRemoved.isSubset(of: scope.removedPages.keys) else { return nil }
         return scope
     }
 

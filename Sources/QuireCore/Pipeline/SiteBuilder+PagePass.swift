@@ -86,7 +86,7 @@ extension SiteBuilder {
                                                                  cache: pass.cachedTranslations, reuse: pass.reuseTranslation)
         clock.add(.translations, DispatchTime.now().uptimeNanoseconds - started)
         let catalogs = translations.byPage[pageID] ?? []
-        let key = outputKey(page, settingsDigest: pass.settingsDigest, catalogs: catalogs, now: pass.now)
+        let key = outputKey(page, settingsDigest: pass.settingsDigest, catalogs: catalogs, now: pass.now, pageIDs: pass.context.pageIDs)
         var output: PageOutput?
         if page.model != nil {
             if let previous = pass.previousOutputs[pageID], previous.key == key {

@@ -10,6 +10,8 @@ extension SiteBuilder {
         var sourceDigest: String
         var model: PageModel?
         var diagnostics: [Diagnostic]
+        /// The page ids it looked up (`PageValidator.linkedPageIDs`), whether it validated or not.
+        var linkedPageIDs: Set<String> = []
 
         /// Counted in `pagesTotal`: built, or broken only by warnings.
         var counted: Bool { model != nil || !diagnostics.hasErrors }
@@ -17,6 +19,12 @@ extension SiteBuilder {
         /// Its `publish_at` / `expires_at` still ahead (none for a draft or a broken page).
         func scheduledChanges(after now: Date) -> [ScheduledChange] {
             model.map { $0.isDraft ? [] : $0.scheduledChanges(after: now) } ?? []
+        }
+
+        /// Which of its linked page ids are pages of the site: part of what its output (the
+        /// preview's links) is rendered from. Empty for a page that links to none.
+        func linkState(in pageIDs: Set<String>) -> String {
+            linkedPageIDs.sorted().map { (pageIDs.contains($0) ? "+" : "-") + $0 }.joined(separator: " ")
         }
     }
 
@@ -30,6 +38,7 @@ extension SiteBuilder {
         var counted: Bool
         var scheduled: [ScheduledChange]
         var usesDrillCarousel: Bool
+        var linkedPageIDs: Set<String>
         var outputKey: String
         var output: PageOutput?
         /// What the builder keeps for the next build (watch mode).
@@ -45,6 +54,7 @@ extension SiteBuilder {
             counted = page.counted
             scheduled = page.scheduledChanges(after: now)
             usesDrillCarousel = page.model?.allSections.contains { $0.type == "drill_carousel" } == true
+            linkedPageIDs = page.linkedPageIDs
             outputKey = rendered.outputKey
             // A page that did not validate renders nothing; its files are carried by the build.
             output = rendered.output ?? PageOutput()
@@ -86,9 +96,10 @@ extension SiteBuilder {
         switch parsed {
         case .failure(let diagnostic): page.diagnostics = [diagnostic]
         case .success(let root):
-            let (model, diagnostics) = clock.measure(.validate) { PageValidator.validate(root, pageID: pageID, file: file, context: context) }
-            page.model = model
-            page.diagnostics = diagnostics
+            let validated = clock.measure(.validate) { PageValidator.validateLinks(root, pageID: pageID, file: file, context: context) }
+            page.model = validated.model
+            page.diagnostics = validated.diagnostics
+            page.linkedPageIDs = validated.linkedPageIDs
         }
         return (page, CachedSource(digest: digest, parsed: parsed, page: page))
     }

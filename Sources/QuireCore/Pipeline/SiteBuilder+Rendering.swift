@@ -42,6 +42,9 @@ extension SiteBuilder {
         let audiences = isDraft ? [] : PageRenderer.audiences(of: model)
         let minimumAppVersions = Dictionary(context.vocabulary.types.compactMap { type in type.minimumAppVersion.map { (type.name, $0) } }, uniquingKeysWith: { $1 })
         let scheduleState = model.scheduleState(at: now)
+        // The preview links the pages it names that exist: adding or removing one renders it again.
+        let linkState = page.linkState(in: context.pageIDs)
+        let previewLinks = linkState.isEmpty ? "" : "+" + SHA256.hash(linkState)
         for locale in config.locales {
             let chain = chains[locale] ?? [locale]
             // A broken translation file never replaces a good translated page with a fallback:
@@ -65,7 +68,7 @@ extension SiteBuilder {
                 translations.resolve(string, chain: chain, defaultLocale: config.defaultLocale, stalePolicy: config.stalePolicy).text
             }
             let previewPath = "preview/\(locale)/\(page.pageID).html"
-            let previewDigest = inputDigest + "+" + Self.previewFormat
+            let previewDigest = inputDigest + "+" + Self.previewFormat + previewLinks
             let previewCarried = published[previewPath]?.inputDigest == previewDigest
             if options.previews && previewCarried {
                 output.files.append(OutputFile(path: previewPath, content: .carried, inputDigest: previewDigest))

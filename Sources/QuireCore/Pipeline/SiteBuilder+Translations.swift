@@ -25,6 +25,13 @@ extension SiteBuilder {
         return (loaded, cached)
     }
 
+    /// Warnings for translation files read for a page that does not exist.
+    static func unusedTranslationWarnings(_ loaded: LoadedTranslations) -> [Diagnostic] {
+        loaded.byPage.sorted { $0.key < $1.key }.flatMap { pageID, catalogs in
+            catalogs.map { Diagnostic.warning($0.catalog.file, "translates page '\(pageID)', which does not exist: it is not used") }
+        }
+    }
+
     /// Reads (or reuses) one translation file into `loaded`; returns what to cache for it.
     private func load(_ translation: SiteInventory.TranslationFile, into loaded: inout LoadedTranslations, reader: SourceFileReader,
                       context: ValidationContext, cached: CachedTranslation?, reuse: Bool) -> CachedTranslation? {

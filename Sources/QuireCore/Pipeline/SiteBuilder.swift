@@ -233,12 +233,7 @@ public final class SiteBuilder: @unchecked Sendable {
             loadTranslations(orphans, refused: [], reader: reader, context: context, cache: pass.cachedTranslations, reuse: isUnchanged)
         }
         translationCache = newTranslations.merging(orphansCache) { $1 }
-        result.diagnostics += orphanTranslations.diagnostics
-        for (pageID, catalogs) in orphanTranslations.byPage {
-            for catalog in catalogs {
-                result.diagnostics.append(.warning(catalog.catalog.file, "translates page '\(pageID)', which does not exist: it is not used"))
-            }
-        }
+        result.diagnostics += orphanTranslations.diagnostics + Self.unusedTranslationWarnings(orphanTranslations)
 
         var files: [OutputFile] = []
         var coverage = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, LocaleCoverage(locale: $0)) })
@@ -307,9 +302,11 @@ public final class SiteBuilder: @unchecked Sendable {
     }
 
     /// What decides whether a page's output can be carried: its source, its translations, the
-    /// settings, previews on or off, and where it stands in its schedule.
-    func outputKey(_ page: ProcessedPage, settingsDigest: String, catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)], now: Date) -> String {
-        ([settingsDigest, page.sourceDigest, String(options.previews), page.model?.scheduleState(at: now) ?? ""]
+    /// settings, previews on or off, where it stands in its schedule, and which of the pages it
+    /// links to exist.
+    func outputKey(_ page: ProcessedPage, settingsDigest: String, catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)],
+                   now: Date, pageIDs: Set<String>) -> String {
+        ([settingsDigest, page.sourceDigest, String(options.previews), page.model?.scheduleState(at: now) ?? "", page.linkState(in: pageIDs)]
             + catalogs.map { $0.locale + $0.digest }.sorted()).joined(separator: "|")
     }
 

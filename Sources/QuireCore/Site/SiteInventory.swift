@@ -54,11 +54,12 @@ public struct SiteInventory: Sendable {
             let relativePath = String(path.dropFirst(root.count + 1))
             if relativePath.split(separator: "/").contains(where: { EditorTempFiles.isIgnored(String($0)) }) { continue }
             let display = "\(displayRoot)/\(relativePath)"
-            forget(path: path, relativePath: relativePath, display: display)
+            let wasFile = forget(path: path, relativePath: relativePath, display: display)
             var info = stat()
             guard lstat(path, &info) == 0 else {
-                // Gone: a file is simply forgotten; a folder we knew files under needs a rescan.
-                if knowsFiles(under: path) { return false }
+                // Gone: a file is simply forgotten; a folder we knew files under needs a rescan
+                // (looked for only when the path was no file: it goes through every file).
+                if !wasFile && knowsFiles(under: path) { return false }
                 continue
             }
             switch info.st_mode & S_IFMT {
@@ -70,17 +71,22 @@ public struct SiteInventory: Sendable {
         return true
     }
 
-    private mutating func forget(path: String, relativePath: String, display: String) {
-        if siteFile?.path == path { siteFile = nil }
-        if vocabularyFile?.path == path { vocabularyFile = nil }
+    /// Forgets what is known of `path`; returns whether it was known as a page, translation or asset file.
+    @discardableResult
+    private mutating func forget(path: String, relativePath: String, display: String) -> Bool {
+        var wasFile = false
+        if siteFile?.path == path { siteFile = nil; wasFile = true }
+        if vocabularyFile?.path == path { vocabularyFile = nil; wasFile = true }
         // A page is filed under its path without the extension (see `classify`).
         let id = Self.splitExtension(relativePath).stem
         if let files = pages[id], files.contains(where: { $0.path == path }) {
             let rest = files.filter { $0.path != path }
             pages[id] = rest.isEmpty ? nil : rest
+            wasFile = true
         }
         if relativePath.hasPrefix("l10n/") {
             if let index = translations.firstIndex(where: { $0.file.path == path }) {
+                wasFile = true
                 let pageID = translations.remove(at: index).pageID
                 translationsByPage[pageID]?.removeAll { $0.file.path == path }
                 if translationsByPage[pageID]?.isEmpty == true { translationsByPage[pageID] = nil }
@@ -88,8 +94,9 @@ public struct SiteInventory: Sendable {
             refusedTranslations.removeAll { $0.file.path == path }
         }
         if let refused = refusedSettingsFile, "\(root)/\(refused)" == path { refusedSettingsFile = nil }
-        if relativePath.hasPrefix("assets/") { assets[String(relativePath.dropFirst("assets/".count))] = nil }
+        if relativePath.hasPrefix("assets/"), assets.removeValue(forKey: String(relativePath.dropFirst("assets/".count))) != nil { wasFile = true }
         diagnostics.removeAll { $0.file == display }
+        return wasFile
     }
 
     private func knowsFiles(under folder: String) -> Bool {

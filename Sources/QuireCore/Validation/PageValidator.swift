@@ -33,6 +33,9 @@ public struct PageValidator {
     let context: ValidationContext
     let pageID: String
     var reader: SourceNodeReader
+    /// Every page id this page asked the site about (`redirect_to`, `navigate` destinations),
+    /// found or not: adding or removing one of them changes what this page validates or previews to.
+    private(set) var linkedPageIDs: Set<String> = []
 
     public init(context: ValidationContext, pageID: String, file: String) {
         self.context = context
@@ -41,10 +44,23 @@ public struct PageValidator {
     }
 
     public static func validate(_ root: SourceNode, pageID: String, file: String, context: ValidationContext) -> (PageModel?, [Diagnostic]) {
+        let validated = validateLinks(root, pageID: pageID, file: file, context: context)
+        return (validated.model, validated.diagnostics)
+    }
+
+    /// `validate`, and the page ids the page looked up (`linkedPageIDs`).
+    static func validateLinks(_ root: SourceNode, pageID: String, file: String,
+                              context: ValidationContext) -> (model: PageModel?, diagnostics: [Diagnostic], linkedPageIDs: Set<String>) {
         var validator = PageValidator(context: context, pageID: pageID, file: file)
         let page = validator.page(root)
         let diagnostics = validator.reader.diagnostics
-        return (diagnostics.hasErrors ? nil : page, diagnostics)
+        return (diagnostics.hasErrors ? nil : page, diagnostics, validator.linkedPageIDs)
+    }
+
+    /// Whether `id` is a page of the site, remembered in `linkedPageIDs`.
+    private mutating func isPage(_ id: String) -> Bool {
+        linkedPageIDs.insert(id)
+        return context.pageIDs.contains(id)
     }
 
     mutating func page(_ root: SourceNode) -> PageModel? {
@@ -123,7 +139,7 @@ public struct PageValidator {
         let target = text.hasPrefix("/") ? String(text.dropFirst()) : text
         if target == pageID {
             reader.error(node, "redirect_to", "'\(text)' is this page itself: name the page it moved to")
-        } else if !context.pageIDs.contains(target) {
+        } else if !isPage(target) {
             reader.error(node, "redirect_to", "'\(text)' is not a page of this site: name the page id it moved to")
         }
         return target
@@ -380,6 +396,8 @@ public struct PageValidator {
             }
             return
         }
+        // The preview links any other destination, as written, when it names a page (`SectionRenderer`).
+        linkedPageIDs.insert(url.hasPrefix("/") ? String(url.dropFirst()) : url)
         guard action == "navigate" else { return }
         guard url.hasPrefix("/") else {
             reader.error(node, keyPath, "a navigate button needs a page or app route starting with '/', found '\(url)'; use action: external for web links")
@@ -387,7 +405,7 @@ public struct PageValidator {
         }
         let path = String(url.prefix { $0 != "?" && $0 != "#" })
         let target = String(path.dropFirst())
-        if context.pageIDs.contains(target) || context.config.appRoutes.contains(path) { return }
+        if isPage(target) || context.config.appRoutes.contains(path) { return }
         let routes = context.config.appRoutes.sorted().joined(separator: ", ")
         reader.error(node, keyPath, "'\(url)' is neither a page of this site nor an app route\(routes.isEmpty ? " (site.yaml declares no app_routes)" : " (app_routes: \(routes))")")
     }

@@ -27,7 +27,7 @@ extension SiteBuilder {
         private(set) var publishedPages: Set<String> = []
         /// Every diagnostic of the last build (before retention and hook warnings).
         var diagnostics: [Diagnostic] = []
-        var cacheEntries: [String: CacheHeaderFiles.Entry] = [:]
+        var cacheHeaders: CacheHeaderFiles
         var pageSources: [String: String] = [:]
         var manifest = JSONObject()
         /// Page id -> the page ids it looked up (`ProcessedPage.linkedPageIDs`), and the reverse:
@@ -35,10 +35,11 @@ extension SiteBuilder {
         private(set) var links: [String: Set<String>] = [:]
         private(set) var linkedFrom: [String: Set<String>] = [:]
 
-        init(version: VersionID, settings: SiteSettings, context: ValidationContext) {
+        init(version: VersionID, settings: SiteSettings, context: ValidationContext, cacheHeaders: CacheHeaderFiles) {
             self.version = version
             self.settings = settings
             self.context = context
+            self.cacheHeaders = cacheHeaders
         }
 
         /// Replaces what is known of one page (`paths`: nil keeps its files).
@@ -149,10 +150,10 @@ extension SiteBuilder {
             for file in written { files[file.path] = file }
             removed.formUnion(inBase.subtracting(after))
             removed.subtract(after)
-            for path in before.subtracting(after) where base.cacheEntries.removeValue(forKey: path) != nil { headersChanged = true }
+            for path in before.subtracting(after) where base.cacheHeaders.set(path, nil) { headersChanged = true }
             for file in output.files {
                 guard let entry = CacheHeaderFiles.entry(file.metadata) else { continue }
-                if base.cacheEntries.updateValue(entry, forKey: file.path) != entry { headersChanged = true }
+                if base.cacheHeaders.set(file.path, entry) { headersChanged = true }
             }
             let served = { (paths: Set<String>) in paths.contains(where: SiteBuilder.servesPage) }
             switch (served(inBase), served(after)) {
@@ -223,20 +224,19 @@ extension SiteBuilder {
 
     /// The base a full build leaves behind once published.
     func makeDeltaBase(version: VersionID, settings: SiteSettings, context: ValidationContext, pages: [PageBuild],
-                       files: [OutputFile], cacheEntries: [String: CacheHeaderFiles.Entry],
+                       files: [OutputFile], cacheHeaders: CacheHeaderFiles,
                        result: SiteBuildResult, manifest: JSONObject) -> DeltaBase {
         var pagePaths: [String: Set<String>] = [:]
         for file in files {
             if let id = Self.pageID(ofOutput: file.path, metadata: file.metadata) { pagePaths[id, default: []].insert(file.path) }
         }
-        var base = DeltaBase(version: version, settings: settings, context: context)
+        var base = DeltaBase(version: version, settings: settings, context: context, cacheHeaders: cacheHeaders)
         for page in pages {
             base.update(page.pageID, summary: PageSummary(counted: page.counted, coverage: page.output?.coverage ?? [:]), paths: pagePaths[page.pageID] ?? [])
             base.setScheduled(page.pageID, page.scheduled)
             base.setLinks(page.pageID, page.linkedPageIDs)
         }
         base.diagnostics = result.diagnostics
-        base.cacheEntries = cacheEntries
         base.pageSources = result.pageSources
         base.manifest = manifest
         return base
@@ -319,7 +319,7 @@ extension SiteBuilder {
         }
         for file in assetFiles { changes.add(file) }
         if changes.headersChanged {
-            for file in CacheHeaderFiles.make(site: site, entries: base.cacheEntries, published: published) {
+            for file in base.cacheHeaders.files(published: published) {
                 if case .carried = file.content { continue }
                 changes.add(file)
             }

@@ -260,8 +260,8 @@ public final class SiteBuilder: @unchecked Sendable {
             files.append(OutputFile(path: PagePreview.stylesheetPath, content: .bytes(PagePreview.stylesheet), inputDigest: Self.previewFormat))
             files.append(OutputFile(path: PagePreview.scriptPath, content: .bytes(PagePreview.script), inputDigest: Self.previewFormat))
         }
-        let cacheEntries = CacheHeaderFiles.entries(files)
-        files += CacheHeaderFiles.make(site: site, entries: cacheEntries, published: published)
+        var cacheHeaders = CacheHeaderFiles(site: site, files: files)
+        files += cacheHeaders.files(published: published)
         result.scheduled = pages.flatMap(\.scheduled).sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
         if context.drillIDs == nil, pages.contains(where: \.usesDrillCarousel) {
             result.diagnostics.append(.warning("\(displayRoot)/site.yaml", "drill ids are not checked: this site has no drill catalog (name one with 'drill_catalog: drills.yaml' in site.yaml)"))
@@ -291,7 +291,7 @@ public final class SiteBuilder: @unchecked Sendable {
             lastBuildPublished = true
             let version = switch outcome { case .published(let version, _), .unchanged(let version): version }
             deltaBase = !keepsSources ? nil : makeDeltaBase(version: version, settings: settings, context: context, pages: pages,
-                                      files: files, cacheEntries: cacheEntries, result: result, manifest: manifest)
+                                      files: files, cacheHeaders: cacheHeaders, result: result, manifest: manifest)
             if case .published(let version, _) = outcome { afterPublish(version, config: context.config, store: store, into: &result) }
         } catch {
             result.operationalError = "\(error)"

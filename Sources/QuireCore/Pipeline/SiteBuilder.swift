@@ -180,13 +180,15 @@ public final class SiteBuilder: @unchecked Sendable {
             return result
         }
         let reader = SourceFileReader(maxBytes: context.config.limits.maxFileBytes)
-        // What may be reused: sources the change set does not name, while settings, the page set
-        // and the assets (what validation looks at besides the page) are the same.
+        // What may be reused: sources the change set does not name, while settings and the assets
+        // (what validation looks at besides the page) are the same, unless the page links to a
+        // page that came or went.
         let contextKey = (settings: settings.digest, pageIDs: context.pageIDs, assets: context.assets)
-        let sameContext = lastContext.map { $0.settings == contextKey.settings && $0.pageIDs == contextKey.pageIDs && $0.assets == contextKey.assets } ?? false
+        let sameContext = lastContext.map { $0.settings == contextKey.settings && $0.assets == contextKey.assets } ?? false
+        let relinked = sameContext ? relinkedSources(pageIDs: context.pageIDs) : []
         lastContext = contextKey
         let isUnchanged: @Sendable (String) -> Bool = { path in changed.map { !$0.contains(path) } ?? false }
-        let canReuse: @Sendable (String) -> Bool = { path in sameContext && isUnchanged(path) }
+        let canReuse: @Sendable (String) -> Bool = { path in sameContext && isUnchanged(path) && !relinked.contains(path) }
         let now = options.now()
         // The drill catalog is data, not a page.
         if let catalogPage = settings.drillCatalogPageID { inventory.pages[catalogPage] = nil }
@@ -205,6 +207,7 @@ public final class SiteBuilder: @unchecked Sendable {
         var pass = PagePass(context: context, reader: reader, settingsDigest: settings.digest, published: published, now: now,
                             inventory: inventory, cachedSources: sourceCache, cachedTranslations: translationCache,
                             reuseSource: canReuse, reuseTranslation: isUnchanged)
+        // An output is carried by its key, which holds which of the pages it links to exist.
         pass.previousOutputs = lastBuildPublished && sameContext ? outputCache : [:]
         // Publishing: rendered files go to disk as they are produced, not into memory (issue 8).
         pass.blobs = options.publish ? try? openStore().openStagingBlobs() : nil
@@ -299,6 +302,14 @@ public final class SiteBuilder: @unchecked Sendable {
         let statusPages = deltaBase?.publishedPages ?? result.outcome.map { _ in publishedPages }
         clock.measure(.status) { writeStatus(result, context: context, pages: statusPages) }
         return result
+    }
+
+    /// The cached sources of pages that link to a page that came or went since the last build:
+    /// they are validated again.
+    private func relinkedSources(pageIDs: Set<String>) -> Set<String> {
+        guard let last = lastContext?.pageIDs, last != pageIDs else { return [] }
+        let comeOrGone = last.symmetricDifference(pageIDs)
+        return Set(sourceCache.compactMap { path, cached in cached.page.linkedPageIDs.isDisjoint(with: comeOrGone) ? nil : path })
     }
 
     /// What decides whether a page's output can be carried: its source, its translations, the

@@ -273,6 +273,13 @@ import Testing
         }
         #expect(result.pagesRebuilt == ["guides/drills"])
         #expect(try !preview().contains("drills.html"), "the page it linked to is gone")
+        // A folder that appears or goes (moved in or out whole) stands for its files.
+        try session.step("a new folder of pages", changed: ["guides/new"]) {
+            try fixture.write("title: New\nsections:\n  - type: divider\n", to: "guides/new/a.yaml")
+            try fixture.write("title: Drills\nsections:\n  - type: divider\n", to: "guides/new/deeper/b.yaml")
+        }
+        #expect(try fixture.published("en/guides/new/deeper/b.json").contains("Drills"))
+        try session.step("the folder gone", changed: ["guides/new"]) { try fixture.remove("guides/new") }
         result = try session.step("a page removed while its translation stays", changed: ["other.yaml"]) { try fixture.remove("other.yaml") }
         #expect(fixture.lines(result).contains { $0.hasPrefix("site/l10n/fr/other.yaml") && $0.contains("translates page 'other', which does not exist") })
         result = try session.step("and back", changed: ["other.yaml"]) {
@@ -290,26 +297,30 @@ import Testing
         #expect(try fixture.published("en/broken.json").contains("/later"))
         let manifest = try #require(fixture.publishedJSON("manifest.json") as? [String: Any])
         #expect(manifest["pages"] as? Int == 6, "home, other, links, broken, guides/other, guides/drills")
-        #expect(fixture.versions.count == versions + 8)
+        #expect(fixture.versions.count == versions + 10)
         #expect(try session.builder.store.map { try $0.verify() } == [])
     }
 
     @Test func siteWideChangesTakeTheFullPath() throws {
         let session = try Session()
         let fixture = session.fixture
-        // Names the page the new folder brings: the full path validates it again.
-        try fixture.write("title: Linker\nsections:\n  - type: cta_button\n    id: go\n    label: New\n    action: navigate\n    destination: /guides/new/page\n", to: "linker.yaml")
+        // Names the page the first change brings: the full path validates it again, though its
+        // own file did not change.
+        try fixture.write("title: Linker\nsections:\n  - type: cta_button\n    id: go\n    label: New\n    action: navigate\n    destination: /target\n", to: "linker.yaml")
         #expect(session.builder.build().hasErrors)
-        for (path, change) in [
-            // A new folder (the watcher names the folder): scanned again.
-            ("guides/new", { try fixture.write("sections:\n  - type: divider\n", to: "guides/new/page.yaml") }),
-            ("site.yaml", { try fixture.write("default_locale: en\nlocales: [en, fr]\napp_routes: [/drills]\naudiences:\n  roles: [member]\nttl: 30\n", to: "site.yaml") }),
-            ("assets/new.png", { try fixture.write("png", to: "assets/new.png") }),
-        ] as [(String, () throws -> Void)] {
+        for (paths, change) in [
+            // A translation of no page, which only a full build reports, with a new page.
+            (["target.yaml", "l10n/fr/nothing.yaml"], {
+                try fixture.write("sections:\n  - type: divider\n", to: "target.yaml")
+                try fixture.write("title: Rien\n", to: "l10n/fr/nothing.yaml")
+            }),
+            (["site.yaml"], { try fixture.write("default_locale: en\nlocales: [en, fr]\napp_routes: [/drills]\naudiences:\n  roles: [member]\nttl: 30\n", to: "site.yaml") }),
+            (["assets/new.png"], { try fixture.write("png", to: "assets/new.png") }),
+        ] as [([String], () throws -> Void)] {
             try change()
-            let result = session.builder.build(changed: ["\(session.absolute)/\(path)"])
-            #expect(!result.builtAsDelta, "\(path)")
-            #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture), "\(path)")
+            let result = session.builder.build(changed: Set(paths.map { "\(session.absolute)/\($0)" }))
+            #expect(!result.builtAsDelta, "\(paths)")
+            #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture), "\(paths)")
         }
     }
 

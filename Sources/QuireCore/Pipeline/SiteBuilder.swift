@@ -154,18 +154,20 @@ public final class SiteBuilder: @unchecked Sendable {
     private func build(clock: StageClock, changed: Set<String>?, hold: Bool) -> SiteBuildResult {
         let started = DispatchTime.now().uptimeNanoseconds
         var result = SiteBuildResult(site: site)
-        var updated = false
+        var updatedPaths: Set<String>?
         var inventory = clock.measure(.scan) { () -> SiteInventory in
             // Taken, not copied: updating an inventory that the builder still held copied its
             // 10,000 pages' and 20,000 translation files' entries on every save.
-            if let changed, var previous = self.inventory.take(), previous.update(changed: changed, displayRoot: displayRoot) {
-                updated = true
+            if let changed, var previous = self.inventory.take(), let paths = previous.update(changed: changed, displayRoot: displayRoot) {
+                updatedPaths = paths
                 return previous
             }
             return SiteInventory.scan(root: siteRoot, site: site, displayRoot: displayRoot)
         }
         self.inventory = inventory
-        if updated, let changed, let result = deltaBuild(changed: changed, hold: hold, inventory: inventory, clock: clock, started: started) {
+        // A folder that came or went stands for its files from here on.
+        let changed = updatedPaths ?? changed
+        if updatedPaths != nil, let changed, let result = deltaBuild(changed: changed, hold: hold, inventory: inventory, clock: clock, started: started) {
             return result
         }
         // The full path renders every page that a held delta rendered, and publishes them.

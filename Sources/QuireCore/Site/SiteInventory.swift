@@ -47,28 +47,52 @@ public struct SiteInventory: Sendable {
     }
 
     /// Applies changed paths (absolute, under `root`) to an earlier scan, touching only them.
-    /// False when a change needs a full scan (a folder appeared, moved or vanished).
-    public mutating func update(changed paths: Set<String>, displayRoot: String) -> Bool {
+    /// A folder that appeared or went stands for the files under it. Returns the changed paths
+    /// with those files added; nil when a change needs a full scan (a folder deeper than a scan
+    /// reads).
+    public mutating func update(changed paths: Set<String>, displayRoot: String) -> Set<String>? {
+        var changed = paths
         for path in paths {
             guard path.hasPrefix(root + "/") else { continue }
             let relativePath = String(path.dropFirst(root.count + 1))
             if relativePath.split(separator: "/").contains(where: { EditorTempFiles.isIgnored(String($0)) }) { continue }
             let display = "\(displayRoot)/\(relativePath)"
             let wasFile = forget(path: path, relativePath: relativePath, display: display)
+            // A folder (gone, or here now): what was known under it goes; a scan of it comes back.
+            let knownUnder = wasFile ? [] : forgetFiles(under: relativePath, displayRoot: displayRoot)
+            changed.formUnion(knownUnder)
             var info = stat()
-            guard lstat(path, &info) == 0 else {
-                // Gone: a file is simply forgotten; a folder we knew files under needs a rescan
-                // (looked for only when the path was no file: it goes through every file).
-                if !wasFile && knowsFiles(under: path) { return false }
-                continue
-            }
+            guard lstat(path, &info) == 0 else { continue }
             switch info.st_mode & S_IFMT {
             case S_IFREG: classify(SourceFile(path: path, relativePath: relativePath), display: display)
-            case S_IFDIR: return false
+            case S_IFDIR:
+                let depth = relativePath.utf8.count { $0 == UInt8(ascii: "/") } + 1
+                guard depth < 32 else { return nil }
+                walk(relative: relativePath, displayRoot: displayRoot, depth: depth)
+                changed.formUnion(knownFiles(under: relativePath).map(\.path))
             default: refuse(path: path, relativePath: relativePath, display: display, mode: info.st_mode)
             }
         }
-        return true
+        return changed
+    }
+
+    /// Forgets every file known under the folder `relativePath`; returns their paths.
+    private mutating func forgetFiles(under relativePath: String, displayRoot: String) -> [String] {
+        let files = knownFiles(under: relativePath)
+        for file in files { forget(path: file.path, relativePath: file.relativePath, display: "\(displayRoot)/\(file.relativePath)") }
+        let displayPrefix = "\(displayRoot)/\(relativePath)/"
+        diagnostics.removeAll { $0.file.hasPrefix(displayPrefix) }
+        return files.map(\.path)
+    }
+
+    /// The page, translation and asset files known under the folder `relativePath`.
+    private func knownFiles(under relativePath: String) -> [SourceFile] {
+        let prefix = relativePath + "/"
+        var files = pages.values.flatMap { $0.filter { $0.relativePath.hasPrefix(prefix) } }
+        files += translations.lazy.map(\.file).filter { $0.relativePath.hasPrefix(prefix) }
+        files += refusedTranslations.lazy.map(\.file).filter { $0.relativePath.hasPrefix(prefix) }
+        files += assets.values.filter { $0.relativePath.hasPrefix(prefix) }
+        return files
     }
 
     /// Forgets what is known of `path`; returns whether it was known as a page, translation or asset file.
@@ -97,12 +121,6 @@ public struct SiteInventory: Sendable {
         if relativePath.hasPrefix("assets/"), assets.removeValue(forKey: String(relativePath.dropFirst("assets/".count))) != nil { wasFile = true }
         diagnostics.removeAll { $0.file == display }
         return wasFile
-    }
-
-    private func knowsFiles(under folder: String) -> Bool {
-        let prefix = folder + "/"
-        return pages.values.contains { $0.contains { $0.path.hasPrefix(prefix) } }
-            || translations.contains { $0.file.path.hasPrefix(prefix) } || assets.values.contains { $0.path.hasPrefix(prefix) }
     }
 
     private mutating func walk(relative: String, displayRoot: String, depth: Int) {

@@ -45,6 +45,7 @@ struct BenchRun {
         var stagesEdit: [(stage: String, ms: Double)] = []
         var stagesEditWall: Double = 0
         var latency: BenchWatchSession.Latency?
+        var pageSetChanges: BenchWatchSession.PageSetChanges?
         var burst: BenchWatchSession.Burst?
         var burstSpread: BenchWatchSession.Burst?
         var watcherInitialPublishSeconds: Double?
@@ -159,6 +160,9 @@ struct BenchRun {
         result.watcherInitialPublishSeconds = session.initialPublishSeconds
         progress("\(result.label): \(options.saves) saves")
         result.latency = try session.measureSaves(count: options.saves, gap: options.saveGap, budget: options.saveBudget)
+        let pageSetChanges = min(20, options.saves)
+        progress("\(result.label): \(pageSetChanges) pages added, then removed")
+        result.pageSetChanges = try session.measurePageSetChanges(count: pageSetChanges, gap: options.saveGap)
         if options.burst > 0 {
             progress("\(result.label): burst of \(options.burst) files")
             result.burst = try session.measureBurst(files: options.burst, shape: .consecutive)
@@ -221,6 +225,8 @@ struct BenchRun {
                 ("stages_one_edit_ms", Self.stagesJSON(result.stagesEdit, wall: result.stagesEditWall)),
             ])
             object["save_to_published"] = result.latency?.json ?? .null
+            object["page_added_to_published"] = result.pageSetChanges.map { Self.pageSetJSON($0.added) } ?? .null
+            object["page_removed_to_gone"] = result.pageSetChanges.map { Self.pageSetJSON($0.removed) } ?? .null
             object["burst"] = result.burst?.json ?? .null
             object["burst_spread"] = result.burstSpread?.json ?? .null
             object["watcher_initial_publish_s"] = BenchFormat.number(result.watcherInitialPublishSeconds)
@@ -238,6 +244,18 @@ struct BenchRun {
                     ("edit_build_wall", BenchFormat.number(ratio.editWall)),
                 ]))
             })),
+        ]))
+    }
+
+    private static func pageSetJSON(_ latency: BenchWatchSession.Latency) -> JSONValue {
+        let statistics = BenchStatistics(latency.milliseconds)
+        return .object(JSONObject([
+            ("pages", .integer(latency.milliseconds.count + latency.timeouts)),
+            ("p50_ms", BenchFormat.number(statistics.percentile(50))),
+            ("p90_ms", BenchFormat.number(statistics.percentile(90))),
+            ("max_ms", BenchFormat.number(statistics.maximum)),
+            ("torn_reads", .integer(latency.tornReads)),
+            ("timeouts", .integer(latency.timeouts)),
         ]))
     }
 
@@ -312,6 +330,18 @@ struct BenchRun {
             sections.append("Save -> published (quire watch child; read from current/ by this process)\n" + BenchFormat.table(
                 ["layout/pages", "saves", "p50 ms", "p90 ms", "p99 ms", "max ms", "torn", "missing", "timeouts", "first publish s", "watch RSS MiB"], latencyRows)
                 + latencyNotes.map { "\n" + $0 }.joined())
+        }
+        let pageSetRows: [[String]] = results.flatMap { result in
+            [("added -> published", result.pageSetChanges?.added), ("removed -> gone", result.pageSetChanges?.removed)].compactMap { what, latency -> [String]? in
+                guard let latency else { return nil }
+                let statistics = BenchStatistics(latency.milliseconds)
+                return [result.label, what, "\(latency.milliseconds.count + latency.timeouts)", BenchFormat.text(statistics.percentile(50), decimals: 2),
+                        BenchFormat.text(statistics.percentile(90), decimals: 2), BenchFormat.text(statistics.maximum, decimals: 2), "\(latency.timeouts)"]
+            }
+        }
+        if !pageSetRows.isEmpty {
+            sections.append("Pages coming and going (a new page beside an existing one, then removed)\n" + BenchFormat.table(
+                ["layout/pages", "change", "pages", "p50 ms", "p90 ms", "max ms", "timeouts"], pageSetRows))
         }
         let burstRows: [[String]] = results.flatMap { result in
             [(BenchWatchSession.BurstShape.consecutive, result.burst), (.spread, result.burstSpread)].compactMap { shape, burst -> [String]? in

@@ -132,6 +132,51 @@ final class BenchWatchSession {
         }
     }
 
+    // MARK: Pages coming and going
+
+    /// New pages and their removal: how long until a new page's file is readable under
+    /// `current/`, and until a removed page's file is gone.
+    struct PageSetChanges {
+        var added = Latency()
+        var removed = Latency()
+    }
+
+    /// `count` new pages, one at a time, each beside an existing page (in its folder, under a new
+    /// name), `gap` seconds apart once live; then each removed again, one at a time.
+    func measurePageSetChanges(count: Int, gap: Double, timeout: Double = 30) throws -> PageSetChanges {
+        var changes = PageSetChanges()
+        var added: [(source: String, published: String)] = []
+        for index in 0..<count {
+            let page = (index &* 7919 &+ 29) % site.pageCount
+            let suffix = "-new-\(runTag)-\(index)"
+            let source = String(site.sourcePath(pagesRoot: pagesRoot, page: page).dropLast(".yaml".count)) + suffix + ".yaml"
+            let published = String(site.publishedPath(distRoot: distRoot, page: page).dropLast(".json".count)) + suffix + ".json"
+            let token = "Added \(runTag)a\(index)"
+            let started = BenchClock.now
+            try Self.saveAtomically(source, site.pageSource(page, heroTitle: token))
+            if let arrived = poll(published, for: Array(token.utf8), since: started, timeout: timeout, into: &changes.added) {
+                changes.added.milliseconds.append(BenchClock.milliseconds(from: started, to: arrived))
+            } else {
+                changes.added.timeouts += 1
+            }
+            added.append((source, published))
+            usleep(UInt32(gap * 1e6))
+        }
+        for (source, published) in added {
+            let started = BenchClock.now
+            guard unlink(source) == 0 else { throw BenchError("cannot remove \(source): \(String(cString: strerror(errno)))") }
+            let deadline = started + UInt64(timeout * 1e9)
+            while access(published, F_OK) == 0 && BenchClock.now < deadline { usleep(200) }
+            if access(published, F_OK) == 0 {
+                changes.removed.timeouts += 1
+            } else {
+                changes.removed.milliseconds.append(BenchClock.milliseconds(from: started, to: BenchClock.now))
+            }
+            usleep(UInt32(gap * 1e6))
+        }
+        return changes
+    }
+
     // MARK: Burst
 
     /// Which pages a burst rewrites.

@@ -108,6 +108,13 @@ struct BenchCommandTests {
         #expect(latency["torn_reads"] as? Int == 0)
         #expect(latency["missing_reads"] as? Int == 0)
 
+        for key in ["page_added_to_published", "page_removed_to_gone"] {
+            let changes = try #require(run[key] as? [String: Any], "\(key) missing")
+            #expect(changes["pages"] as? Int == 5, "as many as saves, at most 20")
+            #expect(changes["timeouts"] as? Int == 0)
+            #expect(changes["p50_ms"] is Double || changes["p50_ms"] is Int, "\(key).p50_ms")
+        }
+        #expect((run["page_added_to_published"] as? [String: Any])?["torn_reads"] as? Int == 0)
         for key in ["burst", "burst_spread"] {
             let burst = try #require(run[key] as? [String: Any], "\(key) missing")
             #expect(burst["files"] as? Int == 20)

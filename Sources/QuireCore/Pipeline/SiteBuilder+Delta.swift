@@ -381,7 +381,8 @@ extension SiteBuilder {
             scope.files.insert("\(displayRoot)/\(file.file.relativePath)")
         }
         scope.files.insert(page.file)
-        base.pageSources[page.file] = pageID
+        // Written only when new: the last result shares the dictionary, and a write would copy it.
+        if base.pageSources[page.file] != pageID { base.pageSources[page.file] = pageID }
         base.setLinks(pageID, page.linkedPageIDs)
         changes.setDiagnostics(page.diagnostics + rendered.translations.diagnostics + (rendered.output?.diagnostics ?? []), of: pageID)
         base.setScheduled(pageID, page.scheduledChanges(after: now))

@@ -58,11 +58,13 @@ public struct SiteInventory: Sendable {
             if relativePath.split(separator: "/").contains(where: { EditorTempFiles.isIgnored(String($0)) }) { continue }
             let display = "\(displayRoot)/\(relativePath)"
             let wasFile = forget(path: path, relativePath: relativePath, display: display)
-            // A folder (gone, or here now): what was known under it goes; a scan of it comes back.
-            let knownUnder = wasFile ? [] : forgetFiles(under: relativePath, displayRoot: displayRoot)
-            changed.formUnion(knownUnder)
             var info = stat()
-            guard lstat(path, &info) == 0 else { continue }
+            let exists = lstat(path, &info) == 0
+            // A folder (here now, or gone): what was known under it goes; a scan of it comes back.
+            if exists ? info.st_mode & S_IFMT == S_IFDIR : !wasFile {
+                changed.formUnion(forgetFiles(under: relativePath, displayRoot: displayRoot))
+            }
+            guard exists else { continue }
             switch info.st_mode & S_IFMT {
             case S_IFREG: classify(SourceFile(path: path, relativePath: relativePath), display: display)
             case S_IFDIR:

@@ -280,6 +280,9 @@ import Testing
         }
         #expect(try fixture.published("en/guides/new/deeper/b.json").contains("Drills"))
         try session.step("the folder gone", changed: ["guides/new"]) { try fixture.remove("guides/new") }
+        let touched = try session.step("a folder touched (its attributes)", changed: ["guides"]) {}
+        #expect(touched.stageMilliseconds.allSatisfy { $0.stage != "validate" || $0.ms == 0 }, "its files are its own events: no page is validated again")
+        #expect(touched.outcome.map { if case .unchanged = $0 { true } else { false } } == true)
         result = try session.step("a page removed while its translation stays", changed: ["other.yaml"]) { try fixture.remove("other.yaml") }
         #expect(fixture.lines(result).contains { $0.hasPrefix("site/l10n/fr/other.yaml") && $0.contains("translates page 'other', which does not exist") })
         result = try session.step("and back", changed: ["other.yaml"]) {

@@ -60,40 +60,68 @@ public struct SiteInventory: Sendable {
             let wasFile = forget(path: path, relativePath: relativePath, display: display)
             var info = stat()
             let exists = lstat(path, &info) == 0
-            // A folder (here now, or gone): what was known under it goes; a scan of it comes back.
-            if exists ? info.st_mode & S_IFMT == S_IFDIR : !wasFile {
-                changed.formUnion(forgetFiles(under: relativePath, displayRoot: displayRoot))
+            let isFolder = exists && info.st_mode & S_IFMT == S_IFDIR
+            if isFolder || !exists && !wasFile {
+                // A folder, here now or gone: the files that came or went under it are its
+                // changes (a file's own edits are its own events: a touched folder changes nothing).
+                let before = forgetFiles(under: relativePath, displayRoot: displayRoot)
+                if isFolder {
+                    let depth = relativePath.utf8.count { $0 == UInt8(ascii: "/") } + 1
+                    guard depth < 32 else { return nil }
+                    walk(relative: relativePath, displayRoot: displayRoot, depth: depth)
+                }
+                changed.formUnion(before.symmetricDifference(knownFiles(under: relativePath)))
+                continue
             }
             guard exists else { continue }
             switch info.st_mode & S_IFMT {
             case S_IFREG: classify(SourceFile(path: path, relativePath: relativePath), display: display)
-            case S_IFDIR:
-                let depth = relativePath.utf8.count { $0 == UInt8(ascii: "/") } + 1
-                guard depth < 32 else { return nil }
-                walk(relative: relativePath, displayRoot: displayRoot, depth: depth)
-                changed.formUnion(knownFiles(under: relativePath).map(\.path))
             default: refuse(path: path, relativePath: relativePath, display: display, mode: info.st_mode)
             }
         }
         return changed
     }
 
-    /// Forgets every file known under the folder `relativePath`; returns their paths.
-    private mutating func forgetFiles(under relativePath: String, displayRoot: String) -> [String] {
-        let files = knownFiles(under: relativePath)
-        for file in files { forget(path: file.path, relativePath: file.relativePath, display: "\(displayRoot)/\(file.relativePath)") }
-        let displayPrefix = "\(displayRoot)/\(relativePath)/"
+    /// Forgets every file known under the folder `relativePath`, all at once (a folder of
+    /// 10,000 translation files forgotten one by one would search the list 10,000 times);
+    /// returns their paths.
+    private mutating func forgetFiles(under relativePath: String, displayRoot: String) -> Set<String> {
+        let prefix = relativePath + "/"
+        let isUnder = { (file: SourceFile) in file.relativePath.hasPrefix(prefix) }
+        var gone = Set<String>()
+        for (id, files) in pages where files.contains(where: isUnder) {
+            let rest = files.filter { !isUnder($0) }
+            pages[id] = rest.isEmpty ? nil : rest
+            for file in files where isUnder(file) { gone.insert(file.path) }
+        }
+        var translatedPages = Set<String>()
+        translations.removeAll { translation in
+            guard isUnder(translation.file) else { return false }
+            gone.insert(translation.file.path)
+            translatedPages.insert(translation.pageID)
+            return true
+        }
+        for id in translatedPages {
+            translationsByPage[id]?.removeAll { isUnder($0.file) }
+            if translationsByPage[id]?.isEmpty == true { translationsByPage[id] = nil }
+        }
+        refusedTranslations.removeAll { isUnder($0.file) }
+        for (name, file) in assets where isUnder(file) {
+            assets[name] = nil
+            gone.insert(file.path)
+        }
+        let displayPrefix = "\(displayRoot)/\(prefix)"
         diagnostics.removeAll { $0.file.hasPrefix(displayPrefix) }
-        return files.map(\.path)
+        return gone
     }
 
-    /// The page, translation and asset files known under the folder `relativePath`.
-    private func knownFiles(under relativePath: String) -> [SourceFile] {
+    /// The paths of the page, translation and asset files known under the folder `relativePath`.
+    private func knownFiles(under relativePath: String) -> Set<String> {
         let prefix = relativePath + "/"
-        var files = pages.values.flatMap { $0.filter { $0.relativePath.hasPrefix(prefix) } }
-        files += translations.lazy.map(\.file).filter { $0.relativePath.hasPrefix(prefix) }
-        files += refusedTranslations.lazy.map(\.file).filter { $0.relativePath.hasPrefix(prefix) }
-        files += assets.values.filter { $0.relativePath.hasPrefix(prefix) }
+        var files = Set<String>()
+        for file in pages.values.joined() where file.relativePath.hasPrefix(prefix) { files.insert(file.path) }
+        for translation in translations where translation.file.relativePath.hasPrefix(prefix) { files.insert(translation.file.path) }
+        for file in assets.values where file.relativePath.hasPrefix(prefix) { files.insert(file.path) }
         return files
     }
 

@@ -48,16 +48,21 @@ struct BuildCommand {
         let counts = "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
         switch result.outcome {
         case .published(let version, let isCurrent):
-            Console.shared.error("quire: \(result.site): published \(version)\(isCurrent ? "" : " (site pinned: current unchanged)"), \(result.pagesRebuilt.count) page\(result.pagesRebuilt.count == 1 ? "" : "s") rebuilt, \(result.filesRendered) files rendered, \(time); \(counts)")
+            let comeAndGone = [(result.pagesAdded.count, "added"), (result.pagesRemoved.count, "removed")].filter { $0.0 > 0 }
+                .map { "\(pages($0.0)) \($0.1), " }.joined()
+            Console.shared.error("quire: \(result.site): published \(version)\(isCurrent ? "" : " (site pinned: current unchanged)"), \(comeAndGone)\(pages(result.pagesRebuilt.count)) rebuilt, \(result.filesRendered) files rendered, \(time); \(counts)")
         case .unchanged(let version):
             Console.shared.error("quire: \(result.site): no changes (newest is \(version)), \(time); \(counts)")
         case nil where result.isHeld:
-            Console.shared.error("quire: \(result.site): \(result.pagesRebuilt.count) page\(result.pagesRebuilt.count == 1 ? "" : "s") rendered so far while files are still being written; published when they stop, \(time)")
+            Console.shared.error("quire: \(result.site): \(pages(result.pagesRebuilt.count)) rendered so far while files are still being written; published when they stop, \(time)")
         case nil:
             Console.shared.error("quire: \(result.site): \(publishing ? "nothing published" : "checked \(result.pagesTotal) page\(result.pagesTotal == 1 ? "" : "s")"), \(time); \(counts)")
         }
         return errors > 0 ? .contentProblems : .ok
     }
+
+    /// "1 page", "3 pages".
+    static func pages(_ count: Int) -> String { "\(count) page\(count == 1 ? "" : "s")" }
 
     /// `--timings`: where a build's time went, per stage (summed over worker threads, so the
     /// stages of a parallel build add up to more than its wall time).
@@ -78,6 +83,8 @@ struct BuildCommand {
         case nil: break
         }
         object["pages_rebuilt"] = .array(result.pagesRebuilt.map { .string($0) })
+        object["pages_added"] = .array(result.pagesAdded.map { .string($0) })
+        object["pages_removed"] = .array(result.pagesRemoved.map { .string($0) })
         object["files_rendered"] = .integer(result.filesRendered)
         object["seconds"] = .number(result.seconds)
         if let failure = result.operationalError { object["operational_error"] = .string(failure) }

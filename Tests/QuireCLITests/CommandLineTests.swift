@@ -29,6 +29,22 @@ import Testing
         #expect(try workspace.quire(["rollback", "--dist", workspace.dist]).status == 2, "rollback needs --site")
     }
 
+    @Test func buildNamesThePagesThatCameOrWent() throws {
+        let workspace = try L10nWorkspace()
+        defer { workspace.remove() }
+        let dist = ["--dist", workspace.dist]
+        #expect(try workspace.quire(["build"] + dist).status == 0)
+        try workspace.write("pages/shop/extra.yaml", "title: Extra\nsections:\n  - type: divider\n")
+        let added = try workspace.quire(["build", "--format", "json"] + dist)
+        #expect(added.stderr.contains("shop: published v000002, 1 page added, 1 page rebuilt"), "\(added.stderr)")
+        let sites = try #require((try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any])?["sites"] as? [[String: Any]])
+        #expect(sites.first?["pages_added"] as? [String] == ["extra"])
+        #expect(sites.first?["pages_removed"] as? [String] == [])
+        try FileManager.default.removeItem(atPath: workspace.path("pages/shop/extra.yaml"))
+        let removed = try workspace.quire(["build"] + dist)
+        #expect(removed.stderr.contains("shop: published v000003, 1 page removed, 0 pages rebuilt"), "\(removed.stderr)")
+    }
+
     @Test func buildRollbackUnpinVerifyAndVersions() throws {
         let workspace = try L10nWorkspace()
         defer { workspace.remove() }

@@ -251,6 +251,7 @@ import Testing
             try fixture.write("title: Drills\nsections:\n  - type: divider\n", to: "drills.yaml")
         }
         #expect(result.pagesRebuilt == ["drills"], "the page that links to it keeps its page file")
+        #expect(result.pagesAdded == ["drills"] && result.pagesRemoved.isEmpty)
         #expect(try preview().contains("drills.html"), "and previews a link now")
         result = try session.step("the page a broken button names", changed: ["later.yaml"]) {
             try fixture.write("title: Later\nsections:\n  - type: divider\n", to: "later.yaml")
@@ -272,6 +273,7 @@ import Testing
             try fixture.write("title: Drills\nsections:\n  - type: divider\n", to: "guides/drills.yaml")
         }
         #expect(result.pagesRebuilt == ["guides/drills"])
+        #expect(result.pagesAdded == ["guides/drills"] && result.pagesRemoved == ["drills"])
         #expect(try !preview().contains("drills.html"), "the page it linked to is gone")
         // A folder that appears or goes (moved in or out whole) stands for its files.
         try session.step("a new folder of pages", changed: ["guides/new"]) {

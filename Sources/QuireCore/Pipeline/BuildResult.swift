@@ -11,6 +11,9 @@ public struct SiteBuildResult: Sendable {
     /// Page-locale files rendered anew (not carried from the newest version).
     public var filesRendered = 0
     public var pagesRebuilt: [String] = []
+    /// Pages the published version serves that the one before did not, and the reverse.
+    public var pagesAdded: [String] = []
+    public var pagesRemoved: [String] = []
     /// Built and published as a delta against the last version (the watcher's fast path).
     public var builtAsDelta = false
     /// Rendered but not published: its burst was still being written, and the next build

@@ -331,6 +331,7 @@ extension SiteBuilder {
         result.pagesTotal = base.countedPages
         result.scheduled = base.allScheduled
         result.coverage = config.locales.map { base.coverage[$0] ?? LocaleCoverage(locale: $0) }
+        (result.pagesAdded, result.pagesRemoved) = (changes.added, changes.removedPages)
         base.manifest["pages"] = .integer(base.publishedPages.count)
         base.manifest["coverage"] = .array(result.coverage.map(\.json))
         let record = buildRecord(parent: base.version, locales: config.locales,

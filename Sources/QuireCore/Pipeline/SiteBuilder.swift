@@ -282,9 +282,11 @@ public final class SiteBuilder: @unchecked Sendable {
         manifest["pages"] = .integer(publishedPages.count)
         manifest["coverage"] = .array(result.coverage.map(\.json))
         manifest["vocabulary"] = Self.vocabularyManifest(context.vocabulary)
+        let changes = Self.pageChanges(files, pages: publishedPages, published: published)
+        (result.pagesAdded, result.pagesRemoved) = (changes.added, changes.removed)
         let record = buildRecord(parent: (try? openStore().newestVersion()).flatMap { $0 }, locales: context.config.locales,
-                                 changes: Self.pageChanges(files, pages: publishedPages, published: published), started: started, clock: clock,
-                                 pages: pageRecords, result: result)
+                                 changes: Self.changesJSON(added: changes.added, changed: changes.changed, removed: changes.removed),
+                                 started: started, clock: clock, pages: pageRecords, result: result)
         do {
             let store = try openStore()
             let outcome = try clock.measure(.publish) {
@@ -360,7 +362,8 @@ public final class SiteBuilder: @unchecked Sendable {
 
     /// Pages added, changed (a file written anew) and removed against the newest version.
     /// `after`: the pages the new files publish (`publishedPages(files)`).
-    static func pageChanges(_ files: [OutputFile], pages after: Set<String>, published: [String: PublishedFile]) -> JSONValue {
+    static func pageChanges(_ files: [OutputFile], pages after: Set<String>,
+                            published: [String: PublishedFile]) -> (added: [String], changed: [String], removed: [String]) {
         func pageID(_ metadata: JSONValue?) -> String? { metadata?["page_id"]?.stringValue }
         let before = Set(published.values.compactMap { pageID($0.metadata) })
         var changed = Set<String>()
@@ -369,7 +372,7 @@ public final class SiteBuilder: @unchecked Sendable {
             guard let id = pageID(file.metadata), before.contains(id) else { continue }
             if published[file.path]?.inputDigest != file.inputDigest { changed.insert(id) }
         }
-        return changesJSON(added: after.subtracting(before), changed: changed, removed: before.subtracting(after))
+        return (after.subtracting(before).sorted(), changed.sorted(), before.subtracting(after).sorted())
     }
 
     /// The files of the newest version (what can be carried); none when only checking.

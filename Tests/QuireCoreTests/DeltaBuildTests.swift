@@ -306,6 +306,25 @@ import Testing
         #expect(try session.builder.store.map { try $0.verify() } == [])
     }
 
+    /// The site-wide warning for drill carousels on a site without a drill catalog comes and goes
+    /// with the pages that have one, as a full build says it.
+    @Test func theUncheckedDrillsWarningFollowsTheDeltas() throws {
+        let session = try Session()
+        let fixture = session.fixture
+        let warned = { (result: SiteBuildResult) in result.diagnostics.filter { $0.message.hasPrefix("drill ids are not checked") }.count }
+        #expect(warned(session.builder.build()) == 0)
+        var result = try session.step("the first drill carousel", changed: ["drills-page.yaml"]) {
+            try fixture.write("title: Drills\nsections:\n  - type: drill_carousel\n    id: reel\n    drill_ids: [draw]\n", to: "drills-page.yaml")
+        }
+        #expect(warned(result) == 1)
+        result = try session.step("an unrelated edit", changed: ["home.yaml"]) {
+            try fixture.write(Self.page.replacingOccurrences(of: "Public intro.", with: "Other intro."), to: "home.yaml")
+        }
+        #expect(warned(result) == 1, "kept from the build before")
+        result = try session.step("the carousel gone", changed: ["drills-page.yaml"]) { try fixture.remove("drills-page.yaml") }
+        #expect(warned(result) == 0)
+    }
+
     @Test func siteWideChangesTakeTheFullPath() throws {
         let session = try Session()
         let fixture = session.fixture

@@ -34,6 +34,8 @@ extension SiteBuilder {
         /// the pages to build again when a page comes or goes.
         private(set) var links: [String: Set<String>] = [:]
         private(set) var linkedFrom: [String: Set<String>] = [:]
+        /// Pages with a drill carousel: while there is one and no drill catalog, the site is warned.
+        var drillCarouselPages: Set<String> = []
 
         init(version: VersionID, settings: SiteSettings, context: ValidationContext, cacheHeaders: CacheHeaderFiles) {
             self.version = version
@@ -58,6 +60,7 @@ extension SiteBuilder {
             pagePaths[pageID] = nil
             publishedPages.remove(pageID)
             scheduled[pageID] = nil
+            drillCarouselPages.remove(pageID)
             setLinks(pageID, [])
         }
 
@@ -235,6 +238,7 @@ extension SiteBuilder {
             base.update(page.pageID, summary: PageSummary(counted: page.counted, coverage: page.output?.coverage ?? [:]), paths: pagePaths[page.pageID] ?? [])
             base.setScheduled(page.pageID, page.scheduled)
             base.setLinks(page.pageID, page.linkedPageIDs)
+            if page.usesDrillCarousel { base.drillCarouselPages.insert(page.pageID) }
         }
         base.diagnostics = result.diagnostics
         base.pageSources = result.pageSources
@@ -325,7 +329,9 @@ extension SiteBuilder {
             }
         }
 
-        result.diagnostics = (base.diagnostics.filter { !scope.files.contains($0.file) } + changes.diagnostics)
+        let drills = uncheckedDrillsWarning
+        let siteWarnings = base.context.drillIDs == nil && !base.drillCarouselPages.isEmpty ? [drills] : []
+        result.diagnostics = (base.diagnostics.filter { !scope.files.contains($0.file) && $0 != drills } + changes.diagnostics + siteWarnings)
             .sorted { ($0.file, $0.position) < ($1.file, $1.position) }
         result.pageSources = base.pageSources
         result.pagesTotal = base.countedPages
@@ -385,6 +391,7 @@ extension SiteBuilder {
         // Written only when new: the last result shares the dictionary, and a write would copy it.
         if base.pageSources[page.file] != pageID { base.pageSources[page.file] = pageID }
         base.setLinks(pageID, page.linkedPageIDs)
+        if page.usesDrillCarousel { base.drillCarouselPages.insert(pageID) } else { base.drillCarouselPages.remove(pageID) }
         changes.setDiagnostics(page.diagnostics + rendered.translations.diagnostics + (rendered.output?.diagnostics ?? []), of: pageID)
         base.setScheduled(pageID, page.scheduledChanges(after: now))
         guard let output = rendered.output else {

@@ -21,6 +21,8 @@ extension SiteBuilder {
             model.map { $0.isDraft ? [] : $0.scheduledChanges(after: now) } ?? []
         }
 
+        var usesDrillCarousel: Bool { model?.allSections.contains { $0.type == "drill_carousel" } == true }
+
         /// Which of its linked page ids are pages of the site: part of what its output (the
         /// preview's links) is rendered from. Empty for a page that links to none.
         func linkState(in pageIDs: Set<String>) -> String {
@@ -53,7 +55,7 @@ extension SiteBuilder {
             hasModel = page.model != nil
             counted = page.counted
             scheduled = page.scheduledChanges(after: now)
-            usesDrillCarousel = page.model?.allSections.contains { $0.type == "drill_carousel" } == true
+            usesDrillCarousel = page.usesDrillCarousel
             linkedPageIDs = page.linkedPageIDs
             outputKey = rendered.outputKey
             // A page that did not validate renders nothing; its files are carried by the build.

@@ -268,9 +268,7 @@ public final class SiteBuilder: @unchecked Sendable {
         var cacheHeaders = CacheHeaderFiles(site: site, files: files)
         files += cacheHeaders.files(published: published)
         result.scheduled = pages.flatMap(\.scheduled).sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
-        if context.drillIDs == nil, pages.contains(where: \.usesDrillCarousel) {
-            result.diagnostics.append(.warning("\(displayRoot)/site.yaml", "drill ids are not checked: this site has no drill catalog (name one with 'drill_catalog: drills.yaml' in site.yaml)"))
-        }
+        if context.drillIDs == nil, pages.contains(where: \.usesDrillCarousel) { result.diagnostics.append(uncheckedDrillsWarning) }
         result.pagesTotal = pages.filter(\.counted).count
         result.coverage = context.config.locales.compactMap { coverage[$0] }
         result.diagnostics.sort { ($0.file, $0.position) < ($1.file, $1.position) }
@@ -306,6 +304,11 @@ public final class SiteBuilder: @unchecked Sendable {
         let statusPages = deltaBase?.publishedPages ?? result.outcome.map { _ in publishedPages }
         clock.measure(.status) { writeStatus(result, context: context, pages: statusPages) }
         return result
+    }
+
+    /// Said once for the site while a page has a drill carousel and the site no drill catalog.
+    var uncheckedDrillsWarning: Diagnostic {
+        .warning("\(displayRoot)/site.yaml", "drill ids are not checked: this site has no drill catalog (name one with 'drill_catalog: drills.yaml' in site.yaml)")
     }
 
     /// The cached sources of pages that link to a page that came or went since the last build:

@@ -56,7 +56,7 @@ struct BuildCommand {
         case nil where result.isHeld:
             Console.shared.error("quire: \(result.site): \(pages(result.pagesRebuilt.count)) rendered so far while files are still being written; published when they stop, \(time)")
         case nil:
-            Console.shared.error("quire: \(result.site): \(publishing ? "nothing published" : "checked \(result.pagesTotal) page\(result.pagesTotal == 1 ? "" : "s")"), \(time); \(counts)")
+            Console.shared.error("quire: \(result.site): \(publishing ? "nothing published" : "checked \(pages(result.pagesTotal))"), \(time); \(counts)")
         }
         return errors > 0 ? .contentProblems : .ok
     }

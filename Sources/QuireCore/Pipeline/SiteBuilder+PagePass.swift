@@ -86,13 +86,16 @@ extension SiteBuilder {
                                                                  cache: pass.cachedTranslations, reuse: pass.reuseTranslation)
         clock.add(.translations, DispatchTime.now().uptimeNanoseconds - started)
         let catalogs = translations.byPage[pageID] ?? []
-        let key = outputKey(page, settingsDigest: pass.settingsDigest, catalogs: catalogs, now: pass.now, pageIDs: pass.context.pageIDs)
+        // Once a page: the output key and the preview's input digest both hold it.
+        let linkState = page.linkState(in: pass.context.pageIDs)
+        let key = outputKey(page, settingsDigest: pass.settingsDigest, catalogs: catalogs, now: pass.now, linkState: linkState)
         var output: PageOutput?
         if page.model != nil {
             if let previous = pass.previousOutputs[pageID], previous.key == key {
                 output = previous.output.carried
             } else {
-                output = render(page, context: pass.context, chains: pass.chains, catalogs: catalogs, failedLocales: translations.failed[pageID] ?? [],
+                output = render(page, linkState: linkState, context: pass.context, chains: pass.chains, catalogs: catalogs,
+                                failedLocales: translations.failed[pageID] ?? [],
                                 settingsDigest: pass.settingsDigest, published: pass.published, now: pass.now, clock: clock, blobs: pass.blobs)
             }
         }

@@ -21,7 +21,8 @@ extension SiteBuilder {
         }
     }
 
-    func render(_ page: ProcessedPage, context: ValidationContext, chains: [String: [String]],
+    /// `linkState`: `page.linkState(in: context.pageIDs)`.
+    func render(_ page: ProcessedPage, linkState: String, context: ValidationContext, chains: [String: [String]],
                         catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)], failedLocales: Set<String>,
                         settingsDigest: String, published: [String: PublishedFile], now: Date, clock: StageClock,
                         blobs: StagingBlobs? = nil) -> PageOutput {
@@ -43,7 +44,6 @@ extension SiteBuilder {
         let minimumAppVersions = Dictionary(context.vocabulary.types.compactMap { type in type.minimumAppVersion.map { (type.name, $0) } }, uniquingKeysWith: { $1 })
         let scheduleState = model.scheduleState(at: now)
         // The preview links the pages it names that exist: adding or removing one renders it again.
-        let linkState = page.linkState(in: context.pageIDs)
         let previewLinks = linkState.isEmpty ? "" : "+" + SHA256.hash(linkState)
         for locale in config.locales {
             let chain = chains[locale] ?? [locale]

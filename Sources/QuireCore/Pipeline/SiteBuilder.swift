@@ -323,8 +323,8 @@ public final class SiteBuilder: @unchecked Sendable {
     /// settings, previews on or off, where it stands in its schedule, and which of the pages it
     /// links to exist.
     func outputKey(_ page: ProcessedPage, settingsDigest: String, catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)],
-                   now: Date, pageIDs: Set<String>) -> String {
-        ([settingsDigest, page.sourceDigest, String(options.previews), page.model?.scheduleState(at: now) ?? "", page.linkState(in: pageIDs)]
+                   now: Date, linkState: String) -> String {
+        ([settingsDigest, page.sourceDigest, String(options.previews), page.model?.scheduleState(at: now) ?? "", linkState]
             + catalogs.map { $0.locale + $0.digest }.sorted()).joined(separator: "|")
     }
 

@@ -44,15 +44,26 @@ struct FileIndex: Sendable {
 
     /// Every file of the version, by path.
     var files: [String: PublishedFile] {
-        Dictionary(uniqueKeysWithValues: locations.map { ($0.path, $0.location.file) })
+        var files: [String: PublishedFile] = [:]
+        forEachFile { path, _, _, file in files[path] = file }
+        return files
     }
 
     /// Every file of the version with where it is stored, in no particular order.
     var locations: [(path: String, location: Location)] {
-        folders.flatMap { prefix, folder in
-            folder.manifest.entries.compactMap { entry in
-                guard case .file(let file) = entry.kind else { return nil }
-                return (prefix + "/" + entry.name, Location(file: file, storedPath: treesRoot + "/" + folder.id + "/" + entry.name))
+        var locations: [(path: String, location: Location)] = []
+        forEachFile { path, folderID, name, file in
+            locations.append((path, Location(file: file, storedPath: treesRoot + "/" + folderID + "/" + name)))
+        }
+        return locations
+    }
+
+    /// Each file of the version: its path, its folder's tree id, its name there. (`files` of a
+    /// full build's 60,000 makes no stored paths it does not need.)
+    private func forEachFile(_ body: (_ path: String, _ folderID: String, _ name: String, _ file: PublishedFile) -> Void) {
+        for (prefix, folder) in folders {
+            for entry in folder.manifest.entries {
+                if case .file(let file) = entry.kind { body(prefix + "/" + entry.name, folder.id, entry.name, file) }
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import QuireCore
 
 /// A child process of the benchmark: `quire build` or `quire watch` (this very binary), or a tool
 /// such as `stat`. Spawned with `posix_spawn` and reaped with `wait4`.
@@ -115,11 +116,15 @@ final class BenchProcess: @unchecked Sendable {
             peak = max(peak, peakRSSKilobytes)
             usleep(5_000)
         }
-        let wall = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        return exited(status: status, usage: usage, peak: peak)
+    }
+
+    /// What `wait4` reported, with the wall time since the start and the peak seen while it ran.
+    private func exited(status: Int32, usage: rusage, peak: Int) -> Exit {
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return Exit(status: exitStatus, wallSeconds: wall, peakRSSKilobytes: peak > 0 ? peak : Int(usage.ru_maxrss),
-                    userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime))
+        let time = ResourceUsage(usage)
+        return Exit(status: exitStatus, wallSeconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9,
+                    peakRSSKilobytes: peak > 0 ? peak : Int(usage.ru_maxrss), userSeconds: time.user, systemSeconds: time.system)
     }
 
     /// The child's peak resident set so far (`VmHWM`, KiB); 0 once it has exited.
@@ -138,12 +143,7 @@ final class BenchProcess: @unchecked Sendable {
         var usage = rusage()
         while DispatchTime.now().uptimeNanoseconds < deadline {
             let reaped = wait4(pid, &status, WNOHANG, &usage)
-            if reaped == pid {
-                func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-                let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-                return Exit(status: exitStatus, wallSeconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9,
-                            peakRSSKilobytes: peak > 0 ? peak : Int(usage.ru_maxrss), userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime))
-            }
+            if reaped == pid { return exited(status: status, usage: usage, peak: peak) }
             usleep(10_000)
         }
         kill(pid, SIGKILL)

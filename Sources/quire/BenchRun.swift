@@ -50,6 +50,7 @@ struct BenchRun {
         var burstSpread: BenchWatchSession.Burst?
         var watcherInitialPublishSeconds: Double?
         var watcherPeakRSSKilobytes: Int?
+        var floor: Floor?
         var problems: [String] = []
 
         var label: String { "\(layout.rawValue)/\(pages)" }
@@ -121,6 +122,13 @@ struct BenchRun {
             if exit.status > 1 { result.problems.append("quire build exited \(exit.status): see \(root)/build-*.log") }
             result.coldBuilds.append(ColdBuild(previews: previews, exit: exit, pages: site.pageCount, files: files))
         }
+        do {
+            progress("\(result.label): the machine's floor (the first cold build's files written again, with no work)")
+            let firstDist = "\(root)/dist-cold-\(options.previews ? "preview" : "no-preview")/\(site.name)"
+            result.floor = try Floor.measure(copying: firstDist, filesPerSave: site.locales.count * (options.previews ? 2 : 1), in: root)
+        } catch {
+            result.problems.append("floor: \(error)")
+        }
 
         progress("\(result.label): in-process build for the stage breakdown")
         var buildOptions = BuildOptions()
@@ -186,6 +194,10 @@ struct BenchRun {
         let fileSystem = BenchProcess.output("/usr/bin/stat", ["-f", "-c", "%T", out]) ?? "unknown"
         let formatter = ISO8601DateFormatter()
         let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
+        // Millions of cached inodes (a machine that made and removed many trees) slowed each file
+        // creation here by about half (bench/README.md), so the count is part of the conditions.
+        let cachedInodes = ((try? String(contentsOfFile: "/proc/sys/fs/inode-nr", encoding: .utf8)) ?? "")
+            .split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) }
         return .object(JSONObject([
             ("date", .string(formatter.string(from: Date()))),
             ("cpu", .string(model)),
@@ -193,6 +205,7 @@ struct BenchRun {
             ("memory_gib", BenchFormat.number(Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824)),
             ("kernel", .string(kernel)),
             ("load_average_at_end", .string(load)),
+            ("cached_inodes_at_end", cachedInodes.map { .integer($0) } ?? .null),
             ("file_system", .string(fileSystem)),
             ("folder", .string(out)),
             ("sync", .string("the store's: one syncfs per published version, no fsync per file")),
@@ -231,6 +244,7 @@ struct BenchRun {
             object["burst_spread"] = result.burstSpread?.json ?? .null
             object["watcher_initial_publish_s"] = BenchFormat.number(result.watcherInitialPublishSeconds)
             object["watcher_peak_rss_mib"] = BenchFormat.number(result.watcherPeakRSSKilobytes.map(BenchFormat.mebibytes))
+            object["floor"] = result.floor?.json ?? .null
             object["problems"] = .array(result.problems.map { .string($0) })
             return .object(object)
         }
@@ -298,7 +312,8 @@ struct BenchRun {
         let c = conditions
         sections.append("quire bench, \(c["date"]?.stringValue ?? ""): \(c["cores"]?.intValue ?? 0) cores (\(c["cpu"]?.stringValue ?? "")), kernel \(c["kernel"]?.stringValue ?? "")\n"
             + "file system \(c["file_system"]?.stringValue ?? "") (\(c["folder"]?.stringValue ?? "")); sync: \(c["sync"]?.stringValue ?? ""); allocator: \(c["allocator"]?.stringValue ?? "")\n"
-            + "\(options.locales) locales, \(options.sections) sections a page, ~\(options.markdownBytes) B of markdown a page; page cache warm; load average at end \(c["load_average_at_end"]?.stringValue ?? "")")
+            + "\(options.locales) locales, \(options.sections) sections a page, ~\(options.markdownBytes) B of markdown a page; page cache warm; load average at end \(c["load_average_at_end"]?.stringValue ?? ""); "
+            + "inodes cached by the kernel at end \(c["cached_inodes_at_end"]?.intValue.map(String.init) ?? "unknown")")
 
         var cold: [[String]] = []
         for result in results {
@@ -312,6 +327,12 @@ struct BenchRun {
         }
         sections.append("Cold build (quire build as a child process)\n" + BenchFormat.table(
             ["layout/pages", "files", "previews", "wall s", "pages/s", "files/s", "peak RSS MiB", "cpu s", "exit"], cold))
+        let floorRows: [[String]] = results.compactMap { result in result.floor.map { [result.label] + $0.row } }
+        if !floorRows.isEmpty {
+            sections.append("Machine floor (the first cold build's output files written again with no work, on every core, then one syncfs; "
+                + "a save's barrier alone: its files in a new folder, one syncfs, a link swapped)\n"
+                + BenchFormat.table(Floor.header, floorRows))
+        }
 
         var latencyNotes: [String] = []
         let latencyRows: [[String]] = results.compactMap { result in

@@ -76,6 +76,7 @@ struct BenchCommandTests {
         let root = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "stdout is not a JSON object")
         let conditions = try #require(root["conditions"] as? [String: Any])
         for key in ["date", "cores", "file_system", "sync", "previews", "kernel"] { #expect(conditions[key] != nil, "conditions.\(key) missing") }
+        #expect((conditions["cached_inodes_at_end"] as? Int ?? 0) > 0, "conditions.cached_inodes_at_end")
         // The binary's malloc is mimalloc's, not glibc's: the link put it first. Under a
         // sanitizer (tests/deep/sanitizers.sh sets its options) the sanitizer's must win instead.
         let allocator = conditions["allocator"] as? String ?? "none"
@@ -97,6 +98,18 @@ struct BenchCommandTests {
             for key in ["wall_s", "pages_per_s", "page_files_per_s", "peak_rss_mib"] { #expect(build[key] is Double || build[key] is Int, "cold_builds.\(key)") }
             #expect(build["exit_status"] as? Int == 0)
         }
+        // The floor rewrites the first cold build's output: its page and preview files at least,
+        // and a save's barrier with one page and one preview per locale.
+        let floor = try #require(run["floor"] as? [String: Any])
+        let output = try #require(floor["cold_output"] as? [String: Any])
+        #expect((output["files"] as? Int ?? 0) >= 2 * (run["page_files"] as? Int ?? .max), "\(output)")
+        #expect((output["bytes"] as? Int ?? 0) > (output["files"] as? Int ?? .max), "\(output)")
+        for key in ["written_s", "synced_s"] { #expect(output[key] is Double || output[key] is Int, "floor.cold_output.\(key)") }
+        let barrier = try #require(floor["save_barrier"] as? [String: Any])
+        #expect(barrier["rounds"] as? Int == 50)
+        #expect(barrier["files"] as? Int == 2 * (run["locales"] as? Int ?? 0))
+        #expect(barrier["p50_ms"] is Double || barrier["p50_ms"] is Int, "floor.save_barrier.p50_ms")
+
         let stages = try #require(run["stages_cold_ms"] as? [String: Any])
         for stage in ["parse", "validate", "markdown", "encode", "publish", "wall"] { #expect(stages[stage] != nil, "stages_cold_ms.\(stage)") }
         #expect(run["stages_one_edit_ms"] is [String: Any])

@@ -1,4 +1,4 @@
-public import QuireModel
+import QuireModel
 
 /// Turns each page's `ttl` into files web servers read, published in every version under
 /// `http/` (a version's files live in folders; `deploy/nginx.conf` keeps `http/` private):

@@ -1,4 +1,4 @@
-public import QuireModel
+import QuireModel
 
 /// A site's `site.yaml` and vocabulary file, read and checked: what validation needs, and one
 /// digest of both (every output depends on them).

@@ -1,4 +1,4 @@
-public import QuireModel
+import QuireModel
 
 /// A site's own section types, from its vocabulary file (`vocabulary.yaml`), added to the
 /// built-in registry without code:

@@ -123,9 +123,11 @@ struct BenchRun {
             result.coldBuilds.append(ColdBuild(previews: previews, exit: exit, pages: site.pageCount, files: files))
         }
         do {
-            progress("\(result.label): the machine's floor (the first cold build's files written again, with no work)")
+            progress("\(result.label): the machine's floor (libyaml and cmark alone; the first cold build's files written again, with no work)")
             let firstDist = "\(root)/dist-cold-\(options.previews ? "preview" : "no-preview")/\(site.name)"
-            result.floor = try Floor.measure(copying: firstDist, filesPerSave: site.locales.count * (options.previews ? 2 : 1), in: root)
+            let markdown = (0..<site.pageCount).flatMap { page in site.locales.map { site.markdown(page, locale: $0) } }
+            result.floor = try Floor.measure(copying: firstDist, pages: pagesRoot, markdown: markdown,
+                                             filesPerSave: site.locales.count * (options.previews ? 2 : 1), in: root)
         } catch {
             result.problems.append("floor: \(error)")
         }
@@ -330,6 +332,7 @@ struct BenchRun {
         let floorRows: [[String]] = results.compactMap { result in result.floor.map { [result.label] + $0.row } }
         if !floorRows.isEmpty {
             sections.append("Machine floor (the first cold build's output files written again with no work, on every core, then one syncfs; "
+                + "libyaml's events of every source file and cmark's HTML of every page-locale's markdown, one core; "
                 + "a save's barrier alone: its files in a new folder, one syncfs, a link swapped)\n"
                 + BenchFormat.table(Floor.header, floorRows))
         }

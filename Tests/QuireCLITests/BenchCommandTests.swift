@@ -105,6 +105,13 @@ struct BenchCommandTests {
         #expect((output["files"] as? Int ?? 0) >= 2 * (run["page_files"] as? Int ?? .max), "\(output)")
         #expect((output["bytes"] as? Int ?? 0) > (output["files"] as? Int ?? .max), "\(output)")
         for key in ["written_s", "synced_s"] { #expect(output[key] is Double || output[key] is Int, "floor.cold_output.\(key)") }
+        // libyaml over every source (a page's and its translations', plus site.yaml), cmark over
+        // every page-locale's markdown.
+        let libraries = try #require(floor["libraries_one_core"] as? [String: Any])
+        #expect(libraries["source_files"] as? Int == (run["page_files"] as? Int ?? 0) + 1, "\(libraries)")
+        #expect(libraries["markdown_documents"] as? Int == run["page_files"] as? Int, "\(libraries)")
+        #expect((libraries["yaml_events"] as? Int ?? 0) > (libraries["source_files"] as? Int ?? .max), "\(libraries)")
+        #expect(floor["cpu_of_the_three_s"] is Double, "floor.cpu_of_the_three_s")
         let barrier = try #require(floor["save_barrier"] as? [String: Any])
         #expect(barrier["rounds"] as? Int == 50)
         #expect(barrier["files"] as? Int == 2 * (run["locales"] as? Int ?? 0))

@@ -3,8 +3,9 @@ import Glibc
 import Testing
 @testable import QuireCore
 
-/// `WriteFloor`, the machine's floor `quire bench` prints: it must write what the published tree
-/// holds (no more, no less), and a save's barrier must leave its link on the last round.
+/// The machine's floors `quire bench` prints. `WriteFloor` must write what the published tree
+/// holds (no more, no less), and a save's barrier must leave its link on the last round;
+/// `LibraryFloor` must run libyaml over every source file and cmark over every text it is given.
 @Suite struct WriteFloorTests {
     @Test func rewritesEveryRegularFileOfATreeWithItsSizeAndFolder() throws {
         let dist = TemporaryDist()
@@ -42,5 +43,26 @@ import Testing
         #expect(try WriteFloor.shape(of: scratch).map { $0.sorted() } == Array(repeating: [10, 20, 30], count: 4))
         // The floor refuses a folder that is there already: it measures new files only.
         #expect(throws: StoreError.self) { try WriteFloor.saveBarrier(sizes: [1], rounds: 1, in: scratch) }
+    }
+
+    @Test func theLibraryFloorParsesEverySourceFileAndRendersEveryText() throws {
+        let dist = TemporaryDist()
+        let pages = dist.path + "/pages"
+        try FileSystem.makeDirectories(pages + "/site/l10n/fr")
+        try FileSystem.createFile(pages + "/site/home.yaml", Array("a: 1\n".utf8))
+        try FileSystem.createFile(pages + "/site/l10n/fr/home.yml", Array("- x\n- y\n".utf8))
+        try FileSystem.createFile(pages + "/site/notes.txt", Array("not: [yaml".utf8))
+
+        let figures = try LibraryFloor.measure(sources: pages, markdown: ["# Hi", "*x*", ""])
+        #expect(figures.sourceFiles == 2)
+        #expect(figures.sourceBytes == 5 + 8)
+        // Stream, document, collection: start and end each; then the scalars (a, 1 / x, y).
+        #expect(figures.yamlEvents == 2 * (6 + 2))
+        #expect(figures.markdownDocuments == 3)
+        #expect(figures.markdownBytes == 7)
+        #expect(CommonMarkDocument.htmlLength(of: "# Hi") == "<h1>Hi</h1>\n".utf8.count)
+
+        try FileSystem.createFile(pages + "/site/broken.yaml", Array("a: [1\n".utf8))
+        #expect(throws: StoreError.self) { try LibraryFloor.measure(sources: pages, markdown: []) }
     }
 }

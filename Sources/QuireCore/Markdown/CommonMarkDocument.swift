@@ -60,6 +60,16 @@ final class CommonMarkDocument {
 
     deinit { cmark_node_free(root) }
 
+    /// cmark's own markdown-to-HTML, nothing else (no tree walked, no filter): what the library
+    /// alone costs, for `LibraryFloor`. The length of the HTML.
+    static func htmlLength(of markdown: String) -> Int {
+        markdown.withCString { characters in
+            guard let html = cmark_markdown_to_html(characters, strlen(characters), CMARK_OPT_DEFAULT) else { return 0 }
+            defer { free(html) }
+            return strlen(html)
+        }
+    }
+
     /// Visits every node in document order: `.enter`/`.exit` around containers, `.leaf` for
     /// nodes without children. A run of adjacent text nodes and soft breaks arrives as one
     /// `.text` (a soft break as a space, as readers take it): cmark splits a paragraph's text

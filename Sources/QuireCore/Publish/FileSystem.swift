@@ -114,6 +114,22 @@ enum FileSystem {
         }
     }
 
+    /// Every regular file under `folder`, at any depth (symbolic links are not followed), with
+    /// the folder it is in and its size.
+    static func regularFiles(under folder: String) throws(StoreError) -> [(folder: String, name: String, size: Int)] {
+        var files: [(folder: String, name: String, size: Int)] = []
+        for name in try list(folder) {
+            let path = folder + "/" + name
+            guard let info = try status(path) else { continue }
+            if isDirectory(info) {
+                files += try regularFiles(under: path)
+            } else if isRegularFile(info) {
+                files.append((folder, name, Int(info.st_size)))
+            }
+        }
+        return files
+    }
+
     // MARK: - Writing
 
     /// A folder with mode 0755 whatever the umask (web servers read `dist/` as another user).

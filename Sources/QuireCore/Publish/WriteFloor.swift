@@ -22,23 +22,7 @@ public enum WriteFloor {
     /// The regular files under `tree` (symbolic links are not followed), grouped by folder:
     /// each folder's file sizes. Empty folders are left out.
     public static func shape(of tree: String) throws(StoreError) -> [[Int]] {
-        var folders: [[Int]] = []
-        try collect(tree, into: &folders)
-        return folders
-    }
-
-    private static func collect(_ folder: String, into folders: inout [[Int]]) throws(StoreError) {
-        var sizes: [Int] = []
-        for name in try FileSystem.list(folder) {
-            let path = folder + "/" + name
-            guard let info = try FileSystem.status(path) else { continue }
-            if FileSystem.isDirectory(info) {
-                try collect(path, into: &folders)
-            } else if FileSystem.isRegularFile(info) {
-                sizes.append(Int(info.st_size))
-            }
-        }
-        if !sizes.isEmpty { folders.append(sizes) }
+        Dictionary(grouping: try FileSystem.regularFiles(under: tree), by: \.folder).values.map { $0.map(\.size) }
     }
 
     /// Writes files of `shape`'s sizes into new folders under `scratch` (which must not exist),

@@ -45,6 +45,25 @@ enum LibYAMLEventReader {
         }
     }
 
+    /// How many events libyaml makes of `text`, and nothing else (no Swift values): what the
+    /// library alone costs, for `LibraryFloor`. Nil when the text is not YAML.
+    static func eventCount(in text: UnsafeBufferPointer<UInt8>) -> Int? {
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) != 0 else { return nil }
+        defer { yaml_parser_delete(&parser) }
+        guard let base = text.baseAddress else { return 0 }
+        yaml_parser_set_input_string(&parser, base, text.count)
+        yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
+        var event = yaml_event_t()
+        var count = 0
+        while true {
+            guard yaml_parser_parse(&parser, &event) != 0 else { return nil }
+            defer { yaml_event_delete(&event) }
+            count += 1
+            if event.type == YAML_STREAM_END_EVENT { return count }
+        }
+    }
+
     private static func convert(_ event: yaml_event_t) -> YAMLEvent {
         let position = SourcePosition(line: Int(event.start_mark.line) + 1, column: Int(event.start_mark.column) + 1)
         switch event.type {

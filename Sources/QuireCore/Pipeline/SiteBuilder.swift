@@ -68,6 +68,8 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Watch mode: pages rendered while their burst went on, to publish with the next build.
     var heldDelta: HeldDelta?
     private let statusQueue = LatestOnlyQueue(label: "quire.status", minimumInterval: 0.25)
+    /// The status files' pages as the last write left them.
+    private let statusPages = StatusPageCache()
     private let spareQueue = LatestOnlyQueue(label: "quire.spares", durationFactor: 0)
     /// Builds started so far: spare folders are made only while this stays the same.
     private let buildsStarted = Atomic<Int>(0)
@@ -428,9 +430,8 @@ public final class SiteBuilder: @unchecked Sendable {
     func writeStatus(_ result: SiteBuildResult, context: ValidationContext?, pages: Set<String>? = nil) {
         guard options.publish, let store = try? openStore() else { return }
         let locales = context?.config.locales ?? []
-        let write: @Sendable () -> Void = {
-            let status = StatusReport.make(result: result, store: store, locales: locales, pages: pages)
-            try? store.writeStatus(StatusReport.files(status))
+        let write: @Sendable () -> Void = { [statusPages] in
+            try? store.writeStatus(StatusReport.files(result: result, store: store, locales: locales, pages: pages, cache: statusPages))
         }
         if options.statusInBackground { statusQueue.submit(write) } else { write() }
     }

@@ -7,7 +7,11 @@ public enum StatusPage {
     /// How many history entries to show, newest first.
     static let historyLimit = 25
 
-    public static func html(status: JSONValue) -> [UInt8] {
+    public static func html(status: JSONValue) -> [UInt8] { html(status: status, pageRows: nil) }
+
+    /// `pageRows`: the pages table as `StatusPageCache` keeps it, in place of rendering it from
+    /// `status["pages"]` (the same bytes, without rendering ten thousand rows again).
+    static func html(status: JSONValue, pageRows: PageRows?) -> [UInt8] {
         let site = status["site"]?.displayText ?? "site"
         let version = status["version"]?.displayText
         let current = status["current"]?.displayText ?? version
@@ -49,7 +53,7 @@ public enum StatusPage {
         if let builtAt = status["built_at"]?.displayText { html.text(" · built at \(builtAt)") }
         html.raw("</p>\n")
 
-        pages(status["pages"]?.objectValue, into: &html)
+        pages(pageRows ?? PageRows(status["pages"]?.objectValue), into: &html)
         coverage(status["coverage"]?.arrayValue ?? [], into: &html)
         diagnostics(allDiagnostics, into: &html)
         history(status["history"]?.arrayValue ?? [], into: &html)
@@ -61,31 +65,43 @@ public enum StatusPage {
 
     // MARK: Parts
 
-    private static func pages(_ pages: JSONObject?, into html: inout HTMLWriter) {
-        html.raw("<h2>Pages</h2>\n")
-        guard let pages, !pages.isEmpty else {
-            html.raw("<p class=\"none\">No pages published yet.</p>\n")
-            return
+    /// The pages table's body: the locale columns, and one row per page in page order.
+    struct PageRows {
+        var columns: [String]
+        var count: Int
+        var bytes: [UInt8]
+
+        init(columns: [String], count: Int, bytes: [UInt8]) {
+            self.columns = columns
+            self.count = count
+            self.bytes = bytes
         }
-        var locales: [String] = []
-        for (_, page) in pages {
-            for locale in (page["locales"]?.arrayValue ?? []).compactMap(\.displayText)
-                + (page["preview"]?.objectValue?.keys ?? []) where !locales.contains(locale)
-            {
-                locales.append(locale)
+
+        /// Every locale any page lists or previews, in the order the pages name them.
+        init(_ pages: JSONObject?) {
+            var columns: [String] = []
+            for (_, page) in pages ?? JSONObject() {
+                for locale in (page["locales"]?.arrayValue ?? []).compactMap(\.displayText)
+                    + (page["preview"]?.objectValue?.keys ?? []) where !columns.contains(locale)
+                {
+                    columns.append(locale)
+                }
             }
+            var bytes: [UInt8] = []
+            for (pageID, page) in pages ?? JSONObject() { bytes += Self.row(pageID, page, columns: columns) }
+            self.init(columns: columns, count: pages?.count ?? 0, bytes: bytes)
         }
-        html.raw("<table class=\"pages\">\n<thead><tr><th>page</th>")
-        for locale in locales { html.element("th", locale) }
-        html.raw("<th>last build</th></tr></thead>\n<tbody>\n")
-        for (pageID, page) in pages {
+
+        /// One page's row: a preview link, "published" or a dash per column, then its last build.
+        static func row(_ pageID: String, _ page: JSONValue, columns: [String]) -> [UInt8] {
+            var html = HTMLWriter()
             html.raw("<tr")
             html.attribute("data-page-id", pageID)
             html.raw("><td>")
             html.element("code", pageID)
             html.raw("</td>")
             let pageLocales = (page["locales"]?.arrayValue ?? []).compactMap(\.displayText)
-            for locale in locales {
+            for locale in columns {
                 let preview = page["preview"]?[locale]?.stringValue.flatMap(PreviewURL.link)
                 if let preview {
                     html.raw("<td><a")
@@ -107,7 +123,20 @@ public enum StatusPage {
                 html.element("td", class: "ok", "ok")
             }
             html.raw("</tr>\n")
+            return html.bytes
         }
+    }
+
+    private static func pages(_ rows: PageRows, into html: inout HTMLWriter) {
+        html.raw("<h2>Pages</h2>\n")
+        guard rows.count > 0 else {
+            html.raw("<p class=\"none\">No pages published yet.</p>\n")
+            return
+        }
+        html.raw("<table class=\"pages\">\n<thead><tr><th>page</th>")
+        for locale in rows.columns { html.element("th", locale) }
+        html.raw("<th>last build</th></tr></thead>\n<tbody>\n")
+        html.raw(bytes: rows.bytes)
         html.raw("</tbody></table>\n")
     }
 

@@ -8,8 +8,59 @@ import Foundation
 ///       "diagnostics": [..], "coverage": [..], "history": [..],
 ///       "scheduled": [{ "page_id", "section"?, "at", "action": "publish" | "expire" }] }
 public enum StatusReport {
+    /// The status without its pages (`"pages"` is an empty object in its place), the pages it
+    /// lists in order, and the diagnostics of each page's own source.
+    struct Parts {
+        var summary: JSONObject
+        var pageIDs: [String]
+        var diagnostics: [String: [Diagnostic]]
+        var locales: [String]
+    }
+
+    /// The whole status as one value.
+    static func make(result: SiteBuildResult, store: SiteStore, locales: [String], pages publishedPages: Set<String>? = nil,
+                     now: Date = Date()) -> JSONValue {
+        let parts = parts(result: result, store: store, locales: locales, pages: publishedPages, now: now)
+        var status = parts.summary
+        status["pages"] = .object(JSONObject(distinctKeys: parts.pageIDs.map { pageID in
+            (pageID, page(pageID, locales: parts.locales, diagnostics: parts.diagnostics[pageID] ?? []))
+        }))
+        return .object(status)
+    }
+
+    /// `status.json` and `index.html` of `status` (`make`).
+    static func files(_ status: JSONValue) -> [String: [UInt8]] {
+        ["status.json": JSONWriter(pretty: true).bytes(status), "index.html": StatusPage.html(status: status)]
+    }
+
+    /// The same files, each page's part taken from `cache` when it has not changed since the
+    /// last write: on a large site the pages are nearly all of both files.
+    static func files(result: SiteBuildResult, store: SiteStore, locales: [String], pages publishedPages: Set<String>?,
+                      cache: StatusPageCache, now: Date = Date()) -> [String: [UInt8]] {
+        let parts = parts(result: result, store: store, locales: locales, pages: publishedPages, now: now)
+        let pages = cache.render(parts)
+        let writer = JSONWriter(pretty: true)
+        // As `JSONWriter(pretty: true)` writes the whole status (`files(_:)`), member by member.
+        var json = Array("{".utf8)
+        for (index, member) in parts.summary.members.enumerated() {
+            json += (index == 0 ? "\n  " : ",\n  ").utf8
+            writer.append(.string(member.key), depth: 1, to: &json)
+            json += ": ".utf8
+            if member.key == "pages" { json += pages.json } else { writer.append(member.value, depth: 1, to: &json) }
+        }
+        json += "\n}\n".utf8
+        return ["status.json": json, "index.html": StatusPage.html(status: .object(parts.summary), pageRows: pages.rows)]
+    }
+
+    /// One page's entry: its locales, its source's diagnostics and a preview link per locale.
+    static func page(_ pageID: String, locales: [String], diagnostics: [Diagnostic]) -> JSONValue {
+        // Relative to status/, through current/: the link follows the live version.
+        let preview = JSONObject(members: locales.map { (key: $0, value: .string("../current/preview/\($0)/\(pageID).html")) })
+        return ["locales": .array(locales.map { .string($0) }), "diagnostics": .array(diagnostics.map(\.json)), "preview": .object(preview)]
+    }
+
     /// `publishedPages`: the pages the newest version serves, when the caller knows them.
-    static func make(result: SiteBuildResult, store: SiteStore, locales: [String], pages publishedPages: Set<String>? = nil) -> JSONValue {
+    private static func parts(result: SiteBuildResult, store: SiteStore, locales: [String], pages publishedPages: Set<String>?, now: Date) -> Parts {
         let byFile = Dictionary(grouping: result.diagnostics, by: \.file)
         var pageIDs = publishedPages ?? []
         if publishedPages == nil, let newest = try? store.newestVersion(), let files = try? store.files(of: newest) {
@@ -24,28 +75,20 @@ public enum StatusReport {
             guard let pageID = result.pageSources[file], pageIDs.contains(pageID) else { continue }
             diagnosticsByPage[pageID] = diagnostics
         }
-        let localeList = JSONValue.array(locales.map { .string($0) })
-        // Built in one go: a large site lists ten thousand pages on every status write.
-        let pages = JSONObject(distinctKeys: pageIDs.sorted().map { pageID in
-            // Relative to status/, through current/: the link follows the live version.
-            let preview = JSONObject(members: locales.map { (key: $0, value: .string("../current/preview/\($0)/\(pageID).html")) })
-            let diagnostics = JSONValue.array((diagnosticsByPage[pageID] ?? []).map(\.json))
-            return (pageID, ["locales": localeList, "diagnostics": diagnostics, "preview": .object(preview)])
-        })
         let newest = try? store.newestVersion()
         let current = try? store.currentVersion()
         let pinned = try? store.pinnedVersion()
         let formatter = ISO8601DateFormatter()
-        return [
+        let summary: JSONObject = [
             "site": .string(result.site),
             "version": newest.map { .string($0.description) } ?? .null,
             "current": current.map { .string($0.description) } ?? .null,
             "pinned": (pinned ?? nil).map { .string($0.description) } ?? .null,
-            "built_at": .string(formatter.string(from: Date())),
+            "built_at": .string(formatter.string(from: now)),
             "ok": .bool(!result.hasErrors && result.operationalError == nil),
             "errors": .integer(result.diagnostics.filter(\.isError).count),
             "warnings": .integer(result.diagnostics.filter { $0.severity == .warning }.count),
-            "pages": .object(pages),
+            "pages": .object(JSONObject()),
             "diagnostics": .array(result.diagnostics.map(\.json)),
             "coverage": .array(result.coverage.map(\.json)),
             "scheduled": .array(result.scheduled.map(\.json)),
@@ -55,9 +98,6 @@ public enum StatusReport {
                  "reason": .string(entry.reason), "user": .string(entry.user)]
             }),
         ]
-    }
-
-    static func files(_ status: JSONValue) -> [String: [UInt8]] {
-        ["status.json": JSONWriter(pretty: true).bytes(status), "index.html": StatusPage.html(status: status)]
+        return Parts(summary: summary, pageIDs: pageIDs.sorted(), diagnostics: diagnosticsByPage, locales: locales)
     }
 }

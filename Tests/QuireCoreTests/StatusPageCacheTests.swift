@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import QuireCore
+
+/// The status files written from pages kept between writes (`StatusPageCache`) must be the
+/// bytes a whole render of the same status gives, through every kind of change, and must
+/// render again only the pages whose part changed.
+@Suite struct StatusPageCacheTests {
+    @Test func keptPagesGiveTheBytesOfAWholeRender() throws {
+        let fixture = try SiteFixture()
+        try fixture.write("title: Home\nsections:\n  - type: divider\n    id: split\n", to: "home.yaml")
+        try fixture.write("title: Other\nsections:\n  - type: divider\n    id: split\n", to: "guides/other.yaml")
+        let builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: BuildOptions())
+        let store = try SiteStore(dist: fixture.dist, site: fixture.site)
+        let cache = StatusPageCache()
+        let now = Date(timeIntervalSince1970: 1_764_000_000)
+        var locales = ["en", "fr"]
+
+        func step(_ comment: Comment, rendered: Int?, sourceLocation: SourceLocation = #_sourceLocation) {
+            let result = builder.build()
+            let whole = StatusReport.files(StatusReport.make(result: result, store: store, locales: locales, now: now))
+            let kept = StatusReport.files(result: result, store: store, locales: locales, pages: nil, cache: cache, now: now)
+            #expect(kept.keys.sorted() == ["index.html", "status.json"], comment, sourceLocation: sourceLocation)
+            for name in whole.keys.sorted() {
+                // As text, so a difference reads as one.
+                #expect(kept[name].map { String(decoding: $0, as: UTF8.self) } == whole[name].map { String(decoding: $0, as: UTF8.self) },
+                        "\(comment): \(name)", sourceLocation: sourceLocation)
+            }
+            if let rendered { #expect(cache.renderedByLastWrite == rendered, comment, sourceLocation: sourceLocation) }
+        }
+
+        step("first write: every page", rendered: nil)
+        let pageCount = cache.renderedByLastWrite
+        #expect(pageCount >= 2)
+        step("nothing changed: nothing rendered", rendered: 0)
+        try fixture.write("title: Home\nsections:\n  - type: divider\n    id: split\n    colour: red\n", to: "home.yaml")
+        step("a page with an error (it keeps its last good output)", rendered: 1)
+        try fixture.write("title: Home\nsections:\n  - type: divider\n    id: split\n", to: "home.yaml")
+        step("the error mended", rendered: 1)
+        try fixture.write("title: New\nsections:\n  - type: divider\n    id: split\n", to: "guides/new.yaml")
+        step("a new page", rendered: 1)
+        try fixture.remove("guides/other.yaml")
+        step("a page removed", rendered: 0)
+        locales = ["en"]
+        step("other locales: every page again", rendered: pageCount)
+    }
+
+    @Test func aSiteWithoutPagesSaysSo() throws {
+        let fixture = try SiteFixture(from: nil)
+        try fixture.write("default_locale: en\nlocales: [en]\n", to: "site.yaml")
+        let builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: BuildOptions())
+        let result = builder.build()
+        let store = try SiteStore(dist: fixture.dist, site: fixture.site)
+        let now = Date(timeIntervalSince1970: 1_764_000_000)
+        let kept = StatusReport.files(result: result, store: store, locales: ["en"], pages: nil, cache: StatusPageCache(), now: now)
+        #expect(kept == StatusReport.files(StatusReport.make(result: result, store: store, locales: ["en"], now: now)))
+        #expect(String(decoding: kept["index.html"] ?? [], as: UTF8.self).contains("No pages published yet."))
+    }
+}

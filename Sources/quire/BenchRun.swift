@@ -5,6 +5,8 @@ import QuireModel
 /// One full `quire bench`: for each layout and size, generate the site, then
 ///
 ///   cold build (child `quire build`, with and without previews)
+///   -> the machine's floor (`Floor`: the output written with no work, libyaml and cmark alone,
+///      a save's barrier alone)
 ///   -> per-stage breakdown (in-process `SiteBuilder.build()`: cold, then after a one-page edit)
 ///   -> `quire watch` child: first publish, N single saves, then two bursts (consecutive pages,
 ///      then pages spread over every folder)
@@ -196,8 +198,8 @@ struct BenchRun {
         let fileSystem = BenchProcess.output("/usr/bin/stat", ["-f", "-c", "%T", out]) ?? "unknown"
         let formatter = ISO8601DateFormatter()
         let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
-        // Millions of cached inodes (a machine that made and removed many trees) slowed each file
-        // creation here by about half (bench/README.md), so the count is part of the conditions.
+        // Millions of cached inodes (a machine that made and removed many trees) made each file
+        // creation here about twice as slow (bench/README.md), so the count is a condition.
         let cachedInodes = ((try? String(contentsOfFile: "/proc/sys/fs/inode-nr", encoding: .utf8)) ?? "")
             .split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) }
         return .object(JSONObject([

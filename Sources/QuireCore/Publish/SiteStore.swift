@@ -388,11 +388,12 @@ public final class SiteStore: @unchecked Sendable {
             (state.spares, state.newest.map { Array($0.index.folders) } ?? [])
         }
         guard let spares, !folders.isEmpty else { return 0 }
-        func depth(_ path: String) -> Int { path.utf8.count { $0 == UInt8(ascii: "/") } }
+        // Each folder's depth counted once, not in every comparison of the sort.
         var seen = Set<String>()
         let trees = folders
-            .sorted { (depth($0.key), $0.key) < (depth($1.key), $1.key) }
-            .compactMap { seen.insert($0.value.id).inserted ? (id: $0.value.id, manifest: $0.value.manifest) : nil }
+            .map { (depth: $0.key.utf8.count { $0 == UInt8(ascii: "/") }, folder: $0) }
+            .sorted { ($0.depth, $0.folder.key) < ($1.depth, $1.folder.key) }
+            .compactMap { seen.insert($0.folder.value.id).inserted ? (id: $0.folder.value.id, manifest: $0.folder.value.manifest) : nil }
         return spares.prepare(trees, from: layout, shouldStop: shouldStop)
     }
 

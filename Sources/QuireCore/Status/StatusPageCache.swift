@@ -5,10 +5,11 @@ import QuireModel
 /// row in `index.html` depend only on its id, the site's locales and its source's diagnostics,
 /// so a write renders the pages whose diagnostics changed (or that are new) and copies the rest.
 /// At 10,000 pages that is nearly all of both files (about 7 MB), which `quire watch` wrote
-/// from scratch after every save.
+/// from scratch after every save. While the set of pages stays the same (every save but one that
+/// adds or removes a page), their order is kept too, and only pages with diagnostics now or at
+/// the last write are looked at.
 final class StatusPageCache: @unchecked Sendable {
     private struct Page {
-        var diagnostics: [Diagnostic]
         /// `"<id>": {...}` as it stands in the pages object, without the separator before it.
         var member: [UInt8]
         var row: [UInt8]
@@ -17,7 +18,12 @@ final class StatusPageCache: @unchecked Sendable {
     // NSLock rather than Mutex: ThreadSanitizer sees its ordering (see StageClock).
     private let lock = NSLock()
     private var locales: [String] = []
-    private var pages: [String: Page] = [:]
+    /// The last write's pages, in order, with the diagnostics they were rendered with (only
+    /// the pages that had some).
+    private var pageIDs: Set<String> = []
+    private var order: [String] = []
+    private var pages: [Page] = []
+    private var diagnostics: [String: [Diagnostic]] = [:]
     /// How many pages the last `render` rendered rather than copied.
     private(set) var renderedByLastWrite = 0
 
@@ -25,42 +31,70 @@ final class StatusPageCache: @unchecked Sendable {
     /// of the status page's table, for `parts`' pages in order. Pages not listed are forgotten.
     func render(_ parts: StatusReport.Parts) -> (json: [UInt8], rows: StatusPage.PageRows) {
         lock.withLock {
-            if parts.locales != locales {
-                pages = [:]
-                locales = parts.locales
-            }
             renderedByLastWrite = 0
-            guard !parts.pageIDs.isEmpty else {
-                pages = [:]
-                return (Array("{}".utf8), StatusPage.PageRows(columns: [], count: 0, bytes: []))
+            if parts.locales != locales {
+                (locales, pageIDs, order, pages, diagnostics) = (parts.locales, [], [], [], [:])
             }
-            let writer = JSONWriter(pretty: true)
+            if parts.pageIDs == pageIDs {
+                refreshDiagnostics(parts.diagnostics)
+            } else {
+                reorder(parts.pageIDs, diagnostics: parts.diagnostics)
+            }
+            guard !pages.isEmpty else { return (Array("{}".utf8), StatusPage.PageRows(columns: [], count: 0, bytes: [])) }
             var json = Array("{".utf8)
             var rows: [UInt8] = []
-            var kept: [String: Page] = [:]
-            kept.reserveCapacity(parts.pageIDs.count)
-            for pageID in parts.pageIDs {
-                let diagnostics = parts.diagnostics[pageID] ?? []
-                var page: Page
-                if let cached = pages[pageID], cached.diagnostics == diagnostics {
-                    page = cached
-                } else {
-                    let value = StatusReport.page(pageID, locales: locales, diagnostics: diagnostics)
-                    page = Page(diagnostics: diagnostics, member: [], row: StatusPage.PageRows.row(pageID, value, columns: locales))
-                    writer.append(.string(pageID), depth: 2, to: &page.member)
-                    page.member += ": ".utf8
-                    writer.append(value, depth: 2, to: &page.member)
-                    renderedByLastWrite += 1
-                }
-                json += (kept.isEmpty ? "\n    " : ",\n    ").utf8
+            json.reserveCapacity(pages.reduce(0) { $0 + $1.member.count + 6 } + 4)
+            rows.reserveCapacity(pages.reduce(0) { $0 + $1.row.count })
+            for (index, page) in pages.enumerated() {
+                json += (index == 0 ? "\n    " : ",\n    ").utf8
                 json += page.member
                 rows += page.row
-                kept[pageID] = page
             }
             json += "\n  }".utf8
-            pages = kept
             // Every page lists every locale and previews it: the table's columns are the locales.
-            return (json, StatusPage.PageRows(columns: locales, count: parts.pageIDs.count, bytes: rows))
+            return (json, StatusPage.PageRows(columns: locales, count: pages.count, bytes: rows))
         }
+    }
+
+    /// The same pages as the last write: only those with diagnostics then or now can differ.
+    private func refreshDiagnostics(_ now: [String: [Diagnostic]]) {
+        for pageID in Set(diagnostics.keys).union(now.keys) where diagnostics[pageID] != now[pageID] {
+            guard let index = position(of: pageID) else { continue }
+            pages[index] = page(pageID, diagnostics: now[pageID] ?? [])
+        }
+        diagnostics = now
+    }
+
+    /// Another set of pages: sorted again, each kept page copied unless its diagnostics changed.
+    private func reorder(_ pageIDs: Set<String>, diagnostics now: [String: [Diagnostic]]) {
+        var kept: [String: Page] = [:]
+        for (pageID, page) in zip(order, pages) where pageIDs.contains(pageID) && diagnostics[pageID] == now[pageID] {
+            kept[pageID] = page
+        }
+        self.pageIDs = pageIDs
+        order = StatusReport.Parts.ordered(pageIDs)
+        pages = order.map { pageID in kept[pageID] ?? page(pageID, diagnostics: now[pageID] ?? []) }
+        diagnostics = now
+    }
+
+    private func page(_ pageID: String, diagnostics: [Diagnostic]) -> Page {
+        renderedByLastWrite += 1
+        let value = StatusReport.page(pageID, locales: locales, diagnostics: diagnostics)
+        var member: [UInt8] = []
+        let writer = JSONWriter(pretty: true)
+        writer.append(.string(pageID), depth: 2, to: &member)
+        member += ": ".utf8
+        writer.append(value, depth: 2, to: &member)
+        return Page(member: member, row: StatusPage.PageRows.row(pageID, value, columns: locales))
+    }
+
+    /// Where `pageID` stands in `order` (sorted by bytes), found by bisection.
+    private func position(of pageID: String) -> Int? {
+        var (low, high) = (0, order.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if order[middle].utf8.lexicographicallyPrecedes(pageID.utf8) { low = middle + 1 } else { high = middle }
+        }
+        return low < order.count && order[low] == pageID ? low : nil
     }
 }

@@ -9,12 +9,18 @@ import Foundation
 ///       "scheduled": [{ "page_id", "section"?, "at", "action": "publish" | "expire" }] }
 public enum StatusReport {
     /// The status without its pages (`"pages"` is an empty object in its place), the pages it
-    /// lists in order, and the diagnostics of each page's own source.
+    /// lists, and the diagnostics of the pages whose own source has some.
     struct Parts {
         var summary: JSONObject
-        var pageIDs: [String]
+        var pageIDs: Set<String>
         var diagnostics: [String: [Diagnostic]]
         var locales: [String]
+
+        /// The pages in the order both files list them. Page ids are ASCII (`[a-z0-9_/-]`), so
+        /// their bytes sort as the strings do.
+        static func ordered(_ pageIDs: Set<String>) -> [String] {
+            pageIDs.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        }
     }
 
     /// The whole status as one value.
@@ -22,7 +28,7 @@ public enum StatusReport {
                      now: Date = Date()) -> JSONValue {
         let parts = parts(result: result, store: store, locales: locales, pages: publishedPages, now: now)
         var status = parts.summary
-        status["pages"] = .object(JSONObject(distinctKeys: parts.pageIDs.map { pageID in
+        status["pages"] = .object(JSONObject(distinctKeys: Parts.ordered(parts.pageIDs).map { pageID in
             (pageID, page(pageID, locales: parts.locales, diagnostics: parts.diagnostics[pageID] ?? []))
         }))
         return .object(status)
@@ -98,6 +104,6 @@ public enum StatusReport {
                  "reason": .string(entry.reason), "user": .string(entry.user)]
             }),
         ]
-        return Parts(summary: summary, pageIDs: pageIDs.sorted(), diagnostics: diagnosticsByPage, locales: locales)
+        return Parts(summary: summary, pageIDs: pageIDs, diagnostics: diagnosticsByPage, locales: locales)
     }
 }

@@ -31,6 +31,18 @@ public struct JSONWriter: Sendable {
         sink.withBytes { out.append(contentsOf: $0) }
     }
 
+    /// Appends the start of member `key` of an object whose members stand `depth` levels deep, as
+    /// `bytes` writes it: the comma unless it is the first, the line break and indentation, the key
+    /// and the colon. Its value follows with `append(_:depth:to:)` (or bytes encoded so before).
+    public func appendKey(_ key: String, first: Bool, depth: Int, to out: inout [UInt8]) {
+        var sink = ByteSink(capacity: key.utf8.count + 2 * depth + 8)
+        if !first { sink.append(UInt8(ascii: ",")) }
+        newline(depth, into: &sink)
+        Self.writeString(key, into: &sink)
+        if pretty { sink.append(": ") } else { sink.append(UInt8(ascii: ":")) }
+        sink.withBytes { out.append(contentsOf: $0) }
+    }
+
     private func newline(_ depth: Int, into out: inout ByteSink) {
         guard pretty else { return }
         out.append(UInt8(ascii: "\n"))

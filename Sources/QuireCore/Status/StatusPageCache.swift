@@ -10,8 +10,8 @@ import QuireModel
 /// the last write are looked at.
 final class StatusPageCache: @unchecked Sendable {
     private struct Page {
-        /// `"<id>": {...}` as it stands in the pages object, without the separator before it.
-        var member: [UInt8]
+        /// The page's object as it stands in the pages object (its key is written with it).
+        var value: [UInt8]
         var row: [UInt8]
     }
 
@@ -20,6 +20,8 @@ final class StatusPageCache: @unchecked Sendable {
     private var locales: [String] = []
     /// The last write's pages, in order, with the diagnostics they were rendered with (only
     /// the pages that had some).
+    /// `order` as a set, kept so the next write's set is compared without hashing every id
+    /// again (the builder hands over the same set while no page comes or goes).
     private var pageIDs: Set<String> = []
     private var order: [String] = []
     private var pages: [Page] = []
@@ -41,13 +43,14 @@ final class StatusPageCache: @unchecked Sendable {
                 reorder(parts.pageIDs, diagnostics: parts.diagnostics)
             }
             guard !pages.isEmpty else { return (Array("{}".utf8), StatusPage.PageRows(columns: [], count: 0, bytes: [])) }
+            let writer = JSONWriter(pretty: true)
             var json = Array("{".utf8)
             var rows: [UInt8] = []
-            json.reserveCapacity(pages.reduce(0) { $0 + $1.member.count + 6 } + 4)
+            json.reserveCapacity(zip(order, pages).reduce(0) { $0 + $1.0.utf8.count + $1.1.value.count + 10 } + 4)
             rows.reserveCapacity(pages.reduce(0) { $0 + $1.row.count })
-            for (index, page) in pages.enumerated() {
-                json += (index == 0 ? "\n    " : ",\n    ").utf8
-                json += page.member
+            for (index, (pageID, page)) in zip(order, pages).enumerated() {
+                writer.appendKey(pageID, first: index == 0, depth: 2, to: &json)
+                json += page.value
                 rows += page.row
             }
             json += "\n  }".utf8
@@ -80,12 +83,9 @@ final class StatusPageCache: @unchecked Sendable {
     private func page(_ pageID: String, diagnostics: [Diagnostic]) -> Page {
         renderedByLastWrite += 1
         let value = StatusReport.page(pageID, locales: locales, diagnostics: diagnostics)
-        var member: [UInt8] = []
-        let writer = JSONWriter(pretty: true)
-        writer.append(.string(pageID), depth: 2, to: &member)
-        member += ": ".utf8
-        writer.append(value, depth: 2, to: &member)
-        return Page(member: member, row: StatusPage.PageRows.row(pageID, value, columns: locales))
+        var bytes: [UInt8] = []
+        JSONWriter(pretty: true).append(value, depth: 2, to: &bytes)
+        return Page(value: bytes, row: StatusPage.PageRows.row(pageID, value, columns: locales))
     }
 
     /// Where `pageID` stands in `order` (sorted by bytes), found by bisection.

@@ -49,9 +49,7 @@ public enum StatusReport {
         // As `JSONWriter(pretty: true)` writes the whole status (`files(_:)`), member by member.
         var json = Array("{".utf8)
         for (index, member) in parts.summary.members.enumerated() {
-            json += (index == 0 ? "\n  " : ",\n  ").utf8
-            writer.append(.string(member.key), depth: 1, to: &json)
-            json += ": ".utf8
+            writer.appendKey(member.key, first: index == 0, depth: 1, to: &json)
             if member.key == "pages" { json += pages.json } else { writer.append(member.value, depth: 1, to: &json) }
         }
         json += "\n}\n".utf8

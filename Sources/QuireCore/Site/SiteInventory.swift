@@ -159,26 +159,39 @@ public struct SiteInventory: Sendable {
             diagnostics.append(.error("\(displayRoot)/\(relative)", "folders nest deeper than 32 levels: this folder is not read; move its files up"))
             return
         }
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        // readdir's types spare an lstat per file (30,000 at 10,000 pages, before any page is
+        // read); only a file system that leaves the type unknown, and what is neither a folder
+        // nor a regular file, is asked. Sorted by bytes, the order every build sees.
+        var entries: [(name: String, type: UInt8)] = []
+        do throws(StoreError) {
+            try FileSystem.forEachEntry(of: directory, opening: { opendir(directory) }) { name, type in
+                entries.append((String(cString: name), type))
+            }
         } catch {
-            diagnostics.append(.error("\(displayRoot)/\(relative)", "cannot list this folder: \(error.localizedDescription)"))
+            let reason = error.errorNumber.map { String(cString: strerror($0)) } ?? error.description
+            diagnostics.append(.error("\(displayRoot)/\(relative)", "cannot list this folder: \(reason)"))
             return
         }
-        for name in names where !EditorTempFiles.isIgnored(name) {
+        entries.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        for (name, type) in entries where !EditorTempFiles.isIgnored(name) {
             let relativePath = relative.isEmpty ? name : "\(relative)/\(name)"
             let path = "\(root)/\(relativePath)"
-            let display = "\(displayRoot)/\(relativePath)"
-            var info = stat()
-            guard lstat(path, &info) == 0 else { continue }  // vanished since listing
-            switch info.st_mode & S_IFMT {
+            let mode: mode_t
+            switch Int32(type) {
+            case Int32(DT_DIR): mode = S_IFDIR
+            case Int32(DT_REG): mode = S_IFREG
+            default:
+                var info = stat()
+                guard lstat(path, &info) == 0 else { continue }  // vanished since listing
+                mode = info.st_mode
+            }
+            switch mode & S_IFMT {
             case S_IFDIR:
                 walk(relative: relativePath, displayRoot: displayRoot, depth: depth + 1)
             case S_IFREG:
-                classify(SourceFile(path: path, relativePath: relativePath), display: display)
+                classify(SourceFile(path: path, relativePath: relativePath), display: "\(displayRoot)/\(relativePath)")
             default:
-                refuse(path: path, relativePath: relativePath, display: display, mode: info.st_mode)
+                refuse(path: path, relativePath: relativePath, display: "\(displayRoot)/\(relativePath)", mode: mode)
             }
         }
     }
@@ -254,7 +267,9 @@ public struct SiteInventory: Sendable {
     }
 
     static func splitExtension(_ path: String) -> (stem: String, pathExtension: String) {
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return (path, "") }
+        // By bytes: `String.lastIndex(of:)` walks grapheme clusters, and this runs for every file.
+        let bytes = path.utf8
+        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")), !bytes[dot...].contains(UInt8(ascii: "/")) else { return (path, "") }
         return (String(path[..<dot]), String(path[path.index(after: dot)...]).lowercased())
     }
 }

@@ -16,6 +16,7 @@ struct EditorTempFilesTests {
             ".store.yaml.Xy12Ab",  // rsync
             "store.yaml.tmp", "store.yaml.part", "store.yaml.crdownload",
             ".git", ".DS_Store", "~$store.docx",
+            "STORE.YAML.TMP", "Notes.Bak", "store.yaml.kate-swp", "a___jb_tmp___b", "#",  // any case; anywhere
         ])
     func ignored(name: String) {
         #expect(EditorTempFiles.isIgnored(name))
@@ -23,7 +24,8 @@ struct EditorTempFilesTests {
 
     @Test(
         "page, asset and translation names are kept",
-        arguments: ["store.yaml", "range-safety.json", "site.yaml", "trex-banner.jpg", "fr.po", "4914", "2024", "l10n", "sedan.yaml"])
+        arguments: ["store.yaml", "range-safety.json", "site.yaml", "trex-banner.jpg", "fr.po", "4914", "2024", "l10n", "sedan.yaml",
+                    "swp.yaml", "temp", "a.swp.yaml", "jb_tmp.yaml", "café.yaml", "ÉTÉ.YAML"])
     func kept(name: String) {
         #expect(!EditorTempFiles.isIgnored(name))
     }

@@ -185,13 +185,15 @@ public struct SiteInventory: Sendable {
                 guard lstat(path, &info) == 0 else { continue }  // vanished since listing
                 mode = info.st_mode
             }
-            switch mode & S_IFMT {
-            case S_IFDIR:
+            if mode & S_IFMT == S_IFDIR {
                 walk(relative: relativePath, displayRoot: displayRoot, depth: depth + 1)
-            case S_IFREG:
-                classify(SourceFile(path: path, relativePath: relativePath), display: "\(displayRoot)/\(relativePath)")
-            default:
-                refuse(path: path, relativePath: relativePath, display: "\(displayRoot)/\(relativePath)", mode: mode)
+                continue
+            }
+            let display = "\(displayRoot)/\(relativePath)"
+            if mode & S_IFMT == S_IFREG {
+                classify(SourceFile(path: path, relativePath: relativePath), display: display)
+            } else {
+                refuse(path: path, relativePath: relativePath, display: display, mode: mode)
             }
         }
     }

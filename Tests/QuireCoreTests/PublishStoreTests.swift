@@ -123,6 +123,35 @@ import Testing
         #expect(link(store.root + "/versions/v000001/en") == link(store.root + "/versions/v000002/en"))
     }
 
+    /// Content that an older version already stores (an edit undone, in full and as a delta) is
+    /// published as that version's trees: the stored folders are kept, not replaced or doubled.
+    @Test func contentAnOlderVersionStoresKeepsItsTrees() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        _ = try store.publish(request([page("en/guides/a.json", "A"), page("fr/b.json", "B")]))
+        let v1 = store.root + "/versions/v000001"
+        let stored = try #require(lstatInfo((v1 + "/en").resolvedThroughLinks))
+        _ = try store.publish(request([page("en/guides/a.json", "A2"), carried("fr/b.json")]))
+        #expect(link(v1 + "/en") != link(store.root + "/versions/v000002/en"))
+        _ = try store.publish(request([page("en/guides/a.json", "A"), carried("fr/b.json")]))
+        let v3 = store.root + "/versions/v000003"
+        #expect(link(v3 + "/en") == link(v1 + "/en"))
+        #expect(lstatInfo((v3 + "/en").resolvedThroughLinks)?.st_ino == stored.st_ino)
+        // The same undo as a delta, over the folder and its subfolder.
+        _ = try store.publish(PublishDelta(base: VersionID(3), files: [page("en/guides/a.json", "A2")], removed: [],
+                                           manifest: request([]).manifest, buildRecord: JSONObject()))
+        _ = try store.publish(PublishDelta(base: VersionID(4), files: [page("en/guides/a.json", "A")], removed: [],
+                                           manifest: request([]).manifest, buildRecord: JSONObject()))
+        let v5 = store.root + "/versions/v000005"
+        #expect(link(v5 + "/en") == link(v1 + "/en"))
+        #expect(lstatInfo((v5 + "/en").resolvedThroughLinks)?.st_ino == stored.st_ino)
+        #expect(readText(store.root + "/current/en/guides/a.json") == "A")
+        #expect(try store.verify().isEmpty)
+        #expect(try FileSystem.list(store.root + "/staging").isEmpty)
+        let trees = try FileSystem.list(store.root + "/trees")
+        #expect(trees.filter { $0.hasSuffix(".json") }.count * 2 == trees.count)
+    }
+
     @Test func carryingAFileTheNewestVersionLacksIsRefused() throws {
         let dist = TemporaryDist()
         let store = try dist.store()

@@ -163,7 +163,7 @@ struct DeltaPlanner {
 
     /// A folder that stays as it is: only its id (for the link) and totals are needed.
     private func stub(_ id: String, files: Int, bytes: Int) -> PlannedTree {
-        PlannedTree(manifest: Self.emptyManifest, id: id, files: [:], subtrees: [:], fileCount: files, byteCount: bytes)
+        PlannedTree(manifest: Self.emptyManifest, id: id, files: [:], subtrees: [:], fileCount: files, byteCount: bytes, isStored: true)
     }
 }
 

@@ -28,6 +28,9 @@ struct PlannedTree: Sendable {
     /// With `linkedFrom`: how many entries that tree has, and the names of those this one drops.
     var linkedEntryCount = 0
     var droppedNames: [String] = []
+    /// A tree of the newest version (reused whole, or a stub for an unchanged folder): stored with
+    /// all its subtrees, which that version keeps from retention. Nothing to write, nothing to look up.
+    var isStored = false
 }
 
 /// Turns the flat file list of a `PublishRequest` into content-addressed trees, bottom-up,
@@ -127,7 +130,8 @@ struct TreePlanner {
             fileCount += subtree.fileCount
             byteCount += subtree.byteCount
         }
-        return PlannedTree(manifest: old.manifest, id: old.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount)
+        return PlannedTree(manifest: old.manifest, id: old.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount,
+                           isStored: true)
     }
 
     private func plan(_ folder: Folder, path: String, subtrees planned: [String: PlannedTree]) throws(StoreError) -> PlannedTree {

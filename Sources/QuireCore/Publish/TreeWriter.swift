@@ -24,7 +24,9 @@ struct TreeWriter {
     /// Adds `tree` and the subtrees it needs that are not stored yet; `writeAll` writes them.
     mutating func add(_ tree: PlannedTree) {
         // A stored tree is complete with all its subtrees: equal id, equal contents, nothing to do.
-        guard !seen.contains(tree.id), !trees.isStored(tree.id) else { return }
+        // A new one is not looked up in `trees/` (tens of thousands of names after many saves):
+        // should an earlier version already store it, `moveIntoPlace` keeps that copy instead.
+        guard !tree.isStored, !seen.contains(tree.id) else { return }
         seen.insert(tree.id)
         for subtree in tree.subtrees.values { add(subtree) }
         pending.append(tree)
@@ -111,14 +113,19 @@ struct TreeWriter {
         return (try? FileSystem.rename(String(blobFolder), to: folder)) != nil
     }
 
-    /// Moves the staged trees into `trees/`: the folder first, the manifest last, each only when
-    /// missing (an equal tree stored meanwhile, or left by a crash after the folder, is kept).
+    /// Moves the staged trees into `trees/`: the folder first, the manifest last. An equal tree
+    /// stored already (by an earlier version, or left by a crash after its folder) keeps its
+    /// folder: `rename` never replaces a folder that has entries, and every tree has one. The
+    /// manifest is replaced by the same bytes (its name is their hash). No lookup comes first:
+    /// in a `trees/` of many names, each costs as much as the rename.
     func moveIntoPlace() throws(StoreError) {
         for id in written {
             let staged = stagingTrees + "/" + id
             CrashPoint.move.reach()
-            if !FileSystem.exists(trees.layout.tree(id)) { try FileSystem.rename(staged, to: trees.layout.tree(id)) }
-            if !FileSystem.exists(trees.layout.treeManifest(id)) { try FileSystem.rename(staged + ".json", to: trees.layout.treeManifest(id)) }
+            do {
+                try FileSystem.rename(staged, to: trees.layout.tree(id))
+            } catch where error.errorNumber == ENOTEMPTY || error.errorNumber == EEXIST {}
+            try FileSystem.rename(staged + ".json", to: trees.layout.treeManifest(id))
         }
     }
 }

@@ -61,14 +61,27 @@ say "generating $pages pages x $locales locales ($layout) in $work"
 wall_seconds() { grep 'Elapsed (wall clock)' "$1" | awk -F': ' '{print $2}' | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }'; }
 peak_mib() { grep 'Maximum resident set size' "$1" | awk -F': ' '{ printf "%.0f", $2 / 1024 }'; }
 
+# Each cold build starts with the disk idle: without the `sync`, the kernel is still writing
+# the previous build's output back (Hugo's 30,000 files) while the next one is timed. Hugo leaves
+# its output to writeback; Quire's time includes its own sync (a version is durable when live).
 say "cold hugo build"
+sync
 /usr/bin/time -v -o "$work/hugo.time" hugo --source "$work/hugo" --destination "$work/hugo-public" --quiet >"$work/hugo-build.log" 2>&1
+quire_build() {  # name, extra flags: a cold build into a dist of its own
+    sync
+    /usr/bin/time -v -o "$work/$1.time" "$quire" build --pages "$work/pages" --dist "$work/$1" "${@:2}" >"$work/$1.log" 2>&1 \
+        || { status=$?; [ "$status" -le 1 ] || { say "quire build failed ($status): $(tail -3 "$work/$1.log")"; exit 3; }; }
+}
 say "cold quire build"
-/usr/bin/time -v -o "$work/quire.time" "$quire" build --pages "$work/pages" --dist "$work/dist" >"$work/quire-build.log" 2>&1 \
-    || { status=$?; [ "$status" -le 1 ] || { say "quire build failed ($status): $(tail -3 "$work/quire-build.log")"; exit 3; }; }
+quire_build dist
+# Equal content: one rendered file per page and locale, as Hugo writes. The previews are
+# Quire's second file per page and locale, for editors; Hugo has nothing like them.
+say "cold quire build without previews"
+quire_build dist-no-preview --no-preview
 
 hugo_wall=$(wall_seconds "$work/hugo.time"); hugo_rss=$(peak_mib "$work/hugo.time")
-quire_wall=$(wall_seconds "$work/quire.time"); quire_rss=$(peak_mib "$work/quire.time")
+quire_wall=$(wall_seconds "$work/dist.time"); quire_rss=$(peak_mib "$work/dist.time")
+bare_wall=$(wall_seconds "$work/dist-no-preview.time"); bare_rss=$(peak_mib "$work/dist-no-preview.time")
 files=$((pages * locales))
 
 say "hugo server --renderToDisk: $edits edits"
@@ -88,6 +101,8 @@ printf '%-34s %12s %12s %10s\n' "cold build wall s" "$hugo_wall" "$quire_wall" "
 printf '%-34s %12s %12s %10s\n' "cold build page files/s" \
     "$(awk -v f=$files -v s="$hugo_wall" 'BEGIN{printf "%.0f", f/s}')" "$(awk -v f=$files -v s="$quire_wall" 'BEGIN{printf "%.0f", f/s}')" "$(ratio "$quire_wall" "$hugo_wall")"
 printf '%-34s %12s %12s %10s\n' "cold build peak RSS MiB" "$hugo_rss" "$quire_rss" "$(ratio "$hugo_rss" "$quire_rss")"
+printf '%-34s %12s %12s %10s\n' "  without previews: wall s" "$hugo_wall" "$bare_wall" "$(ratio "$hugo_wall" "$bare_wall")"
+printf '%-34s %12s %12s %10s\n' "  without previews: peak RSS MiB" "$hugo_rss" "$bare_rss" "$(ratio "$hugo_rss" "$bare_rss")"
 for p in p50 p90 p99; do
     hv=$(field "$h" ".latency.${p}_ms"); qv=$(field "$q" ".latency.${p}_ms")
     printf '%-34s %12s %12s %10s\n' "edit -> output $p ms" "$hv" "$qv" "$(ratio "$hv" "$qv")"

@@ -243,6 +243,7 @@ public final class SiteBuilder: @unchecked Sendable {
         result.diagnostics += orphanTranslations.diagnostics + Self.unusedTranslationWarnings(orphanTranslations)
 
         var files: [OutputFile] = []
+        files.reserveCapacity(pages.reduce(0) { $0 + ($1.output?.files.count ?? 0) } + 8)
         var coverage = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, LocaleCoverage(locale: $0)) })
         var pageRecords = JSONObject()
         for page in pages {
@@ -267,22 +268,20 @@ public final class SiteBuilder: @unchecked Sendable {
             files.append(OutputFile(path: PagePreview.stylesheetPath, content: .bytes(PagePreview.stylesheet), inputDigest: Self.previewFormat))
             files.append(OutputFile(path: PagePreview.scriptPath, content: .bytes(PagePreview.script), inputDigest: Self.previewFormat))
         }
-        var cacheHeaders = CacheHeaderFiles(site: site, files: files)
-        files += cacheHeaders.files(published: published)
+        let (cacheHeaders, headerFiles, pageLists) = Self.cacheHeadersAndPageLists(site: site, files: files, published: published,
+                                                                                   listingPages: options.publish)
+        files += headerFiles
         result.scheduled = pages.flatMap(\.scheduled).sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
         if context.drillIDs == nil, pages.contains(where: \.usesDrillCarousel) { result.diagnostics.append(uncheckedDrillsWarning) }
         result.pagesTotal = pages.filter(\.counted).count
         result.coverage = context.config.locales.compactMap { coverage[$0] }
         result.diagnostics.sort { ($0.file, $0.position) < ($1.file, $1.position) }
 
-        guard options.publish else { return result }
+        guard options.publish, let (publishedPages, changes) = pageLists else { return result }
         var manifest = context.config.manifestFields
-        // Once for the manifest, the change record and the status: 60,000 files on a large site.
-        let publishedPages = Self.publishedPages(files)
         manifest["pages"] = .integer(publishedPages.count)
         manifest["coverage"] = .array(result.coverage.map(\.json))
         manifest["vocabulary"] = Self.vocabularyManifest(context.vocabulary)
-        let changes = Self.pageChanges(files, pages: publishedPages, published: published)
         (result.pagesAdded, result.pagesRemoved) = (changes.added, changes.removed)
         let record = buildRecord(parent: (try? openStore().newestVersion()).flatMap { $0 }, locales: context.config.locales,
                                  changes: Self.changesJSON(added: changes.added, changed: changes.changed, removed: changes.removed),
@@ -363,6 +362,25 @@ public final class SiteBuilder: @unchecked Sendable {
         if let hook = config.publishHook, let failure = PublishHook.run(hook, site: site, version: version, dist: distRoot) {
             result.diagnostics.append(.warning(siteFile, "\(failure); \(version) stays published"))
         }
+    }
+
+    typealias PageLists = (pages: Set<String>, changes: (added: [String], changed: [String], removed: [String]))
+
+    /// The cache header files of `files` (and what makes them, kept for deltas), and when
+    /// `listingPages`, the pages the files publish (once for the manifest, the change record and
+    /// the status) and how they changed: two passes over the same files (60,000 on a large
+    /// site), side by side. `files` is lent, not kept: the caller appends to it afterwards.
+    static func cacheHeadersAndPageLists(site: String, files: [OutputFile], published: [String: PublishedFile], listingPages: Bool)
+        -> (CacheHeaderFiles, [OutputFile], PageLists?) {
+        let ((headers, headerFiles), lists) = sideBySide({
+            var headers = CacheHeaderFiles(site: site, files: files)
+            return (headers, headers.files(published: published))
+        }, { () -> PageLists? in
+            guard listingPages else { return nil }
+            let pages = publishedPages(files)
+            return (pages, pageChanges(files, pages: pages, published: published))
+        })
+        return (headers, headerFiles, lists)
     }
 
     /// Pages added, changed (a file written anew) and removed against the newest version.

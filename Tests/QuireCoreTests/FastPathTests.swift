@@ -299,6 +299,21 @@ import Testing
         return out
     }
 
+    /// `utf8Precedes` (one memcmp) orders as the byte-by-byte comparison does: prefixes, empty
+    /// strings, bytes above 0x7F, small (inline) and large strings, and strings Foundation made.
+    @Test func utf8OrderMatchesTheByteByByteComparison() {
+        let names = ["", "a", "ab", "a\u{0}", "b", "B", "page-00099.json", "page-00100.json", "page-0010", "é", "e\u{301}",
+                     "z", "ÿ", "漢字", "😀", String(repeating: "x", count: 15), String(repeating: "x", count: 16),
+                     String(repeating: "x", count: 40) + "a", String(repeating: "x", count: 40) + "b",
+                     NSString(string: "group-001/page-00135").appendingPathComponent("x"), String(format: "%@", "café")]
+        for first in names {
+            for second in names {
+                #expect(first.utf8Precedes(second) == first.utf8.lexicographicallyPrecedes(second.utf8), "\(first) < \(second)")
+            }
+        }
+        #expect(names.sorted { $0.utf8Precedes($1) } == names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+    }
+
     @Test func htmlFilterTextEscapeMatchesTheByteWalk() {
         var texts = ["", "&", ">", "&amp;", "a&b", "a>b", "&#38;&#x26;&lt;", "é&é>漢&字😀>", "&&&>>>", "x&amp", "&bogus text;"]
         // Each special byte at every offset of a text longer than two words, and next to 0x26 / 0x3E

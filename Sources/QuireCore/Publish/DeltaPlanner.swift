@@ -72,7 +72,7 @@ struct DeltaPlanner {
             topLevel[entry.name] = stub(entry.folder.tree, files: entry.folder.files, bytes: entry.folder.bytes)
         }
         for (path, tree) in planned where depth(path) == 0 { topLevel[path] = tree }
-        let sorted = topLevel.map { (name: $0.key, tree: $0.value) }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        let sorted = topLevel.map { (name: $0.key, tree: $0.value) }.sorted { $0.name.utf8Precedes($1.name) }
         return Plan(topLevel: sorted, changes: changes, removedFiles: removedFiles)
     }
 

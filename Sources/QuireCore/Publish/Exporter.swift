@@ -16,7 +16,7 @@ struct Exporter {
         do {
             try FileSystem.makeDirectory(temporary)
             var listed = JSONObject()
-            for (path, location) in index.locations.sorted(by: { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }) {
+            for (path, location) in index.locations.sorted(by: { $0.path.utf8Precedes($1.path) }) {
                 var folder = temporary
                 for component in path.split(separator: "/").dropLast() {
                     folder += "/" + component

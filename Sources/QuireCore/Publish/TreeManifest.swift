@@ -27,7 +27,7 @@ struct TreeManifest: Sendable, Equatable {
     private let entryRanges: [Range<Int>]?
 
     init(entries: [Entry]) {
-        self.init(sorted: entries.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }, keeping: nil, of: nil)
+        self.init(sorted: entries.sorted { $0.name.utf8Precedes($1.name) }, keeping: nil, of: nil)
     }
 
     /// `kept[i]`: the index in `previous` of an entry that is unchanged from it.
@@ -80,7 +80,7 @@ struct TreeManifest: Sendable, Equatable {
         var (low, high) = (0, entries.count)
         while low < high {
             let middle = (low + high) / 2
-            if entries[middle].name.utf8.lexicographicallyPrecedes(name.utf8) { low = middle + 1 } else { high = middle }
+            if entries[middle].name.utf8Precedes(name) { low = middle + 1 } else { high = middle }
         }
         return low
     }

@@ -83,7 +83,7 @@ struct TreePlanner {
             guard let result else { continue }
             planned.append((String(groups[index].key), try result.get()))
         }
-        return planned.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        return planned.sorted { $0.name.utf8Precedes($1.name) }
     }
 
     static func components(of path: String) throws(StoreError) -> [String] {

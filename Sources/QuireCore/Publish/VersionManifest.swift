@@ -66,7 +66,7 @@ struct VersionManifest: Sendable {
         var fields = JSONObject()
         for member in siteFields where !Self.reservedKeys.contains(member.key) { fields[member.key] = member.value }
         self.siteFields = fields
-        self.folders = folders.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        self.folders = folders.sorted { $0.name.utf8Precedes($1.name) }
     }
 
     init(parsing bytes: [UInt8], path: String) throws(StoreError) {

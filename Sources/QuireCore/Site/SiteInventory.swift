@@ -172,7 +172,7 @@ public struct SiteInventory: Sendable {
             diagnostics.append(.error("\(displayRoot)/\(relative)", "cannot list this folder: \(reason)"))
             return
         }
-        entries.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        entries.sort { $0.name.utf8Precedes($1.name) }
         for (name, type) in entries where !EditorTempFiles.isIgnored(name) {
             let relativePath = relative.isEmpty ? name : "\(relative)/\(name)"
             let path = "\(root)/\(relativePath)"

@@ -93,7 +93,7 @@ final class StatusPageCache: @unchecked Sendable {
         var (low, high) = (0, order.count)
         while low < high {
             let middle = (low + high) / 2
-            if order[middle].utf8.lexicographicallyPrecedes(pageID.utf8) { low = middle + 1 } else { high = middle }
+            if order[middle].utf8Precedes(pageID) { low = middle + 1 } else { high = middle }
         }
         return low < order.count && order[low] == pageID ? low : nil
     }

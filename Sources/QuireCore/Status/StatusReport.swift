@@ -19,7 +19,7 @@ public enum StatusReport {
         /// The pages in the order both files list them. Page ids are ASCII (`[a-z0-9_/-]`), so
         /// their bytes sort as the strings do.
         static func ordered(_ pageIDs: Set<String>) -> [String] {
-            pageIDs.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            pageIDs.sorted { $0.utf8Precedes($1) }
         }
     }
 

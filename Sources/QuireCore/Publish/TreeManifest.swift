@@ -4,7 +4,9 @@ import QuireModel
 /// the SHA-256 of these bytes, so equal contents give the same id and are stored once.
 struct TreeManifest: Sendable, Equatable {
     enum Kind: Sendable, Equatable {
-        case file(PublishedFile)
+        /// Boxed: an edit copies every entry of the folder into the new manifest, and a boxed
+        /// file is one reference to retain instead of three strings and an object.
+        indirect case file(PublishedFile)
         /// A subfolder, stored as the relative link `../<id>` inside the tree's folder.
         case tree(String)
     }
@@ -91,6 +93,7 @@ struct TreeManifest: Sendable, Equatable {
     /// entries kept from `previous` is one copy of its bytes (separators included).
     private static func encode(_ entries: [Entry], keeping kept: [Int?]?, of previous: TreeManifest?) -> ([UInt8], [Range<Int>]) {
         var out = Array("{\n  \"format\": \(format),\n  \"entries\": [".utf8)
+        if let previous { out.reserveCapacity(previous.bytes.count + 1024) }
         var ranges: [Range<Int>] = []
         ranges.reserveCapacity(entries.count)
         let writer = JSONWriter(pretty: true)

@@ -88,10 +88,13 @@ say "hugo server --renderToDisk: $edits edits"
 "$quire" bench hugo-edits "${common[@]}" --saves "$edits" --port "$port" --format json >"$work/hugo-edits.json"
 say "quire watch: $edits saves"
 "$quire" bench watch-edits "${common[@]}" --saves "$edits" --format json >"$work/quire-edits.json"
+# Equal content again: a watcher that renders no previews writes what Hugo writes.
+say "quire watch --no-preview: $edits saves"
+"$quire" bench watch-edits "${common[@]}" --saves "$edits" --no-preview --format json >"$work/quire-edits-no-preview.json"
 
 field() { jq -r "$2 // \"-\"" "$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a != "-") printf "%.1f", a / b; else printf "-" }'; }
-h="$work/hugo-edits.json"; q="$work/quire-edits.json"
+h="$work/hugo-edits.json"; q="$work/quire-edits.json"; qb="$work/quire-edits-no-preview.json"
 
 echo "compare-hugo: $pages pages x $locales locales ($files page files), $layout, ~3 KB markdown a page; $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(stat -f -c %T "$work")"
 echo "hugo $(hugo version | awk '{print $2}'), quire $quire"
@@ -107,8 +110,13 @@ for p in p50 p90 p99; do
     hv=$(field "$h" ".latency.${p}_ms"); qv=$(field "$q" ".latency.${p}_ms")
     printf '%-34s %12s %12s %10s\n' "edit -> output $p ms" "$hv" "$qv" "$(ratio "$hv" "$qv")"
 done
+for p in p50 p90 p99; do
+    hv=$(field "$h" ".latency.${p}_ms"); qv=$(field "$qb" ".latency.${p}_ms")
+    printf '%-34s %12s %12s %10s\n' "  without previews: $p ms" "$hv" "$qv" "$(ratio "$hv" "$qv")"
+done
 printf '%-34s %12s %12s\n' "edits with torn/empty reads" \
-    "$(field "$h" .latency.saves_with_torn_reads)/$(field "$h" .latency.saves)" "$(field "$q" .latency.saves_with_torn_reads)/$(field "$q" .latency.saves)"
+    "$(field "$h" .latency.saves_with_torn_reads)/$(field "$h" .latency.saves)" \
+    "$(field "$q" .latency.saves_with_torn_reads)/$(field "$q" .latency.saves), $(field "$qb" .latency.saves_with_torn_reads)/$(field "$qb" .latency.saves)"
 printf '%-34s %12s %12s\n' "torn reads, missing reads" \
     "$(field "$h" .latency.torn_reads), $(field "$h" .latency.missing_reads)" "$(field "$q" .latency.torn_reads), $(field "$q" .latency.missing_reads)"
 printf '%-34s %12s %12s\n' "edits not seen (timeouts)" "$(field "$h" .latency.timeouts)" "$(field "$q" .latency.timeouts)"

@@ -17,6 +17,8 @@ struct DeltaPlanner {
     let previous: FileIndex
     let layout: SiteLayout
     private static let emptyManifest = TreeManifest(entries: [])
+    /// Fewer folders at one depth are planned on the calling thread.
+    private static let foldersWorthAWorker = 8
 
     private struct FolderEdit {
         var files: [String: OutputFile] = [:]
@@ -46,16 +48,23 @@ struct DeltaPlanner {
         }
         var planned: [String: PlannedTree?] = [:]
         // Deepest first, so a folder's changed subfolders are planned before it; the folders of
-        // one depth on both cores (a burst over a whole site changes 600 folders at once).
+        // one depth on both cores (a burst over a whole site changes 600 folders at once), unless
+        // they are a few: waking a worker costs more than planning them here (a one-page save
+        // plans 3 to 6 a level; on this thread its plan took 0.85 ms instead of 0.98).
         var changedChildren: [String: [(name: String, tree: PlannedTree?)]] = [:]
         var changes: [FolderChange] = []
         for (_, level) in Dictionary(grouping: dirty, by: depth).sorted(by: { $0.key > $1.key }) {
             let paths = level.sorted()
             let trees = ResultSlots<PlannedTree?>(count: paths.count)
             let (children, edits) = (changedChildren, edits)
-            try FirstFailure.concurrentPerform(iterations: paths.count) { [self] index throws(StoreError) in
+            let planOne = { @Sendable [self] (index: Int) throws(StoreError) in
                 let path = paths[index]
                 trees.set(index, try plan(folder: path, edit: edits[path] ?? FolderEdit(), changedChildren: children[path] ?? []))
+            }
+            if paths.count < Self.foldersWorthAWorker {
+                for index in paths.indices { try planOne(index) }
+            } else {
+                try FirstFailure.concurrentPerform(iterations: paths.count, planOne)
             }
             // Every slot is set: a failure has thrown above.
             for (path, tree) in zip(paths, trees.values.map { $0 ?? nil }) {

@@ -84,12 +84,17 @@ quire_wall=$(wall_seconds "$work/dist.time"); quire_rss=$(peak_mib "$work/dist.t
 bare_wall=$(wall_seconds "$work/dist-no-preview.time"); bare_rss=$(peak_mib "$work/dist-no-preview.time")
 files=$((pages * locales))
 
+# The edit runs start with the disk idle too: Quire's one `syncfs` before each swap writes
+# whatever else is dirty on the file system, Hugo's 30,000 files from the run before included.
 say "hugo server --renderToDisk: $edits edits"
+sync
 "$quire" bench hugo-edits "${common[@]}" --saves "$edits" --port "$port" --format json >"$work/hugo-edits.json"
 say "quire watch: $edits saves"
+sync
 "$quire" bench watch-edits "${common[@]}" --saves "$edits" --format json >"$work/quire-edits.json"
 # Equal content again: a watcher that renders no previews writes what Hugo writes.
 say "quire watch --no-preview: $edits saves"
+sync
 "$quire" bench watch-edits "${common[@]}" --saves "$edits" --no-preview --format json >"$work/quire-edits-no-preview.json"
 
 field() { jq -r "$2 // \"-\"" "$1"; }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the same generated content with Hugo and with Quire in one run and prints both and the
 # ratios: cold build wall time and peak RSS (GNU time), and edit -> output latency of
-# `hugo server --renderToDisk` against save -> published of `quire watch`, with torn reads.
+# `hugo server --renderToDisk` against save -> published of `quire watch`, with and without
+# previews (without them, Quire writes what Hugo writes), with torn reads.
 #
 #   bench/compare-hugo.sh [--pages 1000] [--locales 3] [--edits 20] [--layout flat|nested]
 #                         [--quire PATH] [--work DIR] [--port 1313] [--keep]

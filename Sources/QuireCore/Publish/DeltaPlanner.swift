@@ -57,14 +57,9 @@ struct DeltaPlanner {
             let paths = level.sorted()
             let trees = ResultSlots<PlannedTree?>(count: paths.count)
             let (children, edits) = (changedChildren, edits)
-            let planOne = { @Sendable [self] (index: Int) throws(StoreError) in
+            try FirstFailure.concurrentPerform(iterations: paths.count, inlineBelow: Self.foldersWorthAWorker) { [self] index throws(StoreError) in
                 let path = paths[index]
                 trees.set(index, try plan(folder: path, edit: edits[path] ?? FolderEdit(), changedChildren: children[path] ?? []))
-            }
-            if paths.count < Self.foldersWorthAWorker {
-                for index in paths.indices { try planOne(index) }
-            } else {
-                try FirstFailure.concurrentPerform(iterations: paths.count, planOne)
             }
             // Every slot is set: a failure has thrown above.
             for (path, tree) in zip(paths, trees.values.map { $0 ?? nil }) {

@@ -11,7 +11,14 @@ final class FirstFailure: @unchecked Sendable {
 
     /// `DispatchQueue.concurrentPerform` of work that can fail: iterations not yet started
     /// after a failure are skipped, and the first failure is thrown once all have returned.
-    static func concurrentPerform(iterations: Int, _ work: @Sendable (Int) throws(StoreError) -> Void) throws(StoreError) {
+    /// Fewer than `inlineBelow` iterations run in order on this thread: for small pieces of
+    /// work, waking a worker costs more than it saves.
+    static func concurrentPerform(iterations: Int, inlineBelow: Int = 0,
+                                  _ work: @Sendable (Int) throws(StoreError) -> Void) throws(StoreError) {
+        if iterations < inlineBelow {
+            for index in 0..<iterations { try work(index) }
+            return
+        }
         let failure = FirstFailure()
         DispatchQueue.concurrentPerform(iterations: iterations) { index in
             guard !failure.isSet else { return }

@@ -19,4 +19,9 @@ enum UTF8Scan {
     static func contains(_ text: String, anyOf first: UInt8, _ second: UInt8) -> Bool {
         contains(text, byte: first) || contains(text, byte: second)
     }
+
+    /// The `/`s of a `/`-separated path: how many folders its last component is below the top.
+    static func slashes(in path: String) -> Int {
+        path.utf8.count { $0 == UInt8(ascii: "/") }
+    }
 }

@@ -50,7 +50,7 @@ public struct PreviewContext: Sendable {
     /// `../../` for `trex-store` (preview/<locale>/ up to the version folder), one more `../`
     /// per folder in the page id.
     public static func versionFolder(fromPageID pageID: String) -> String {
-        let folders = pageID.utf8.count { $0 == UInt8(ascii: "/") }
+        let folders = UTF8Scan.slashes(in: pageID)
         return String(repeating: "../", count: folders + 2)
     }
 

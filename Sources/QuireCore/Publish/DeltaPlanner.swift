@@ -80,7 +80,7 @@ struct DeltaPlanner {
         return Plan(topLevel: sorted, changes: changes, removedFiles: removedFiles)
     }
 
-    private func depth(_ path: String) -> Int { path.utf8.count { $0 == UInt8(ascii: "/") } }
+    private func depth(_ path: String) -> Int { UTF8Scan.slashes(in: path) }
 
     /// The new tree of one folder: its previous tree with the edit and the changed subfolders
     /// applied; nil when nothing is left in it. Only the changes are looked at: the entries it

@@ -391,7 +391,7 @@ public final class SiteStore: @unchecked Sendable {
         // Each folder's depth counted once, not in every comparison of the sort.
         var seen = Set<String>()
         let trees = folders
-            .map { (depth: $0.key.utf8.count { $0 == UInt8(ascii: "/") }, folder: $0) }
+            .map { (depth: UTF8Scan.slashes(in: $0.key), folder: $0) }
             .sorted { ($0.depth, $0.folder.key) < ($1.depth, $1.folder.key) }
             .compactMap { seen.insert($0.folder.value.id).inserted ? (id: $0.folder.value.id, manifest: $0.folder.value.manifest) : nil }
         return spares.prepare(trees, from: layout, shouldStop: shouldStop)

@@ -66,7 +66,7 @@ public struct SiteInventory: Sendable {
                 // changes (a file's own edits are its own events: a touched folder changes nothing).
                 let before = forgetFiles(under: relativePath, displayRoot: displayRoot)
                 if isFolder {
-                    let depth = relativePath.utf8.count { $0 == UInt8(ascii: "/") } + 1
+                    let depth = UTF8Scan.slashes(in: relativePath) + 1
                     guard depth < 32 else { return nil }
                     walk(relative: relativePath, displayRoot: displayRoot, depth: depth)
                 }

@@ -103,14 +103,15 @@ extension SiteBuilder {
                             translationFiles: files + refused, translations: translations, outputKey: key, output: output)
     }
 
-    /// Every page of `pageIDs` through the pass, on both cores, in order; `keep` takes what the
+    /// Every page of `pageIDs` through the pass, on every core, in order; `keep` takes what the
     /// build needs of each page at once, so the rest (its model, its catalogs) can go.
     func renderPages<Kept: Sendable>(_ pageIDs: [String], in pass: PagePass, clock: StageClock,
                                      progress: (@Sendable (Int, Int) -> Void)? = nil,
                                      keep: @Sendable (RenderedPage) -> Kept) -> [Kept] {
         let done = Atomic<Int>(0)
         let slots = ResultSlots<Kept>(count: pageIDs.count)
-        DispatchQueue.concurrentPerform(iterations: pageIDs.count) { index in
+        // Reading sources blocks when the page cache has let them go: more threads than cores.
+        WideConcurrentPerform.run(iterations: pageIDs.count) { index in
             slots.set(index, keep(renderPage(pageIDs[index], in: pass, clock: clock)))
             let count = done.add(1, ordering: .relaxed).newValue
             if count % 100 == 0 || count == pageIDs.count { progress?(count, pageIDs.count) }

@@ -1,0 +1,66 @@
+import Foundation
+@testable import QuireCore
+import Testing
+
+/// `WideConcurrentPerform.run`: every iteration once, more threads than cores when the work
+/// blocks, and the calling thread alone when there is nothing to share.
+@Suite struct WideConcurrentPerformTests {
+    /// Which iterations ran, on which threads, and how many were running at once.
+    final class Record: @unchecked Sendable {
+        private let lock = NSCondition()
+        private var indices: [Int] = []
+        private var threads: Set<UInt> = []
+        private var running = 0
+        private(set) var peak = 0
+
+        func ran(_ index: Int) {
+            lock.withLock {
+                indices.append(index)
+                threads.insert(UInt(pthread_self()))
+            }
+        }
+
+        /// Blocks (as a read from disk would) until `target` iterations run at once, or 10 s pass.
+        func waitForCompany(_ target: Int) {
+            lock.lock()
+            running += 1
+            peak = max(peak, running)
+            lock.broadcast()
+            let deadline = Date().addingTimeInterval(10)
+            while running < target && peak < target && lock.wait(until: deadline) {}
+            lock.unlock()
+        }
+
+        var ranIndices: [Int] { lock.withLock { indices } }
+        var threadCount: Int { lock.withLock { threads.count } }
+        var onlyOnCaller: Bool { lock.withLock { threads == [UInt(pthread_self())] } }
+    }
+
+    @Test(arguments: [(0, 4), (1, 4), (7, 1), (50, 2), (50, 8), (3, 16)])
+    func everyIterationRunsOnce(iterations: Int, width: Int) {
+        let record = Record()
+        WideConcurrentPerform.run(iterations: iterations, width: width) { record.ran($0) }
+        #expect(record.ranIndices.sorted() == Array(0..<iterations))
+        #expect(record.threadCount <= max(1, min(width, iterations)))
+    }
+
+    @Test func blockedIterationsLeaveRoomForMoreThreadsThanCores() {
+        let width = ProcessInfo.processInfo.activeProcessorCount + 4
+        let record = Record()
+        WideConcurrentPerform.run(iterations: width, width: width) { index in
+            record.ran(index)
+            record.waitForCompany(width)
+        }
+        // With one thread per core, at most that many iterations could ever wait together.
+        #expect(record.peak == width)
+        #expect(record.threadCount == width)
+    }
+
+    @Test(arguments: [(1, 8), (6, 1)])
+    func nothingToShareRunsInOrderOnTheCallingThread(iterations: Int, width: Int) {
+        let record = Record()
+        WideConcurrentPerform.run(iterations: iterations, width: width) { record.ran($0) }
+        #expect(record.ranIndices == Array(0..<iterations))
+        #expect(record.onlyOnCaller)
+    }
+}

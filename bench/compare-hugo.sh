@@ -5,8 +5,10 @@
 # previews (without them, Quire writes what Hugo writes), with torn reads.
 #
 #   bench/compare-hugo.sh [--pages 1000] [--locales 3] [--edits 20] [--layout flat|nested]
-#                         [--quire PATH] [--work DIR] [--port 1313] [--keep]
+#                         [--quire PATH] [--work DIR] [--port 1313] [--keep] [--cold-cache]
 #
+# --cold-cache drops the page cache before each cold build (root only), so every build reads
+# its sources from the disk; without it, each finds what the step before it left cached.
 # The default is quick (1,000 pages x 3 locales); the issue's anchor is --pages 10000.
 # Needs: hugo (Debian's), GNU time (/usr/bin/time), jq, and a release build of quire
 # (built here with `swift build -c release` when --quire is not given and it is missing).
@@ -20,6 +22,7 @@ quire=""
 work=""
 port=1313
 keep=0
+cold_cache=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --pages) pages="$2"; shift 2 ;;
@@ -30,7 +33,8 @@ while [ $# -gt 0 ]; do
         --work) work="$2"; shift 2 ;;
         --port) port="$2"; shift 2 ;;
         --keep) keep=1; shift ;;
-        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        --cold-cache) cold_cache=1; shift ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) echo "compare-hugo: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -39,6 +43,9 @@ for tool in hugo jq /usr/bin/time; do
     command -v "$tool" >/dev/null || { echo "compare-hugo: $tool is missing: apt-get install hugo jq time" >&2; exit 3; }
 done
 
+if [ "$cold_cache" = 1 ] && [ ! -w /proc/sys/vm/drop_caches ]; then
+    echo "compare-hugo: --cold-cache needs root (it writes /proc/sys/vm/drop_caches)" >&2; exit 3
+fi
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 if [ -z "$quire" ]; then
     quire="$repo/.build/release/quire"
@@ -65,11 +72,16 @@ peak_mib() { grep 'Maximum resident set size' "$1" | awk -F': ' '{ printf "%.0f"
 # Each cold build starts with the disk idle: without the `sync`, the kernel is still writing
 # the previous build's output back (Hugo's 30,000 files) while the next one is timed. Hugo leaves
 # its output to writeback; Quire's time includes its own sync (a version is durable when live).
+# With --cold-cache, also nothing of the sources in the page cache: every build reads them.
+settle() {
+    sync
+    if [ "$cold_cache" = 1 ]; then echo 1 > /proc/sys/vm/drop_caches; fi
+}
 say "cold hugo build"
-sync
+settle
 /usr/bin/time -v -o "$work/hugo.time" hugo --source "$work/hugo" --destination "$work/hugo-public" --quiet >"$work/hugo-build.log" 2>&1
 quire_build() {  # name, extra flags: a cold build into a dist of its own
-    sync
+    settle
     /usr/bin/time -v -o "$work/$1.time" "$quire" build --pages "$work/pages" --dist "$work/$1" "${@:2}" >"$work/$1.log" 2>&1 \
         || { status=$?; [ "$status" -le 1 ] || { say "quire build failed ($status): $(tail -3 "$work/$1.log")"; exit 3; }; }
 }
@@ -104,6 +116,7 @@ h="$work/hugo-edits.json"; q="$work/quire-edits.json"; qb="$work/quire-edits-no-
 
 echo "compare-hugo: $pages pages x $locales locales ($files page files), $layout, ~3 KB markdown a page; $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(stat -f -c %T "$work")"
 echo "hugo $(hugo version | awk '{print $2}'), quire $quire"
+echo "page cache before each cold build: $([ "$cold_cache" = 1 ] && echo "dropped (--cold-cache)" || echo "as the step before left it")"
 echo
 printf '%-34s %12s %12s %10s\n' "" "hugo" "quire" "hugo/quire"
 printf '%-34s %12s %12s %10s\n' "cold build wall s" "$hugo_wall" "$quire_wall" "$(ratio "$hugo_wall" "$quire_wall")"

@@ -273,7 +273,7 @@ public final class SiteBuilder: @unchecked Sendable {
         files += headerFiles
         result.scheduled = pages.flatMap(\.scheduled).sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
         if context.drillIDs == nil, pages.contains(where: \.usesDrillCarousel) { result.diagnostics.append(uncheckedDrillsWarning) }
-        result.pagesTotal = pages.filter(\.counted).count
+        result.pagesTotal = pages.reduce(0) { $0 + ($1.counted ? 1 : 0) }  // not `filter`: it copied every page
         result.coverage = context.config.locales.compactMap { coverage[$0] }
         result.diagnostics.sort { ($0.file, $0.position) < ($1.file, $1.position) }
 

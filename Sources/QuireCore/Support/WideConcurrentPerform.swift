@@ -6,8 +6,9 @@ import Synchronization
 /// cache no longer holds (or for an inode table block) leaves its core idle. Here another
 /// thread takes the core. The calling thread is one of the `width` threads.
 enum WideConcurrentPerform {
-    /// Two threads per core: on a cold page cache a 10,000-page build went from 7.7–8.4 s to
-    /// 5.3–5.9 s on 2 cores (bench/README.md); with the cache warm it costs nothing measurable.
+    /// Two threads per core: a 10,000-page build with the page cache dropped went from
+    /// 7.2–8.1 s to 5.5–6.2 s on 2 cores; with the cache warm, the two were within this VM's
+    /// noise (bench/README.md, thirteenth session).
     static var defaultWidth: Int { 2 * ProcessInfo.processInfo.activeProcessorCount }
 
     static func run(iterations: Int, width: Int = defaultWidth, _ work: (Int) -> Void) {

@@ -7,8 +7,8 @@
 #   bench/compare-hugo.sh [--pages 1000] [--locales 3] [--edits 20] [--layout flat|nested]
 #                         [--quire PATH] [--work DIR] [--port 1313] [--keep] [--cold-cache]
 #
-# --cold-cache drops the page cache before each cold build (root only), so every build reads
-# its sources from the disk; without it, each finds what the step before it left cached.
+# --cold-cache drops the kernel's caches before each cold build (root only), so every build
+# reads its sources from the disk; without it, each finds what the step before it left cached.
 # The default is quick (1,000 pages x 3 locales); the issue's anchor is --pages 10000.
 # Needs: hugo (Debian's), GNU time (/usr/bin/time), jq, and a release build of quire
 # (built here with `swift build -c release` when --quire is not given and it is missing).
@@ -72,10 +72,10 @@ peak_mib() { grep 'Maximum resident set size' "$1" | awk -F': ' '{ printf "%.0f"
 # Each cold build starts with the disk idle: without the `sync`, the kernel is still writing
 # the previous build's output back (Hugo's 30,000 files) while the next one is timed. Hugo leaves
 # its output to writeback; Quire's time includes its own sync (a version is durable when live).
-# With --cold-cache, also nothing of the sources in the page cache: every build reads them.
+# With --cold-cache, also nothing cached (pages, folders, inodes): every build reads its sources.
 settle() {
     sync
-    if [ "$cold_cache" = 1 ]; then echo 1 > /proc/sys/vm/drop_caches; fi
+    if [ "$cold_cache" = 1 ]; then echo 3 > /proc/sys/vm/drop_caches; fi
 }
 say "cold hugo build"
 settle
@@ -116,7 +116,7 @@ h="$work/hugo-edits.json"; q="$work/quire-edits.json"; qb="$work/quire-edits-no-
 
 echo "compare-hugo: $pages pages x $locales locales ($files page files), $layout, ~3 KB markdown a page; $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(stat -f -c %T "$work")"
 echo "hugo $(hugo version | awk '{print $2}'), quire $quire"
-echo "page cache before each cold build: $([ "$cold_cache" = 1 ] && echo "dropped (--cold-cache)" || echo "as the step before left it")"
+echo "page cache before each cold build: $([ "$cold_cache" = 1 ] && echo "dropped, with folders and inodes (--cold-cache)" || echo "as the step before left it")"
 echo
 printf '%-34s %12s %12s %10s\n' "" "hugo" "quire" "hugo/quire"
 printf '%-34s %12s %12s %10s\n' "cold build wall s" "$hugo_wall" "$quire_wall" "$(ratio "$hugo_wall" "$quire_wall")"

@@ -5,13 +5,13 @@ import Testing
 /// `WideConcurrentPerform.run`: every iteration once, more threads than cores when the work
 /// blocks, and the calling thread alone when there is nothing to share.
 @Suite struct WideConcurrentPerformTests {
-    /// Which iterations ran, on which threads, and how many were running at once.
+    /// Which iterations ran, on which threads, and how many waited at once.
     final class Record: @unchecked Sendable {
         private let lock = NSCondition()
         private var indices: [Int] = []
         private var threads: Set<UInt> = []
-        private var running = 0
-        private(set) var peak = 0
+        private var waiting = 0
+        private var mostWaiting = 0
 
         func ran(_ index: Int) {
             lock.withLock {
@@ -23,14 +23,17 @@ import Testing
         /// Blocks (as a read from disk would) until `target` iterations run at once, or 10 s pass.
         func waitForCompany(_ target: Int) {
             lock.lock()
-            running += 1
-            peak = max(peak, running)
+            waiting += 1
+            mostWaiting = max(mostWaiting, waiting)
             lock.broadcast()
             let deadline = Date().addingTimeInterval(10)
-            while running < target && peak < target && lock.wait(until: deadline) {}
+            while mostWaiting < target && lock.wait(until: deadline) {}
+            waiting -= 1
             lock.unlock()
         }
 
+        /// The most iterations that waited at the same time.
+        var peak: Int { lock.withLock { mostWaiting } }
         var ranIndices: [Int] { lock.withLock { indices } }
         var threadCount: Int { lock.withLock { threads.count } }
         var onlyOnCaller: Bool { lock.withLock { threads == [UInt(pthread_self())] } }

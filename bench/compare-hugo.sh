@@ -125,14 +125,14 @@ printf '%-34s %12s %12s %10s\n' "cold build page files/s" \
 printf '%-34s %12s %12s %10s\n' "cold build peak RSS MiB" "$hugo_rss" "$quire_rss" "$(ratio "$hugo_rss" "$quire_rss")"
 printf '%-34s %12s %12s %10s\n' "  without previews: wall s" "$hugo_wall" "$bare_wall" "$(ratio "$hugo_wall" "$bare_wall")"
 printf '%-34s %12s %12s %10s\n' "  without previews: peak RSS MiB" "$hugo_rss" "$bare_rss" "$(ratio "$hugo_rss" "$bare_rss")"
-for p in p50 p90 p99; do
-    hv=$(field "$h" ".latency.${p}_ms"); qv=$(field "$q" ".latency.${p}_ms")
-    printf '%-34s %12s %12s %10s\n' "edit -> output $p ms" "$hv" "$qv" "$(ratio "$hv" "$qv")"
-done
-for p in p50 p90 p99; do
-    hv=$(field "$h" ".latency.${p}_ms"); qv=$(field "$qb" ".latency.${p}_ms")
-    printf '%-34s %12s %12s %10s\n' "  without previews: $p ms" "$hv" "$qv" "$(ratio "$hv" "$qv")"
-done
+latency_rows() {  # label prefix, Quire's edits JSON: p50, p90 and p99 against Hugo's
+    for p in p50 p90 p99; do
+        hv=$(field "$h" ".latency.${p}_ms"); qv=$(field "$2" ".latency.${p}_ms")
+        printf '%-34s %12s %12s %10s\n' "$1$p ms" "$hv" "$qv" "$(ratio "$hv" "$qv")"
+    done
+}
+latency_rows "edit -> output " "$q"
+latency_rows "  without previews: " "$qb"
 printf '%-34s %12s %12s\n' "edits with torn/empty reads" \
     "$(field "$h" .latency.saves_with_torn_reads)/$(field "$h" .latency.saves)" \
     "$(field "$q" .latency.saves_with_torn_reads)/$(field "$q" .latency.saves), $(field "$qb" .latency.saves_with_torn_reads)/$(field "$qb" .latency.saves)"

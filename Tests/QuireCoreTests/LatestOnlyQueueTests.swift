@@ -39,4 +39,49 @@ import Testing
         queue.flush()
         #expect(log.values == [1, 2])
     }
+
+    /// The scheduling policy of the thread a queue runs its work on.
+    private func policyOfWork(idlePriority: Bool) -> Int32 {
+        let queue = LatestOnlyQueue(label: "test.policy", idlePriority: idlePriority)
+        let ran = DispatchSemaphore(value: 0)
+        let policy = Log()
+        queue.submit {
+            policy.append(Int(sched_getscheduler(0)))
+            ran.signal()
+        }
+        ran.wait()
+        queue.stop()
+        return Int32(policy.values[0])
+    }
+
+    @Test func idlePriorityWorkRunsOnlyWhenNoOtherThreadWantsTheCore() {
+        #expect(policyOfWork(idlePriority: true) == LatestOnlyQueue.schedIdle)
+        #expect(policyOfWork(idlePriority: false) == SCHED_OTHER)
+    }
+
+    @Test func flushRunsOnTheCallerAtItsOwnPriority() {
+        let queue = LatestOnlyQueue(label: "test.flush-policy", minimumInterval: 3600, idlePriority: true)
+        let log = Log()
+        queue.submit { log.append(1) }
+        queue.flush()  // the first run may be the thread's or the flush's
+        queue.submit { log.append(Int(sched_getscheduler(0))) }
+        queue.flush()
+        queue.stop()
+        #expect(log.values == [1, Int(SCHED_OTHER)])
+    }
+
+    @Test func stopRunsWhatWaitsAndEndsTheThread() {
+        let queue = LatestOnlyQueue(label: "test.stop", minimumInterval: 3600)
+        let log = Log()
+        queue.submit { log.append(1) }
+        queue.flush()
+        queue.submit { log.append(2) }
+        queue.stop()
+        #expect(log.values == [1, 2])
+        queue.submit { log.append(3) }  // no thread runs it now: only a flush does
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect(log.values == [1, 2])
+        queue.flush()
+        #expect(log.values == [1, 2, 3])
+    }
 }

@@ -67,7 +67,7 @@ public final class SiteBuilder: @unchecked Sendable {
     var deltaBase: DeltaBase?
     /// Watch mode: pages rendered while their burst went on, to publish with the next build.
     var heldDelta: HeldDelta?
-    private let statusQueue = LatestOnlyQueue(label: "quire.status", minimumInterval: 0.25)
+    private let statusQueue = LatestOnlyQueue(label: "quire.status", minimumInterval: 0.25, idlePriority: true)
     /// The status files' pages as the last write left them.
     private let statusPages = StatusPageCache()
     private let spareQueue = LatestOnlyQueue(label: "quire.spares", durationFactor: 0)
@@ -95,6 +95,12 @@ public final class SiteBuilder: @unchecked Sendable {
         self.displayRoot = "\(pagesRoot)/\(site)"
         self.distRoot = distRoot
         self.options = options
+    }
+
+    /// The background queues' threads hold the queues until stopped.
+    deinit {
+        statusQueue.stop()
+        spareQueue.stop()
     }
 
     /// Builds the site from what is on disk now and publishes it (unless `options.publish` is off).

@@ -133,9 +133,10 @@ latency_rows() {  # label prefix, Quire's edits JSON: p50, p90 and p99 against H
 }
 latency_rows "edit -> output " "$q"
 latency_rows "  without previews: " "$qb"
+# Quire's column of the last three rows: with previews, then without.
+both() { echo "$(field "$q" "$1")$2$(field "$q" "$3"), $(field "$qb" "$1")$2$(field "$qb" "$3")"; }
 printf '%-34s %12s %12s\n' "edits with torn/empty reads" \
-    "$(field "$h" .latency.saves_with_torn_reads)/$(field "$h" .latency.saves)" \
-    "$(field "$q" .latency.saves_with_torn_reads)/$(field "$q" .latency.saves), $(field "$qb" .latency.saves_with_torn_reads)/$(field "$qb" .latency.saves)"
-printf '%-34s %12s %12s\n' "torn reads, missing reads" \
-    "$(field "$h" .latency.torn_reads), $(field "$h" .latency.missing_reads)" "$(field "$q" .latency.torn_reads), $(field "$q" .latency.missing_reads)"
-printf '%-34s %12s %12s\n' "edits not seen (timeouts)" "$(field "$h" .latency.timeouts)" "$(field "$q" .latency.timeouts)"
+    "$(field "$h" .latency.saves_with_torn_reads)/$(field "$h" .latency.saves)" "$(both .latency.saves_with_torn_reads / .latency.saves)"
+printf '%-34s %12s %12s\n' "torn reads/missing reads" \
+    "$(field "$h" .latency.torn_reads)/$(field "$h" .latency.missing_reads)" "$(both .latency.torn_reads / .latency.missing_reads)"
+printf '%-34s %12s %12s\n' "edits not seen (timeouts)" "$(field "$h" .latency.timeouts)" "$(field "$q" .latency.timeouts), $(field "$qb" .latency.timeouts)"

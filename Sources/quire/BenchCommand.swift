@@ -69,7 +69,8 @@ struct BenchCommand {
         defer { _ = session.stop() }
         try session.waitForFirstPublish(timeout: 900)
         let latency = try session.measureSaves(count: options.saves, gap: options.saveGap)
-        let report: JSONValue = ["tool": "quire watch", "initial_publish_s": BenchFormat.number(session.initialPublishSeconds), "latency": latency.json]
+        let report: JSONValue = ["tool": "quire watch", "initial_publish_s": BenchFormat.number(session.initialPublishSeconds),
+                                  "settled_s": BenchFormat.number(session.settleSeconds), "latency": latency.json]
         if options.format == .json { Console.shared.json(report) } else { Console.shared.out(JSONWriter(pretty: true).string(report)) }
         return .ok
     }

@@ -134,6 +134,33 @@ final class BenchProcess: @unchecked Sendable {
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
     }
 
+    /// The child's CPU time so far (user and system, all threads), from `/proc/<pid>/stat`; nil
+    /// once it has exited.
+    var cpuSeconds: Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return nil }
+        // After the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Waits until the child's CPU time grows by less than `threshold` seconds over `window`
+    /// seconds, or `timeout` passes; returns the seconds waited.
+    func waitUntilIdle(window: Double = 0.25, threshold: Double = 0.01, timeout: Double = 60) -> Double {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let deadline = started + UInt64(timeout * 1e9)
+        var last = cpuSeconds
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            usleep(UInt32(window * 1e6))
+            let now = cpuSeconds
+            guard let before = last, let after = now else { break }
+            if after - before < threshold { break }
+            last = now
+        }
+        return Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+    }
+
     /// SIGTERM, then SIGKILL if the child is still there after `grace` seconds.
     func stop(grace: Double = 10) -> Exit {
         let peak = peakRSSKilobytes

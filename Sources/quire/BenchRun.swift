@@ -51,6 +51,7 @@ struct BenchRun {
         var burst: BenchWatchSession.Burst?
         var burstSpread: BenchWatchSession.Burst?
         var watcherInitialPublishSeconds: Double?
+        var watcherSettleSeconds: Double?
         var watcherPeakRSSKilobytes: Int?
         var floor: Floor?
         var problems: [String] = []
@@ -170,6 +171,7 @@ struct BenchRun {
         defer { if !stopped { _ = session.stop() } }
         try session.waitForFirstPublish(timeout: 900)
         result.watcherInitialPublishSeconds = session.initialPublishSeconds
+        result.watcherSettleSeconds = session.settleSeconds
         progress("\(result.label): \(options.saves) saves")
         result.latency = try session.measureSaves(count: options.saves, gap: options.saveGap, budget: options.saveBudget)
         let pageSetChanges = min(20, options.saves)
@@ -247,6 +249,7 @@ struct BenchRun {
             object["burst"] = result.burst?.json ?? .null
             object["burst_spread"] = result.burstSpread?.json ?? .null
             object["watcher_initial_publish_s"] = BenchFormat.number(result.watcherInitialPublishSeconds)
+            object["watcher_settled_s"] = BenchFormat.number(result.watcherSettleSeconds)
             object["watcher_peak_rss_mib"] = BenchFormat.number(result.watcherPeakRSSKilobytes.map(BenchFormat.mebibytes))
             object["floor"] = result.floor?.json ?? .null
             object["problems"] = .array(result.problems.map { .string($0) })
@@ -346,7 +349,7 @@ struct BenchRun {
             return [result.label, "\(latency.milliseconds.count)", BenchFormat.text(statistics.percentile(50), decimals: 2),
                     BenchFormat.text(statistics.percentile(90), decimals: 2), BenchFormat.text(statistics.percentile(99), decimals: 2),
                     BenchFormat.text(statistics.maximum, decimals: 2), "\(latency.tornReads)", "\(latency.missingReads)", "\(latency.timeouts)",
-                    BenchFormat.text(result.watcherInitialPublishSeconds, decimals: 2),
+                    BenchFormat.text(result.watcherInitialPublishSeconds, decimals: 2), BenchFormat.text(result.watcherSettleSeconds, decimals: 2),
                     BenchFormat.text(result.watcherPeakRSSKilobytes.map(BenchFormat.mebibytes), decimals: 0)]
         }
         for result in results where result.latency?.stoppedByBudget == true {
@@ -354,7 +357,7 @@ struct BenchRun {
         }
         if !latencyRows.isEmpty {
             sections.append("Save -> published (quire watch child; read from current/ by this process)\n" + BenchFormat.table(
-                ["layout/pages", "saves", "p50 ms", "p90 ms", "p99 ms", "max ms", "torn", "missing", "timeouts", "first publish s", "watch RSS MiB"], latencyRows)
+                ["layout/pages", "saves", "p50 ms", "p90 ms", "p99 ms", "max ms", "torn", "missing", "timeouts", "first publish s", "settled s", "watch RSS MiB"], latencyRows)
                 + latencyNotes.map { "\n" + $0 }.joined())
         }
         let pageSetRows: [[String]] = results.flatMap { result in

@@ -41,6 +41,9 @@ final class BenchWatchSession {
     /// A tag that makes every token of this run unique, so no earlier content can match.
     let runTag: String
     var initialPublishSeconds: Double = 0
+    /// How long the watcher kept working after its first publish (status files, spare folders)
+    /// before it went idle and the saves began.
+    var settleSeconds: Double = 0
 
     init(site: SyntheticSite, pagesRoot: String, distRoot: String, previews: Bool, log: String) throws {
         self.site = site
@@ -62,7 +65,9 @@ final class BenchWatchSession {
                 // The watcher may add its watches after the first publish: wait for it to say so.
                 let watching = BenchClock.now + 5_000_000_000
                 while BenchClock.now < watching && !process.stderrLines.contains(where: { $0.text.hasPrefix("quire: watching") }) { usleep(2_000) }
-                usleep(100_000) // let it go idle
+                // An editor's save lands on an idle watcher: the first ones would otherwise
+                // share the cores with the status files and spare folders of the whole site.
+                settleSeconds = process.waitUntilIdle()
                 return
             }
             if process.stderrLines.contains(where: { $0.text.contains("error:") && $0.text.hasPrefix("quire: error") }) { break }

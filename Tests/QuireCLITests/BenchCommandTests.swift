@@ -127,6 +127,9 @@ struct BenchCommandTests {
         for key in ["p50_ms", "p90_ms", "p99_ms"] { #expect(latency[key] is Double || latency[key] is Int, "save_to_published.\(key)") }
         #expect(latency["torn_reads"] as? Int == 0)
         #expect(latency["missing_reads"] as? Int == 0)
+        // The saves began once the watcher had gone idle after its first publish.
+        let settled = (run["watcher_settled_s"] as? Double) ?? (run["watcher_settled_s"] as? Int).map(Double.init)
+        #expect(settled.map { $0 > 0 && $0 < 60 } == true, "watcher_settled_s: \(run["watcher_settled_s"] ?? "missing")")
 
         for key in ["page_added_to_published", "page_removed_to_gone"] {
             let changes = try #require(run[key] as? [String: Any], "\(key) missing")

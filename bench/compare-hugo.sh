@@ -6,7 +6,11 @@
 #
 #   bench/compare-hugo.sh [--pages 1000] [--locales 3] [--edits 20] [--layout flat|nested]
 #                         [--quire PATH] [--work DIR] [--port 1313] [--keep] [--cold-cache]
+#                         [--rounds 1]
 #
+# --rounds N times the three cold builds N times, interleaved (Hugo, Quire, Quire without
+# previews, then again), each into a folder of its own, and prints the medians and the ranges:
+# on a shared VM one build of each can land in a fast and a slow stretch.
 # --cold-cache drops the kernel's caches before each cold build (root only), so every build
 # reads its sources from the disk; without it, each finds what the step before it left cached.
 # The default is quick (1,000 pages x 3 locales); the issue's anchor is --pages 10000.
@@ -23,6 +27,7 @@ work=""
 port=1313
 keep=0
 cold_cache=0
+rounds=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --pages) pages="$2"; shift 2 ;;
@@ -34,7 +39,9 @@ while [ $# -gt 0 ]; do
         --port) port="$2"; shift 2 ;;
         --keep) keep=1; shift ;;
         --cold-cache) cold_cache=1; shift ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        --rounds) rounds="$2"; shift 2
+                  [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "compare-hugo: --rounds takes a count of 1 or more" >&2; exit 2; } ;;
+        -h|--help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;;
         *) echo "compare-hugo: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -77,24 +84,38 @@ settle() {
     sync
     if [ "$cold_cache" = 1 ]; then echo 3 > /proc/sys/vm/drop_caches; fi
 }
-say "cold hugo build"
-settle
-/usr/bin/time -v -o "$work/hugo.time" hugo --source "$work/hugo" --destination "$work/hugo-public" --quiet >"$work/hugo-build.log" 2>&1
+hugo_build() {  # suffix: a cold build into a public folder of its own
+    settle
+    /usr/bin/time -v -o "$work/hugo$1.time" hugo --source "$work/hugo" --destination "$work/hugo-public$1" --quiet >"$work/hugo-build$1.log" 2>&1
+}
 quire_build() {  # name, extra flags: a cold build into a dist of its own
     settle
     /usr/bin/time -v -o "$work/$1.time" "$quire" build --pages "$work/pages" --dist "$work/$1" "${@:2}" >"$work/$1.log" 2>&1 \
         || { status=$?; [ "$status" -le 1 ] || { say "quire build failed ($status): $(tail -3 "$work/$1.log")"; exit 3; }; }
 }
-say "cold quire build"
-quire_build dist
-# Equal content: one rendered file per page and locale, as Hugo writes. The previews are
-# Quire's second file per page and locale, for editors; Hugo has nothing like them.
-say "cold quire build without previews"
-quire_build dist-no-preview --no-preview
+# Round 1 writes hugo-public, dist and dist-no-preview; round N adds "-N".
+suffix_of() { [ "$1" = 1 ] || echo "-$1"; }
+for round in $(seq "$rounds"); do
+    suffix=$(suffix_of "$round")
+    say "round $round of $rounds: cold hugo build"
+    hugo_build "$suffix"
+    say "round $round of $rounds: cold quire build"
+    quire_build "dist$suffix"
+    # Equal content: one rendered file per page and locale, as Hugo writes. The previews are
+    # Quire's second file per page and locale, for editors; Hugo has nothing like them.
+    say "round $round of $rounds: cold quire build without previews"
+    quire_build "dist-no-preview$suffix" --no-preview
+done
 
-hugo_wall=$(wall_seconds "$work/hugo.time"); hugo_rss=$(peak_mib "$work/hugo.time")
-quire_wall=$(wall_seconds "$work/dist.time"); quire_rss=$(peak_mib "$work/dist.time")
-bare_wall=$(wall_seconds "$work/dist-no-preview.time"); bare_rss=$(peak_mib "$work/dist-no-preview.time")
+# A figure of every round, one a line: reader function, time file prefix.
+per_round() { for round in $(seq "$rounds"); do "$1" "$work/$2$(suffix_of "$round").time"; echo; done | sort -n; }
+median() {  # reader function, time file prefix, printf format
+    per_round "$1" "$2" | awk -v f="$3" '{ v[NR] = $1 } END { printf f, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+range() { per_round "$@" | awk 'NR == 1 { low = $1 } { high = $1 } END { printf "%s-%s", low, high }'; }
+hugo_wall=$(median wall_seconds hugo %.2f); hugo_rss=$(median peak_mib hugo %.0f)
+quire_wall=$(median wall_seconds dist %.2f); quire_rss=$(median peak_mib dist %.0f)
+bare_wall=$(median wall_seconds dist-no-preview %.2f); bare_rss=$(median peak_mib dist-no-preview %.0f)
 files=$((pages * locales))
 
 # The edit runs start with the disk idle too: Quire's one `syncfs` before each swap writes
@@ -117,6 +138,7 @@ h="$work/hugo-edits.json"; q="$work/quire-edits.json"; qb="$work/quire-edits-no-
 echo "compare-hugo: $pages pages x $locales locales ($files page files), $layout, ~3 KB markdown a page; $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(stat -f -c %T "$work")"
 echo "hugo $(hugo version | awk '{print $2}'), quire $quire"
 echo "page cache before each cold build: $([ "$cold_cache" = 1 ] && echo "dropped, with folders and inodes (--cold-cache)" || echo "as the step before left it")"
+[ "$rounds" = 1 ] || echo "cold builds: the median of $rounds interleaved rounds, and their range"
 echo
 printf '%-34s %12s %12s %10s\n' "" "hugo" "quire" "hugo/quire"
 printf '%-34s %12s %12s %10s\n' "cold build wall s" "$hugo_wall" "$quire_wall" "$(ratio "$hugo_wall" "$quire_wall")"
@@ -125,6 +147,10 @@ printf '%-34s %12s %12s %10s\n' "cold build page files/s" \
 printf '%-34s %12s %12s %10s\n' "cold build peak RSS MiB" "$hugo_rss" "$quire_rss" "$(ratio "$hugo_rss" "$quire_rss")"
 printf '%-34s %12s %12s %10s\n' "  without previews: wall s" "$hugo_wall" "$bare_wall" "$(ratio "$hugo_wall" "$bare_wall")"
 printf '%-34s %12s %12s %10s\n' "  without previews: peak RSS MiB" "$hugo_rss" "$bare_rss" "$(ratio "$hugo_rss" "$bare_rss")"
+if [ "$rounds" != 1 ]; then
+    printf '%-34s %12s %12s\n' "cold build wall s, range" "$(range wall_seconds hugo)" "$(range wall_seconds dist)"
+    printf '%-34s %12s %12s\n' "  without previews: range" "" "$(range wall_seconds dist-no-preview)"
+fi
 latency_rows() {  # label prefix, Quire's edits JSON: p50, p90 and p99 against Hugo's
     for p in p50 p90 p99; do
         hv=$(field "$h" ".latency.${p}_ms"); qv=$(field "$2" ".latency.${p}_ms")

@@ -54,7 +54,7 @@ import Testing
         return Int32(policy.values[0])
     }
 
-    @Test func idlePriorityWorkRunsOnlyWhenNoOtherThreadWantsTheCore() {
+    @Test func idlePriorityWorkRunsUnderSchedIdle() {
         #expect(policyOfWork(idlePriority: true) == LatestOnlyQueue.schedIdle)
         #expect(policyOfWork(idlePriority: false) == SCHED_OTHER)
     }

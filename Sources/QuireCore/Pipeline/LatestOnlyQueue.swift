@@ -35,11 +35,14 @@ final class LatestOnlyQueue: @unchecked Sendable {
     }
 
     func submit(_ work: @escaping @Sendable () -> Void) {
-        condition.withLock {
+        let hasThread = condition.withLock {
             pending = work
             if !threadStarted { threadStarted = startThread() }
             condition.broadcast()
+            return threadStarted
         }
+        // The system refused a thread: the work runs here, as a flush would.
+        if !hasThread { flush() }
     }
 
     /// Runs submitted work now, on the calling thread, and waits for it (and for a run in progress).

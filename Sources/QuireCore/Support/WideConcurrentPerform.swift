@@ -9,7 +9,9 @@ enum WideConcurrentPerform {
     /// Two threads per core: a 10,000-page build with the page cache dropped went from
     /// 7.2–8.1 s to 5.5–6.2 s on 2 cores; with the cache warm, the two were within this VM's
     /// noise (bench/README.md, thirteenth session).
-    static var defaultWidth: Int { 2 * ProcessInfo.processInfo.activeProcessorCount }
+    /// Read once: Foundation reads two cgroup files for `activeProcessorCount` each time it is
+    /// asked, four system calls at the start of every one-page save.
+    static let defaultWidth = 2 * ProcessInfo.processInfo.activeProcessorCount
 
     static func run(iterations: Int, width: Int = defaultWidth, _ work: (Int) -> Void) {
         let threads = min(width, iterations)

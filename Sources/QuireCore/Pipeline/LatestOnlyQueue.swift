@@ -61,19 +61,10 @@ final class LatestOnlyQueue: @unchecked Sendable {
         }
     }
 
+    /// The thread holds the queue until `stop`.
     private func startThread() -> Bool {
-        let body = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { raw in
-            let queue = Unmanaged<LatestOnlyQueue>.fromOpaque(raw!).takeRetainedValue()
-            queue.threadMain()
-            return nil
-        }, body)
-        guard status == 0 else {
-            Unmanaged<LatestOnlyQueue>.fromOpaque(body).release()
-            return false
-        }
-        pthread_detach(thread)
+        guard let thread = PosixThread({ [self] in threadMain() }) else { return false }
+        thread.detach()
         return true
     }
 

@@ -9,6 +9,7 @@ enum WideConcurrentPerform {
     /// Two threads per core: a 10,000-page build with the page cache dropped went from
     /// 7.2–8.1 s to 5.5–6.2 s on 2 cores; with the cache warm, the two were within this VM's
     /// noise (bench/README.md, thirteenth session).
+    ///
     /// Read once: Foundation reads two cgroup files for `activeProcessorCount` each time it is
     /// asked, four system calls at the start of every one-page save.
     static let defaultWidth = 2 * ProcessInfo.processInfo.activeProcessorCount
@@ -22,7 +23,7 @@ enum WideConcurrentPerform {
         // Every thread is joined before this returns, so `work` never outlives the call.
         withoutActuallyEscaping(work) { work in
             let queue = IndexQueue(count: iterations, work: work)
-            let started = (1..<threads).compactMap { _ in PosixThread(queue.drain) }
+            let started = (1..<threads).compactMap { _ in PosixThread(queue.drain) }  // one refused: the others do its share
             queue.drain()
             for thread in started { thread.join() }
         }
@@ -47,32 +48,4 @@ enum WideConcurrentPerform {
             }
         }
     }
-}
-
-/// A joinable pthread running one closure. Joining (rather than waiting on a semaphore) lets
-/// ThreadSanitizer see that the thread's writes happen before the join returns.
-private struct PosixThread {
-    private final class Body {
-        let run: () -> Void
-        init(_ run: @escaping () -> Void) { self.run = run }
-    }
-
-    private let thread: pthread_t
-
-    /// nil when the system refuses another thread: the others do its share.
-    init?(_ run: @escaping () -> Void) {
-        let body = Unmanaged.passRetained(Body(run)).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { raw in
-            Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
-            return nil
-        }, body)
-        guard status == 0 else {
-            Unmanaged<Body>.fromOpaque(body).release()
-            return nil
-        }
-        self.thread = thread
-    }
-
-    func join() { pthread_join(thread, nil) }
 }

@@ -37,6 +37,49 @@ import Testing
         #expect(try store.verify() == [])
     }
 
+    @Test func aPublishLineThatASystemCrashLostIsWrittenAgainByTheNextProcess() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        _ = try store.publish(request(baseFiles))
+        _ = try store.publish(request(baseFiles + [page("en/new.json", "{}")]))
+        let history = store.root + "/state/history.jsonl"
+        let intact = try #require(readText(history))
+
+        // An intact history gains nothing from a new process's first lock.
+        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {}
+        #expect(readText(history) == intact)
+
+        // The publish's line is synced after the swap: a system crash can lose it while v2 stays live.
+        let lines = intact.split(separator: "\n")
+        try FileSystem.removeTree(history)
+        try FileSystem.createFile(history, Array((lines.dropLast().joined(separator: "\n") + "\n").utf8))
+        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {}
+        let last = try #require(try store.history().last)
+        #expect(last.action == .publish && last.to == VersionID(2))
+        #expect(last.reason.contains("recorded late"))
+        #expect(try store.history().count == lines.count)
+
+        // Written once: the next process finds it.
+        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {}
+        #expect(try store.history().count == lines.count)
+    }
+
+    @Test func aFailedHistorySyncAfterTheSwapLeavesTheVersionLive() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        _ = try store.publish(request(baseFiles))
+        let history = store.root + "/state/history.jsonl"
+        FaultInjection.inject(.init(operation: "sync", pathPrefix: history, errorNumber: EIO))
+        defer { FaultInjection.clear(pathPrefix: history) }
+        let error = #expect(throws: StoreError.self) { try store.publish(request(baseFiles + [page("en/new.json", "{}")])) }
+        #expect(error?.errorNumber == EIO)
+        #expect(error?.path == history)
+        // Readers had it before the sync: it stays, with its line, and is not taken back.
+        #expect(try store.currentVersion() == VersionID(2))
+        #expect(try store.newestVersion() == VersionID(2))
+        #expect(try store.history().last?.to == VersionID(2))
+    }
+
     @Test func aFailedHistoryAppendTakesTheNewVersionBackOut() throws {
         let dist = TemporaryDist()
         let store = try dist.store()

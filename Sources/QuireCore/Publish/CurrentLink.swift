@@ -14,7 +14,9 @@ struct CurrentLink {
         return id
     }
 
-    func point(at version: VersionID) throws(StoreError) {
+    /// Swaps `current`, then syncs its folder and `alsoSyncing` (files written before the swap
+    /// whose durability readers need not wait for) together.
+    func point(at version: VersionID, alsoSyncing files: [String] = []) throws(StoreError) {
         let temporary = layout.current + ".tmp-\(getpid())"
         if FileSystem.exists(temporary) { try FileSystem.remove(temporary) }
         try FileSystem.symbolicLink(SiteLayout.currentTarget(version), at: temporary)
@@ -24,6 +26,6 @@ struct CurrentLink {
             _ = unlink(temporary)
             throw error
         }
-        try FileSystem.syncDirectory(layout.root)
+        try FileSystem.syncDirectories([layout.root], files: files)
     }
 }

@@ -195,9 +195,10 @@ enum FileSystem {
         }
     }
 
-    /// Appends one line with O_APPEND and syncs it: history lines are few and must survive. A
-    /// line torn by a crash is ended first, so it cannot swallow the line appended after it.
-    static func appendLineAndSync(_ path: String, _ line: [UInt8]) throws(StoreError) {
+    /// Appends one line with O_APPEND and syncs it unless `sync` is false (the caller syncs it
+    /// later: `syncFiles`). A line torn by a crash is ended first, so it cannot swallow the line
+    /// appended after it.
+    static func appendLine(_ path: String, _ line: [UInt8], sync: Bool = true) throws(StoreError) {
         let descriptor = try check("open", path) { open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, fileMode) }
         defer { close(descriptor) }
         try check("set the mode of", path) { fchmod(descriptor, fileMode) }
@@ -206,7 +207,7 @@ enum FileSystem {
         var last: UInt8 = 0x0A
         if info.st_size > 0 { _ = try check("read", path) { Int32(clamping: pread(descriptor, &last, 1, info.st_size - 1)) } }
         try writeAll(descriptor, (last == 0x0A ? [] : [0x0A]) + line, path: path)
-        try check("sync", path) { fsync(descriptor) }
+        if sync { try check("sync", path) { fsync(descriptor) } }
     }
 
     static func rename(_ source: String, to target: String) throws(StoreError) {
@@ -256,15 +257,21 @@ enum FileSystem {
 
     /// Makes the renames inside a folder durable.
     static func syncDirectory(_ path: String) throws(StoreError) {
-        let descriptor = try check("open", path) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        try sync(path, flags: O_DIRECTORY)
+    }
+
+    private static func sync(_ path: String, flags: Int32) throws(StoreError) {
+        let descriptor = try check("open", path) { open(path, O_RDONLY | O_CLOEXEC | flags) }
         defer { close(descriptor) }
         try check("sync", path) { fsync(descriptor) }
     }
 
-    /// `syncDirectory` of each folder, all at once: the device waits overlap instead of adding
-    /// up (a publish syncs `trees/` and `versions/` before its swap).
-    static func syncDirectories(_ paths: [String]) throws(StoreError) {
-        try FirstFailure.concurrentPerform(iterations: paths.count) { index throws(StoreError) in try syncDirectory(paths[index]) }
+    /// `syncDirectory` of each folder and `fsync` of each file, all at once: the device waits
+    /// overlap instead of adding up (a publish syncs `trees/` and `versions/` before its swap).
+    static func syncDirectories(_ paths: [String], files: [String] = []) throws(StoreError) {
+        try FirstFailure.concurrentPerform(iterations: paths.count + files.count) { index throws(StoreError) in
+            if index < paths.count { try syncDirectory(paths[index]) } else { try sync(files[index - paths.count], flags: O_NOFOLLOW) }
+        }
     }
 }
 

@@ -56,8 +56,9 @@ public struct HistoryEntry: Sendable, Hashable {
 struct History {
     let path: String
 
-    func append(_ entry: HistoryEntry) throws(StoreError) {
-        try FileSystem.appendLineAndSync(path, JSONWriter(pretty: false).bytes(entry.json) + [0x0A])
+    /// `durable` false: the line is written, not synced; the caller syncs the file later.
+    func append(_ entry: HistoryEntry, durable: Bool = true) throws(StoreError) {
+        try FileSystem.appendLine(path, JSONWriter(pretty: false).bytes(entry.json) + [0x0A], sync: durable)
     }
 
     /// Every readable entry, oldest first; a torn last line (a crash mid-append) is skipped.
@@ -70,13 +71,27 @@ struct History {
     /// status page shows them after every save, and the history grows by one line a publish.
     func lastEntries(_ count: Int) throws(StoreError) -> [HistoryEntry] {
         guard FileSystem.exists(path) else { return [] }
+        return try fromTheEnd { entries, isWhole in entries.count >= count || isWhole ? Array(entries.suffix(count)) : nil }
+    }
+
+    /// The newest entry that `matches`; nil when none does.
+    func lastEntry(where matches: (HistoryEntry) -> Bool) throws(StoreError) -> HistoryEntry? {
+        guard FileSystem.exists(path) else { return nil }
+        return try fromTheEnd { entries, isWhole -> HistoryEntry?? in
+            if let found = entries.last(where: matches) { return .some(found) }
+            return isWhole ? .some(nil) : nil
+        }
+    }
+
+    /// Parses ever larger windows from the end of the file until `answer` gives an answer for
+    /// the entries read (`isWhole`: the window is the whole file).
+    private func fromTheEnd<Answer>(_ answer: ([HistoryEntry], _ isWhole: Bool) -> Answer?) throws(StoreError) -> Answer {
         var window = 16 * 1024
         while true {
             let (bytes, isWhole) = try FileSystem.readTail(path, count: window)
             // The first line of a window that starts mid-file may be cut.
             let lines = isWhole ? bytes[...] : bytes.drop { $0 != 0x0A }
-            let entries = Self.parse(lines)
-            if entries.count >= count || isWhole { return Array(entries.suffix(count)) }
+            if let found = answer(Self.parse(lines), isWhole) { return found }
             window *= 4
         }
     }

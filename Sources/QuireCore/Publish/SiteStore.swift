@@ -119,6 +119,8 @@ public final class SiteStore: @unchecked Sendable {
         var newestSeen: VersionID?
         var lastManifest: VersionManifest?
         var spares: SpareFolders?
+        /// Whether this store has looked for a publish whose history line a system crash lost.
+        var historyChecked = false
     }
 
     private let state = Mutex(State())
@@ -154,6 +156,7 @@ public final class SiteStore: @unchecked Sendable {
             CrashPoint.recover.reach()
             try removeLeftovers()
             try completeInterruptedSwap()
+            try recordUnrecordedPublish()
             return try body()
         }
         state.withLock { $0.lockDepth = 0 }
@@ -305,15 +308,18 @@ public final class SiteStore: @unchecked Sendable {
         // History before the swap: a process killed between the two leaves a complete newest
         // version that the next lock holder puts live (`completeInterruptedSwap`), so the entry
         // comes true either way. A failure (disk full) takes the version back out instead.
+        // The line is synced after the swap, with `current`'s folder, so readers do not wait for
+        // it: once written it outlives this process, and should a system crash lose it, the
+        // next process to take the lock writes it again (`recordUnrecordedPublish`).
         let before = try currentVersion()
         let pin = try PinFile(path: layout.pin).read()
         let reason = pin.map { "current stays at \($0.version): pinned" } ?? ""
         do throws(StoreError) {
             CrashPoint.history.reach()
-            try History(path: layout.history).append(HistoryEntry(action: .publish, from: before, to: version, reason: reason))
+            try History(path: layout.history).append(HistoryEntry(action: .publish, from: before, to: version, reason: reason), durable: pin != nil)
             if pin == nil {
                 CrashPoint.swap.reach()
-                try CurrentLink(layout: layout).point(at: version)
+                try CurrentLink(layout: layout).point(at: version, alsoSyncing: [layout.history])
             }
         } catch {
             retire(version)
@@ -366,6 +372,22 @@ public final class SiteStore: @unchecked Sendable {
             reason: "completing the swap of a process that was stopped before it (current follows the \(pinned ? "pin" : "newest version"))"))
         CrashPoint.swap.reach()
         try CurrentLink(layout: layout).point(at: target)
+    }
+
+    /// Every publish appends a line to the history naming its version, and versions are
+    /// numbered upwards, so the newest version has a line unless a system crash lost it after
+    /// the swap (the line is synced after it). Only a system crash loses a written line, and
+    /// every process starts after one: each store looks once, at its first lock.
+    private func recordUnrecordedPublish() throws(StoreError) {
+        guard !state.withLock({ $0.historyChecked }) else { return }
+        let history = History(path: layout.history)
+        if let newest = try newestVersion(),
+           try (history.lastEntry { $0.action == .publish }?.to).map({ $0 < newest }) ?? true {
+            try history.append(HistoryEntry(
+                action: .publish, from: nil, to: newest,
+                reason: "recorded late: the history had no line for this version (a system crash lost it)"))
+        }
+        state.withLock { $0.historyChecked = true }
     }
 
     // MARK: - Spare folders

@@ -26,6 +26,6 @@ struct CurrentLink {
             _ = unlink(temporary)
             throw error
         }
-        try FileSystem.syncDirectories([layout.root], files: files)
+        try FileSystem.syncTogether(directories: [layout.root], files: files)
     }
 }

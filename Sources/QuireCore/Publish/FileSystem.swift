@@ -196,7 +196,7 @@ enum FileSystem {
     }
 
     /// Appends one line with O_APPEND and syncs it unless `sync` is false (the caller syncs it
-    /// later: `syncFiles`). A line torn by a crash is ended first, so it cannot swallow the line
+    /// later: `syncTogether`). A line torn by a crash is ended first, so it cannot swallow the line
     /// appended after it.
     static func appendLine(_ path: String, _ line: [UInt8], sync: Bool = true) throws(StoreError) {
         let descriptor = try check("open", path) { open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, fileMode) }
@@ -268,9 +268,9 @@ enum FileSystem {
 
     /// `syncDirectory` of each folder and `fsync` of each file, all at once: the device waits
     /// overlap instead of adding up (a publish syncs `trees/` and `versions/` before its swap).
-    static func syncDirectories(_ paths: [String], files: [String] = []) throws(StoreError) {
-        try FirstFailure.concurrentPerform(iterations: paths.count + files.count) { index throws(StoreError) in
-            if index < paths.count { try syncDirectory(paths[index]) } else { try sync(files[index - paths.count], flags: O_NOFOLLOW) }
+    static func syncTogether(directories: [String], files: [String] = []) throws(StoreError) {
+        try FirstFailure.concurrentPerform(iterations: directories.count + files.count) { index throws(StoreError) in
+            if index < directories.count { try syncDirectory(directories[index]) } else { try sync(files[index - directories.count], flags: O_NOFOLLOW) }
         }
     }
 }

@@ -37,7 +37,7 @@ struct VersionWriter {
             CrashPoint.move.reach()
             try FileSystem.rename(folder, to: layout.version(manifest.version))
             do throws(StoreError) {
-                try FileSystem.syncDirectories([layout.trees, layout.versions])
+                try FileSystem.syncTogether(directories: [layout.trees, layout.versions])
             } catch {
                 // Not durable: taken back out, or the next lock holder would put it live.
                 _ = try? FileSystem.rename(layout.version(manifest.version), to: folder)

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 
 /// Drives a `Settler` with Dispatch: the consumer on its own serial queue, so that a slow build
@@ -8,8 +9,9 @@ import Synchronization
 /// reader that delivers events, the timer, or the consumer when it finishes. A lone save thus
 /// reaches the consumer in one thread hand-off, not two (each costs tens of microseconds).
 ///
-/// `@unchecked Sendable`: the timer (a Dispatch source, safe to schedule from any thread) is
-/// the one member the compiler cannot check; the rest is constant or behind the lock.
+/// `@unchecked Sendable`: the settler is touched only under `lock`, and the timer (a Dispatch
+/// source) may be scheduled from any thread. The lock is an `NSLock` (a pthread mutex), which
+/// ThreadSanitizer sees, unlike `Synchronization.Mutex` on Linux (see `StageClock`).
 final class SettleQueue: @unchecked Sendable {
     private let queue = DispatchQueue(label: "quire.watch.settle")
     private let consumerQueue = DispatchQueue(label: "quire.watch.build")
@@ -19,12 +21,9 @@ final class SettleQueue: @unchecked Sendable {
     private let onChange: @Sendable (ChangeSet) -> Void
     private let stopped = Atomic<Bool>(false)
 
-    private struct State: ~Copyable {
-        var settler: Settler
-        var wasHeld = false
-    }
-
-    private let state: Mutex<State>
+    private let lock = NSLock()
+    private var settler: Settler
+    private var wasHeld = false
 
     /// How often the git lock is checked while it holds a due change set.
     static let holdPollInterval = 0.1
@@ -33,7 +32,7 @@ final class SettleQueue: @unchecked Sendable {
         options: WatchOptions, gitLock: GitIndexLock, log: @escaping @Sendable (String) -> Void,
         onChange: @escaping @Sendable (ChangeSet) -> Void
     ) {
-        self.state = Mutex(State(settler: Settler(options: options)))
+        self.settler = Settler(options: options)
         self.gitLock = gitLock
         self.log = log
         self.onChange = onChange
@@ -48,9 +47,9 @@ final class SettleQueue: @unchecked Sendable {
 
     func record(_ events: [WatchEvent]) {
         guard !events.isEmpty else { return }
-        state.withLock { state in
+        lock.withLock {
             let now = Self.now()
-            for event in events { state.settler.record(event, at: now) }
+            for event in events { settler.record(event, at: now) }
         }
         pump()
     }
@@ -70,18 +69,18 @@ final class SettleQueue: @unchecked Sendable {
             case heldFirstTime
             case nothing
         }
-        let step = state.withLock { state -> Step in
-            switch state.settler.decide(at: Self.now(), isHeld: { gitLock.isHeld }) {
+        let step = lock.withLock { () -> Step in
+            switch settler.decide(at: Self.now(), isHeld: { gitLock.isHeld }) {
             case .emit(let changeSet):
-                defer { state.wasHeld = false }
-                return .emit(changeSet, gitReleased: state.wasHeld)
+                defer { wasHeld = false }
+                return .emit(changeSet, gitReleased: wasHeld)
             case .wait(let until):
                 schedule(after: until - Self.now())
                 return .nothing
             case .held:
                 schedule(after: Self.holdPollInterval)
-                defer { state.wasHeld = true }
-                return state.wasHeld ? .nothing : .heldFirstTime
+                defer { wasHeld = true }
+                return wasHeld ? .nothing : .heldFirstTime
             case .idle:
                 return .nothing
             }
@@ -91,7 +90,7 @@ final class SettleQueue: @unchecked Sendable {
             if gitReleased { log("git released its index lock: publishing the changes made meanwhile") }
             consumerQueue.async { [self] in
                 if !stopped.load(ordering: .sequentiallyConsistent) { onChange(changeSet) }
-                state.withLock { $0.settler.consumerFinished() }
+                lock.withLock { settler.consumerFinished() }
                 pump()
             }
         case .heldFirstTime:

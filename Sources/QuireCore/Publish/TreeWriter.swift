@@ -34,12 +34,10 @@ struct TreeWriter {
     }
 
     /// Writes the added trees, on both cores: each is a folder of its own, linking only to
-    /// stored files and naming its subfolders, so none waits for another. `alongside` runs as
-    /// one more task beside them (the version folder, which names trees but reads none).
-    func writeAll(alongside: @Sendable () throws(StoreError) -> Void = {}) throws(StoreError) {
+    /// stored files and naming its subfolders, so none waits for another.
+    func writeAll() throws(StoreError) {
         let (pending, stagingTrees, spares) = (pending, stagingTrees, spares)
-        try FirstFailure.concurrentPerform(iterations: pending.count + 1) { index throws(StoreError) in
-            if index == pending.count { return try alongside() }
+        try FirstFailure.concurrentPerform(iterations: pending.count) { index throws(StoreError) in
             try Self.write(pending[index], into: stagingTrees, spares: spares)
         }
     }

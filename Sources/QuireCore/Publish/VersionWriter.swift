@@ -20,15 +20,14 @@ struct VersionWriter {
             try FileSystem.makeDirectory(staging + "/trees")
             var trees = TreeWriter(trees: TreeReader(layout: layout), stagingTrees: staging + "/trees", spares: spares)
             for entry in planned { trees.add(entry.tree) }
+            try trees.writeAll()
+
             let folder = staging + "/version"
-            // A save's few trees leave a core free for it: 0.2 ms less before the swap.
-            try trees.writeAll { () throws(StoreError) in
-                try FileSystem.makeDirectory(folder)
-                try FileSystem.createFile(folder + "/manifest.json", manifest.bytes)
-                try FileSystem.createFile(folder + "/build.json", JSONWriter(pretty: true).bytes(.object(buildRecord)))
-                for entry in manifest.folders {
-                    try FileSystem.symbolicLink(SiteLayout.folderTarget(entry.folder.tree), at: folder + "/" + entry.name)
-                }
+            try FileSystem.makeDirectory(folder)
+            try FileSystem.createFile(folder + "/manifest.json", manifest.bytes)
+            try FileSystem.createFile(folder + "/build.json", JSONWriter(pretty: true).bytes(.object(buildRecord)))
+            for entry in manifest.folders {
+                try FileSystem.symbolicLink(SiteLayout.folderTarget(entry.folder.tree), at: folder + "/" + entry.name)
             }
 
             CrashPoint.sync.reach()

@@ -1,17 +1,10 @@
 import Dispatch
-import Foundation
 import Synchronization
 
-/// Drives a `Settler` with Dispatch: the consumer on its own serial queue, so that a slow build
-/// never blocks event intake; timers on a serial settle queue.
+/// Drives a `Settler` with Dispatch: events and timers on one serial settle queue, the consumer
+/// on its own serial queue so that a slow build never blocks event intake.
 ///
-/// The settler is behind a lock and is asked what to do on whichever thread has news: the
-/// reader that delivers events, the timer, or the consumer when it finishes. A lone save thus
-/// reaches the consumer in one thread hand-off, not two (each costs tens of microseconds).
-///
-/// `@unchecked Sendable`: the settler is touched only under `lock`, and the timer (a Dispatch
-/// source) may be scheduled from any thread. The lock is an `NSLock` (a pthread mutex), which
-/// ThreadSanitizer sees, unlike `Synchronization.Mutex` on Linux (see `StageClock`).
+/// All mutable state is touched only on `queue` (hence `@unchecked Sendable`).
 final class SettleQueue: @unchecked Sendable {
     private let queue = DispatchQueue(label: "quire.watch.settle")
     private let consumerQueue = DispatchQueue(label: "quire.watch.build")
@@ -21,7 +14,6 @@ final class SettleQueue: @unchecked Sendable {
     private let onChange: @Sendable (ChangeSet) -> Void
     private let stopped = Atomic<Bool>(false)
 
-    private let lock = NSLock()
     private var settler: Settler
     private var wasHeld = false
 
@@ -47,11 +39,11 @@ final class SettleQueue: @unchecked Sendable {
 
     func record(_ events: [WatchEvent]) {
         guard !events.isEmpty else { return }
-        lock.withLock {
+        queue.async { [self] in
             let now = Self.now()
             for event in events { settler.record(event, at: now) }
+            pump()
         }
-        pump()
     }
 
     /// No consumer call starts after this returns; one already running finishes.
@@ -60,42 +52,32 @@ final class SettleQueue: @unchecked Sendable {
         queue.sync { timer.cancel() }
     }
 
-    /// Does what the settler says now. The timer is set under the lock, so two threads asking at
-    /// once cannot leave it at the later of their deadlines; the rest is done outside it.
     private func pump() {
         guard !stopped.load(ordering: .sequentiallyConsistent) else { return }
-        enum Step {
-            case emit(ChangeSet, gitReleased: Bool)
-            case heldFirstTime
-            case nothing
-        }
-        let step = lock.withLock { () -> Step in
-            switch settler.decide(at: Self.now(), isHeld: { gitLock.isHeld }) {
-            case .emit(let changeSet):
-                defer { wasHeld = false }
-                return .emit(changeSet, gitReleased: wasHeld)
-            case .wait(let until):
-                schedule(after: until - Self.now())
-                return .nothing
-            case .held:
-                schedule(after: Self.holdPollInterval)
-                defer { wasHeld = true }
-                return wasHeld ? .nothing : .heldFirstTime
-            case .idle:
-                return .nothing
+        let decision = settler.decide(at: Self.now(), isHeld: { gitLock.isHeld })
+        switch decision {
+        case .emit(let changeSet):
+            if wasHeld {
+                log("git released its index lock: publishing the changes made meanwhile")
+                wasHeld = false
             }
-        }
-        switch step {
-        case .emit(let changeSet, let gitReleased):
-            if gitReleased { log("git released its index lock: publishing the changes made meanwhile") }
             consumerQueue.async { [self] in
                 if !stopped.load(ordering: .sequentiallyConsistent) { onChange(changeSet) }
-                lock.withLock { settler.consumerFinished() }
-                pump()
+                queue.async { [self] in
+                    settler.consumerFinished()
+                    pump()
+                }
             }
-        case .heldFirstTime:
-            log("holding changes while git works on the tree: '\(gitLock.heldBy ?? ".git/index.lock")' exists")
-        case .nothing:
+        case .wait(let until):
+            schedule(after: until - Self.now())
+        case .held:
+            if !wasHeld {
+                let lock = gitLock.heldBy ?? ".git/index.lock"
+                log("holding changes while git works on the tree: '\(lock)' exists")
+                wasHeld = true
+            }
+            schedule(after: Self.holdPollInterval)
+        case .idle:
             break
         }
     }

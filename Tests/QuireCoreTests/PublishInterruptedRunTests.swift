@@ -42,7 +42,7 @@ import Testing
         let store = try dist.store()
         _ = try store.publish(request(baseFiles))
         _ = try store.publish(request(baseFiles + [page("en/new.json", "{}")]))
-        let history = store.root + "/state/history.jsonl"
+        let history = store.layout.history
         let intact = try #require(readText(history))
 
         // An intact history gains nothing from a new process's first lock.
@@ -51,7 +51,7 @@ import Testing
 
         // The publish's line is synced after the swap: a system crash can lose it while v2 stays live.
         let lines = intact.split(separator: "\n")
-        try FileSystem.removeTree(history)
+        try FileSystem.remove(history)
         try FileSystem.createFile(history, Array((lines.dropLast().joined(separator: "\n") + "\n").utf8))
         try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {}
         let last = try #require(try store.history().last)
@@ -68,7 +68,7 @@ import Testing
         let dist = TemporaryDist()
         let store = try dist.store()
         _ = try store.publish(request(baseFiles))
-        let history = store.root + "/state/history.jsonl"
+        let history = store.layout.history
         FaultInjection.inject(.init(operation: "sync", pathPrefix: history, errorNumber: EIO))
         defer { FaultInjection.clear(pathPrefix: history) }
         let error = #expect(throws: StoreError.self) { try store.publish(request(baseFiles + [page("en/new.json", "{}")])) }

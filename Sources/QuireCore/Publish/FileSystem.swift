@@ -267,7 +267,8 @@ enum FileSystem {
     }
 
     /// `syncDirectory` of each folder and `fsync` of each file, all at once: the device waits
-    /// overlap instead of adding up (a publish syncs `trees/` and `versions/` before its swap).
+    /// overlap instead of adding up (a publish syncs `trees/` and `versions/` before its swap,
+    /// and `current`'s folder and the history line after it).
     static func syncTogether(directories: [String], files: [String] = []) throws(StoreError) {
         try FirstFailure.concurrentPerform(iterations: directories.count + files.count) { index throws(StoreError) in
             if index < directories.count { try syncDirectory(directories[index]) } else { try sync(files[index - directories.count], flags: O_NOFOLLOW) }

@@ -101,11 +101,16 @@ final class BenchWatchSession {
             let page = (save &* 7919 &+ 13) % site.pageCount
             let token = "Saved \(runTag)s\(save)"
             let target = site.publishedPath(distRoot: distRoot, page: page)
-            let started = BenchClock.now
+            // The clock starts at the save: making up the new text is the benchmark's work, and
+            // the page as it is now was read (and checked) before, as an app would have it.
+            let text = site.pageSource(page, heroTitle: token)
+            let before = Self.readFile(target) ?? []
             let tornBefore = latency.tornReads
-            try Self.saveAtomically(site.sourcePath(pagesRoot: pagesRoot, page: page), site.pageSource(page, heroTitle: token))
+            if !before.isEmpty && !Self.isCompleteJSON(before) { latency.tornReads += 1 }
+            let started = BenchClock.now
+            try Self.saveAtomically(site.sourcePath(pagesRoot: pagesRoot, page: page), text)
             defer { if latency.tornReads > tornBefore { latency.savesWithTornReads += 1 } }
-            if let arrived = poll(target, for: Array(token.utf8), since: started, timeout: timeout, into: &latency) {
+            if let arrived = poll(target, for: Array(token.utf8), since: started, timeout: timeout, into: &latency, before: before) {
                 latency.milliseconds.append(BenchClock.milliseconds(from: started, to: arrived))
             } else {
                 latency.timeouts += 1
@@ -115,9 +120,12 @@ final class BenchWatchSession {
         return latency
     }
 
-    /// Reads `path` in a tight loop until it holds `token`; every read is checked to be complete JSON.
-    private func poll(_ path: String, for token: [UInt8], since started: UInt64, timeout: Double, into latency: inout Latency) -> UInt64? {
-        var lastBytes: [UInt8] = []
+    /// Reads `path` in a tight loop until it holds `token`; every read that differs from the one
+    /// before (at first: `before`, read and checked by the caller before the save) is checked to
+    /// be complete JSON.
+    private func poll(_ path: String, for token: [UInt8], since started: UInt64, timeout: Double, into latency: inout Latency,
+                      before: [UInt8] = []) -> UInt64? {
+        var lastBytes = before
         let deadline = started + UInt64(timeout * 1e9)
         while true {
             let bytes = Self.readFile(path)
@@ -157,8 +165,9 @@ final class BenchWatchSession {
             let source = String(site.sourcePath(pagesRoot: pagesRoot, page: page).dropLast(".yaml".count)) + suffix + ".yaml"
             let published = String(site.publishedPath(distRoot: distRoot, page: page).dropLast(".json".count)) + suffix + ".json"
             let token = "Added \(runTag)a\(index)"
+            let text = site.pageSource(page, heroTitle: token)
             let started = BenchClock.now
-            try Self.saveAtomically(source, site.pageSource(page, heroTitle: token))
+            try Self.saveAtomically(source, text)
             if let arrived = poll(published, for: Array(token.utf8), since: started, timeout: timeout, into: &changes.added) {
                 changes.added.milliseconds.append(BenchClock.milliseconds(from: started, to: arrived))
             } else {

@@ -50,12 +50,10 @@ final class BenchHugoSession {
             guard let before = BenchWatchSession.readFile(target), before.count > 64 else { throw BenchError("hugo did not render \(target)") }
             let tail = Array(before.suffix(64))
             let token = "Edited \(runTag)e\(edit)"
-            // The clock starts at the save, as for Quire (`measureSaves`).
             let text = site.hugoPage(page, locale: site.defaultLocale, title: token)
-            let started = BenchClock.now
             let tornBefore = latency.tornReads
             defer { if latency.tornReads > tornBefore { latency.savesWithTornReads += 1 } }
-            try BenchWatchSession.saveAtomically(contentPath(page: page), text)
+            let started = try BenchWatchSession.saveAtomically(contentPath(page: page), text)
             var arrived: UInt64?
             var lastBytes = before
             let deadline = started + UInt64(timeout * 1e9)

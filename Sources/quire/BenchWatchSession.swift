@@ -101,14 +101,12 @@ final class BenchWatchSession {
             let page = (save &* 7919 &+ 13) % site.pageCount
             let token = "Saved \(runTag)s\(save)"
             let target = site.publishedPath(distRoot: distRoot, page: page)
-            // The clock starts at the save: making up the new text is the benchmark's work, and
-            // the page as it is now was read (and checked) before, as an app would have it.
+            // The page as it is now was read (and checked) before the save, as an app would have it.
             let text = site.pageSource(page, heroTitle: token)
             let before = Self.readFile(target) ?? []
             let tornBefore = latency.tornReads
             if !before.isEmpty && !Self.isCompleteJSON(before) { latency.tornReads += 1 }
-            let started = BenchClock.now
-            try Self.saveAtomically(site.sourcePath(pagesRoot: pagesRoot, page: page), text)
+            let started = try Self.saveAtomically(site.sourcePath(pagesRoot: pagesRoot, page: page), text)
             defer { if latency.tornReads > tornBefore { latency.savesWithTornReads += 1 } }
             if let arrived = poll(target, for: Array(token.utf8), since: started, timeout: timeout, into: &latency, before: before) {
                 latency.milliseconds.append(BenchClock.milliseconds(from: started, to: arrived))
@@ -166,8 +164,7 @@ final class BenchWatchSession {
             let published = String(site.publishedPath(distRoot: distRoot, page: page).dropLast(".json".count)) + suffix + ".json"
             let token = "Added \(runTag)a\(index)"
             let text = site.pageSource(page, heroTitle: token)
-            let started = BenchClock.now
-            try Self.saveAtomically(source, text)
+            let started = try Self.saveAtomically(source, text)
             if let arrived = poll(published, for: Array(token.utf8), since: started, timeout: timeout, into: &changes.added) {
                 changes.added.milliseconds.append(BenchClock.milliseconds(from: started, to: arrived))
             } else {
@@ -270,7 +267,11 @@ final class BenchWatchSession {
     // MARK: Files
 
     /// Write-temp-then-rename, as most editors save: a hidden temp name the watcher ignores.
-    static func saveAtomically(_ path: String, _ text: String) throws {
+    /// Returns the moment the save began, where a save's latency starts: the text is made
+    /// before, as an editor's is.
+    @discardableResult
+    static func saveAtomically(_ path: String, _ text: String) throws -> UInt64 {
+        let started = BenchClock.now
         let folder = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         let temporary = "\(folder)/.\(name).bench\(getpid())"
@@ -281,6 +282,7 @@ final class BenchWatchSession {
         close(descriptor)
         guard written == bytes.count else { throw BenchError("short write to \(temporary)") }
         guard rename(temporary, path) == 0 else { throw BenchError("cannot rename \(temporary): \(String(cString: strerror(errno)))") }
+        return started
     }
 
     /// The whole file, or nil when it does not exist.

@@ -107,6 +107,70 @@ import Testing
         #expect(try store.currentVersion() == VersionID(2))
     }
 
+    /// The state a process stopped between its renames and its history line leaves: v2 moved
+    /// in, without a line, `current` still at v1.
+    private func publishTwoAndLoseTheSecondLine(_ dist: TemporaryDist) throws -> SiteStore {
+        let store = try dist.store()
+        _ = try store.publish(request(baseFiles))
+        _ = try store.publish(request(baseFiles + [page("en/new.json", "{}")]))
+        let lines = try #require(readText(store.layout.history)).split(separator: "\n")
+        try FileSystem.remove(store.layout.history)
+        try FileSystem.createFile(store.layout.history, Array((lines.dropLast().joined(separator: "\n") + "\n").utf8))
+        try CurrentLink(layout: store.layout).point(at: VersionID(1))
+        return store
+    }
+
+    @Test func aStoppedPublishersVersionIsSyncedBeforeItGoesLive() throws {
+        let dist = TemporaryDist()
+        let store = try publishTwoAndLoseTheSecondLine(dist)
+        // Its renames came before its sync: the next lock holder syncs before the swap.
+        FaultInjection.inject(.init(operation: "sync the file system of", pathPrefix: store.root, errorNumber: EIO))
+        #expect(throws: StoreError.self) { try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {} }
+        FaultInjection.clear(pathPrefix: store.root)
+        #expect(try store.currentVersion() == VersionID(1))
+
+        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {}
+        #expect(try store.currentVersion() == VersionID(2))
+        #expect(try store.history().last?.reason.contains("completing the swap") == true)
+        #expect(try store.verify() == [])
+    }
+
+    @Test func aVersionASystemCrashLeftIncompleteIsTakenOutAfterTheRestart() throws {
+        let dist = TemporaryDist()
+        let store = try publishTwoAndLoseTheSecondLine(dist)
+        // The crash came before the sync: v2's new page never reached the disk.
+        let lost = store.layout.version(VersionID(2)) + "/en/new.json"
+        #expect(truncate(lost, 0) == 0)
+        let orphans = try FileSystem.list(store.layout.trees).filter { !$0.hasSuffix(".json") }
+        try FileSystem.remove(store.layout.boot)
+        try FileSystem.createFile(store.layout.boot, Array("an earlier boot\n".utf8))
+
+        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {}
+        #expect(try store.newestVersion() == VersionID(1))
+        #expect(try store.currentVersion() == VersionID(1))
+        let last = try #require(try store.history().last)
+        #expect(last.action == .gc && last.to == VersionID(2))
+        #expect(last.reason.contains("taken out after a restart") && last.reason.contains("new.json"))
+        // Its trees went too: the same edit published again writes them afresh.
+        let kept = Set(try FileSystem.list(store.layout.trees).filter { !$0.hasSuffix(".json") })
+        #expect(kept.count < Set(orphans).count)
+        #expect(try readText(store.layout.boot) != "an earlier boot\n")
+        #expect(try dist.store().publish(request(baseFiles + [page("en/new.json", "{}")])) == .published(VersionID(2), isCurrent: true))
+        #expect(try store.verify() == [])
+        #expect(readText(store.layout.version(VersionID(2)) + "/en/new.json") == "{}")
+    }
+
+    @Test func aWholeUnrecordedVersionStaysAfterTheRestart() throws {
+        let dist = TemporaryDist()
+        let store = try publishTwoAndLoseTheSecondLine(dist)
+        try FileSystem.remove(store.layout.boot)
+
+        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {}
+        #expect(try store.newestVersion() == VersionID(2))
+        #expect(try store.currentVersion() == VersionID(2))
+        #expect(try store.verify() == [])
+    }
+
     @Test func aHistoryLineTornByAKillDoesNotSwallowTheNextOne() throws {
         let dist = TemporaryDist()
         let store = try dist.store()

@@ -14,7 +14,7 @@ enum CrashPoint: String, CaseIterable, Sendable {
     case recover
     /// Writing new trees, files and the version folder into `staging/`.
     case staging
-    /// The one `syncfs` before anything becomes visible.
+    /// The one `syncfs`, after the moves and before the history line and the swap.
     case sync
     /// Renaming trees and the version folder into `trees/` and `versions/`.
     case move

@@ -12,6 +12,7 @@ struct SiteLayout: Sendable {
     var lock: String { state + "/lock" }
     var pin: String { state + "/pin" }
     var history: String { state + "/history.jsonl" }
+    var boot: String { state + "/boot" }
 
     func version(_ id: VersionID) -> String { versions + "/" + id.description }
     func versionManifest(_ id: VersionID) -> String { version(id) + "/manifest.json" }

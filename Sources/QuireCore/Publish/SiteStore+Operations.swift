@@ -69,6 +69,7 @@ extension SiteStore {
         for entry in manifest.folders where !trees.isStored(entry.folder.tree) {
             throw StoreError("version \(target) is incomplete (the tree of '\(entry.name)' is gone); run 'quire verify --version \(target)'")
         }
+        try makeDurable(target)
         // Pin, history, swap: a process stopped after the pin is finished by the next lock holder
         // (`current` follows the pin), so the history entry comes true either way.
         let pinFile = PinFile(path: layout.pin)

@@ -121,6 +121,8 @@ public final class SiteStore: @unchecked Sendable {
         var spares: SpareFolders?
         /// Whether this store has looked for a publish whose history line a system crash lost.
         var historyChecked = false
+        /// Whether this store has looked for what a system crash can leave (`checkAfterRestart`).
+        var restartChecked = false
     }
 
     private let state = Mutex(State())
@@ -155,6 +157,7 @@ public final class SiteStore: @unchecked Sendable {
         let result = Result { () throws -> T in
             CrashPoint.recover.reach()
             try removeLeftovers()
+            try checkAfterRestart()
             try completeInterruptedSwap()
             try recordUnrecordedPublish()
             return try body()
@@ -367,6 +370,7 @@ public final class SiteStore: @unchecked Sendable {
         let trees = TreeReader(layout: layout)
         guard manifest.folders.allSatisfy({ trees.isStored($0.folder.tree) }) else { return }
         let pinned = try pinnedVersion() != nil
+        try makeDurable(target)
         try History(path: layout.history).append(HistoryEntry(
             action: pinned ? .rollback : .publish, from: current, to: target,
             reason: "completing the swap of a process that was stopped before it (current follows the \(pinned ? "pin" : "newest version"))"))
@@ -375,19 +379,70 @@ public final class SiteStore: @unchecked Sendable {
     }
 
     /// Every publish appends a line to the history naming its version, and versions are
-    /// numbered upwards, so the newest version has a line unless a system crash lost it after
-    /// the swap (the line is synced after it). Only a system crash loses a written line, and
-    /// every process starts after one: each store looks once, at its first lock.
+    /// numbered upwards, so the newest version has a line unless its publisher was stopped
+    /// before writing it (while pinned: unpinned, the swap is completed with a line of its own),
+    /// or a system crash lost it after the swap (the line is synced after it). Every process
+    /// starts after such a crash: each store looks once, at its first lock.
     private func recordUnrecordedPublish() throws(StoreError) {
         guard !state.withLock({ $0.historyChecked }) else { return }
-        let history = History(path: layout.history)
-        if let newest = try newestVersion(),
-           try (history.lastEntry { $0.action == .publish }?.to).map({ $0 < newest }) ?? true {
-            try history.append(HistoryEntry(
+        if let newest = try newestVersion(), try newestRecordedVersion().map({ $0 < newest }) ?? true {
+            try makeDurable(newest)
+            try History(path: layout.history).append(HistoryEntry(
                 action: .publish, from: nil, to: newest,
-                reason: "recorded late: the history had no line for this version (a system crash lost it)"))
+                reason: "recorded late: the history had no line for this version (its publisher was stopped, or a system crash lost the line)"))
         }
         state.withLock { $0.historyChecked = true }
+    }
+
+    // MARK: - What is on disk
+
+    /// The newest version with a publish line in the history. A publish writes its line after
+    /// the `syncfs` that follows its renames (`VersionWriter`), so this version and every older
+    /// one are on disk; a newer one was moved in by a publisher stopped before its line.
+    func newestRecordedVersion() throws(StoreError) -> VersionID? {
+        try History(path: layout.history).lastEntry { $0.action == .publish }?.to
+    }
+
+    /// Syncs the file system before `version` goes live or gets a line, unless a publish line
+    /// says it is on disk already: a stopped publisher's version is complete for every process,
+    /// but a system crash could still take part of it.
+    func makeDurable(_ version: VersionID) throws(StoreError) {
+        guard try newestRecordedVersion().map({ $0 < version }) ?? true else { return }
+        CrashPoint.sync.reach()
+        try FileSystem.syncFileSystem(containing: root)
+    }
+
+    /// A system crash between a publish's renames and its `syncfs` can leave its version and new
+    /// trees incomplete on disk (`VersionWriter`). So the first lock holder of each boot checks
+    /// the store once: every version newer than the newest with a publish line is verified and
+    /// taken out when it fails, and the trees no version reaches are removed (a later publish
+    /// that writes an equal tree keeps the copy it finds).
+    private func checkAfterRestart() throws(StoreError) {
+        guard !state.withLock({ $0.restartChecked }) else { return }
+        let boot = BootRecord(path: layout.boot)
+        if !boot.isThisBoot {
+            let recorded = try newestRecordedVersion()
+            let current = try currentVersion()
+            for version in try allVersions().reversed() where version != current && recorded.map({ version > $0 }) ?? true {
+                var verifier = Verifier(layout: layout)
+                let problem: String
+                do {
+                    try verifier.verify(version)
+                    guard let first = verifier.problems.first else { continue }
+                    problem = first.description
+                } catch {
+                    problem = error.description
+                }
+                retire(version)
+                try History(path: layout.history).append(HistoryEntry(
+                    action: .gc, from: version, to: version,
+                    reason: "taken out after a restart: it was not whole on disk (\(problem))"))
+            }
+            let all = try allVersions()
+            _ = try GarbageCollector(layout: layout, children: treeChildren).collect(versions: all, keeping: Set(all))
+            try boot.record()
+        }
+        state.withLock { $0.restartChecked = true }
     }
 
     // MARK: - Spare folders

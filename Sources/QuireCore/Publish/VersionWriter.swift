@@ -2,9 +2,15 @@ import Glibc
 import QuireModel
 
 /// Publishes one version folder and its new trees: stage everything under
-/// `staging/<pid>-<random>/`, sync the file system once, then rename into `trees/` and
-/// `versions/` and sync those folders. On failure the staging folder is removed and nothing
-/// outside it has changed (`current` is swapped later, by the caller).
+/// `staging/<pid>-<random>/`, rename it into `trees/` and `versions/`, then sync the file system
+/// once, which makes the files and the renames durable together. On failure the staging folder
+/// is removed and the version is not in `versions/` (`current` is swapped later, by the caller).
+///
+/// The renames come before the sync, not after it with a sync of their folders of their own:
+/// that is one device barrier fewer per save (about 0.4 ms of 5.5). Staged whole, what they
+/// move in is complete for every process; only a system crash before the sync can leave it
+/// incomplete on disk, and the caller's history line, written after the sync, tells which
+/// versions are past it (`SiteStore.checkAfterRestart`, `SiteStore.makeDurable`).
 struct VersionWriter {
     let layout: SiteLayout
     /// Pre-linked copies of earlier trees, for the trees that edit them.
@@ -30,15 +36,15 @@ struct VersionWriter {
                 try FileSystem.symbolicLink(SiteLayout.folderTarget(entry.folder.tree), at: folder + "/" + entry.name)
             }
 
-            CrashPoint.sync.reach()
-            try FileSystem.syncFileSystem(containing: layout.root)
             try trees.moveIntoPlace()
             CrashPoint.move.reach()
             try FileSystem.rename(folder, to: layout.version(manifest.version))
             do throws(StoreError) {
-                try FileSystem.syncTogether(directories: [layout.trees, layout.versions])
+                CrashPoint.sync.reach()
+                try FileSystem.syncFileSystem(containing: layout.root)
             } catch {
-                // Not durable: taken back out, or the next lock holder would put it live.
+                // Not durable: taken back out, or the next lock holder would put it live. Its
+                // new trees stay, unreached: complete, and on disk with the next sync.
                 _ = try? FileSystem.rename(layout.version(manifest.version), to: folder)
                 throw error
             }

@@ -141,6 +141,25 @@ import Testing
         #expect(MarkdownBlockTreeBuilder.blocks(of: unchecked).blocks == MarkdownBlockTreeBuilder.blocks(of: checked).blocks)
     }
 
+    /// Text cmark splits, decodes or makes up (entities naming no character, tabs in code,
+    /// escapes next to non-ASCII letters), for the copies that skip Swift's UTF-8 check.
+    static let cmarkOutputInputs: [String] = unvalidatedInputs + [
+        "&#xD800; &#0; &#x110000; &#99999999; &eacute;&amp;&nbsp; &#128512; &bogus; é&#233;",
+        "é*ü*é **漢**字 _😀_x \\é \\* `é` [é](/ü \"tï\") ![ä](/ö.png 'ß')",
+        "\tcode\twith é\ttabs\n- \tlist é\n\n>\tquote ü",
+        "[ünïcode label]: /ü \"ti&eacute;\"\n\n[ÜNÏCODE LABEL] <https://ex.com/ü?é=1> <ü@ex.com>",
+        "<b>é</b> <!-- ü --> &lt;é&gt;\n\n<div>\nü\n</div>",
+    ]
+
+    @Test(arguments: cmarkOutputInputs)
+    func cmarksOutputCopiedUncheckedIsWellFormed(markdown: String) {
+        let document = CommonMarkDocument(parsing: markdown)
+        let html = document.html()
+        #expect(String(validating: Array(html.utf8), as: UTF8.self) == html)
+        let tree = JSONWriter(pretty: false).bytes(.array(MarkdownBlockTreeBuilder.blocks(of: document).blocks))
+        #expect(String(validating: tree, as: UTF8.self) != nil)
+    }
+
     // MARK: A page's markdown memo
 
     @Test(arguments: markdown)

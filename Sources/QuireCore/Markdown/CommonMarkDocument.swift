@@ -89,7 +89,7 @@ final class CommonMarkDocument {
             guard let node = cmark_iter_get_node(iterator) else { continue }
             if cmark_node_get_type(node) == CMARK_NODE_TEXT, let next = cmark_node_next(node), Self.isRunPart(next) {
                 let last = Self.collectTextRun(from: node, into: &run)
-                visit(.leaf(.text(String(decoding: run, as: UTF8.self))))
+                visit(.leaf(.text(WellFormedUTF8.string(run))))
                 // Carry on after the run's last node, as if each had been visited.
                 cmark_iter_reset(iterator, last, CMARK_EVENT_ENTER)
                 continue
@@ -209,7 +209,7 @@ final class CommonMarkDocument {
     func html() -> String {
         guard let rendered = cmark_render_html(root, CMARK_OPT_DEFAULT) else { return "" }
         defer { free(rendered) }
-        return String(cString: rendered)
+        return WellFormedUTF8.string(cString: rendered)
     }
 
     // MARK: - Tree surgery
@@ -295,7 +295,7 @@ final class CommonMarkDocument {
 
     private static func string(_ pointer: UnsafePointer<CChar>?) -> String {
         guard let pointer else { return "" }
-        return String(cString: pointer)
+        return WellFormedUTF8.string(cString: pointer)
     }
 }
 

@@ -90,14 +90,10 @@ enum LibYAMLEventReader {
         }
     }
 
-    /// A scalar's text. libyaml reads only the UTF-8 that `SourceTextCheck` let through, copies
-    /// it, and encodes escapes itself (refusing surrogates and anything past U+10FFFF), so its
-    /// scalars are well-formed: the copy skips a second validation, which on non-ASCII text
-    /// (translations) cost more than the rest of the event. `scalarTextChecked` is the long way
-    /// (`FastPathTests` compares them).
+    /// A scalar's text (`WellFormedUTF8`: libyaml checked it). `scalarTextChecked` is the long
+    /// way (`FastPathTests` compares them).
     static func scalarText(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        let span = Span(_unsafeElements: bytes)
-        return String(copying: unsafe UTF8Span(unchecked: span))
+        WellFormedUTF8.string(bytes)
     }
 
     static func scalarTextChecked(_ bytes: UnsafeBufferPointer<UInt8>) -> String {

@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Text a C library hands back that is well-formed UTF-8 by construction: libyaml's scalars
+/// (it reads only the UTF-8 `SourceTextCheck` let through and encodes escapes itself) and
+/// cmark's output from a Swift string (it splits text only at ASCII bytes, and turns entities
+/// that name no character into U+FFFD). The copy skips Swift's second validation, which on
+/// non-ASCII text (translations) cost more than making the value. `FastPathTests` holds each
+/// caller to the checked copy.
+enum WellFormedUTF8 {
+    static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let span = Span(_unsafeElements: bytes)
+        return String(copying: unsafe UTF8Span(unchecked: span))
+    }
+
+    static func string(_ bytes: [UInt8]) -> String {
+        bytes.withUnsafeBufferPointer { string($0) }
+    }
+
+    /// A NUL-terminated C string.
+    static func string(cString: UnsafePointer<CChar>) -> String {
+        let count = strlen(cString)
+        return cString.withMemoryRebound(to: UInt8.self, capacity: count) { string(UnsafeBufferPointer(start: $0, count: count)) }
+    }
+}

@@ -19,6 +19,23 @@ import Testing
         #expect(try store.verify() == [])
     }
 
+    @Test func aStoreRemovesLeftoversBeforeItsFirstBodyAndBehindLaterOnes() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        let leftover = store.root + "/staging/999-dead"
+        try FileSystem.makeDirectories(leftover)
+        try store.withPublishLock(timeout: 1, waiting: { _ in }) {
+            #expect(!FileSystem.exists(leftover))
+        }
+        // A process that crashed while this store lived: its leftovers go once the next body is done.
+        try FileSystem.makeDirectories(leftover)
+        try FileSystem.symbolicLink("versions/v000001", at: store.root + "/current.tmp-999")
+        #expect(try store.publish(request(baseFiles)) == .published(VersionID(1), isCurrent: true))
+        #expect(try FileSystem.list(store.root + "/staging").isEmpty)
+        #expect(!FileSystem.exists(store.root + "/current.tmp-999"))
+        #expect(try store.verify() == [])
+    }
+
     @Test func aSecondHolderWaitsSaysWhoHoldsTheLockAndGivesUp() throws {
         let dist = TemporaryDist()
         let first = try dist.store()

@@ -123,6 +123,8 @@ public final class SiteStore: @unchecked Sendable {
         var historyChecked = false
         /// Whether this store has looked for what a system crash can leave (`checkAfterRestart`).
         var restartChecked = false
+        /// Whether this store has removed what crashed processes left, before a first body.
+        var leftoversRemoved = false
     }
 
     private let state = Mutex(State())
@@ -141,7 +143,7 @@ public final class SiteStore: @unchecked Sendable {
     // MARK: - The lock
 
     /// Runs `body` holding the site's publish lock; `waiting` is told once when another process
-    /// holds it; throws after `timeout` seconds. Leftovers of a crashed publish are removed first.
+    /// holds it; throws after `timeout` seconds. Leftovers of a crashed publish are removed.
     public func withPublishLock<T>(timeout: Double, waiting: (String) -> Void, _ body: () throws -> T) throws -> T {
         let reentered = state.withLock { state in
             guard state.lockDepth > 0 else { return false }
@@ -156,10 +158,18 @@ public final class SiteStore: @unchecked Sendable {
         state.withLock { $0.lockDepth = 1 }
         let result = Result { () throws -> T in
             CrashPoint.recover.reach()
-            try removeLeftovers()
+            // Leftovers never stand in a publish's way (each temporary name holds its writer's
+            // pid, and a writer removes its own stale one): after the first lock they are
+            // removed behind the body, off a save's critical path (four folder listings).
+            let leftoversRemoved = state.withLock { $0.leftoversRemoved }
+            if !leftoversRemoved {
+                try removeLeftovers()
+                state.withLock { $0.leftoversRemoved = true }
+            }
             try checkAfterRestart()
             try completeInterruptedSwap()
             try recordUnrecordedPublish()
+            defer { if leftoversRemoved { try? removeLeftovers() } }
             return try body()
         }
         state.withLock { $0.lockDepth = 0 }

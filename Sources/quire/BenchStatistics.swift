@@ -36,6 +36,8 @@ extension BenchWatchSession.Latency {
             ("missing_reads", .integer(missingReads)),
             ("timeouts", .integer(timeouts)),
             ("stopped_by_time_budget", .bool(stoppedByBudget)),
+            // In save order: whether slow saves come together (the machine) or alone shows here.
+            ("each_ms", .array(milliseconds.map { BenchFormat.number($0) })),
         ]))
     }
 }

@@ -125,6 +125,11 @@ struct BenchCommandTests {
         #expect(latency["saves"] as? Int == 5)
         #expect(latency["published"] as? Int == 5)
         for key in ["p50_ms", "p90_ms", "p99_ms"] { #expect(latency[key] is Double || latency[key] is Int, "save_to_published.\(key)") }
+        // Each save's figure, in order: as many as were published, the median among them.
+        let each = try #require(latency["each_ms"] as? [Any]).compactMap { ($0 as? Double) ?? ($0 as? Int).map(Double.init) }
+        #expect(each.count == 5 && each.allSatisfy { $0 > 0 }, "save_to_published.each_ms: \(each)")
+        let median = (latency["p50_ms"] as? Double) ?? (latency["p50_ms"] as? Int).map(Double.init)
+        #expect(median.map { each.sorted()[2] == $0 } == true, "p50 \(median ?? -1) of \(each.sorted())")
         #expect(latency["torn_reads"] as? Int == 0)
         #expect(latency["missing_reads"] as? Int == 0)
         // The saves began once the watcher had gone idle after its first publish.

@@ -126,14 +126,14 @@ struct BenchCommandTests {
         #expect(latency["published"] as? Int == 5)
         for key in ["p50_ms", "p90_ms", "p99_ms"] { #expect(latency[key] is Double || latency[key] is Int, "save_to_published.\(key)") }
         // Each save's figure, in order: as many as were published, the median among them.
-        let each = try #require(latency["each_ms"] as? [Any]).compactMap { ($0 as? Double) ?? ($0 as? Int).map(Double.init) }
+        let each = try #require(latency["each_ms"] as? [Any]).compactMap(Self.number)
         #expect(each.count == 5 && each.allSatisfy { $0 > 0 }, "save_to_published.each_ms: \(each)")
-        let median = (latency["p50_ms"] as? Double) ?? (latency["p50_ms"] as? Int).map(Double.init)
+        let median = Self.number(latency["p50_ms"])
         #expect(median.map { each.sorted()[2] == $0 } == true, "p50 \(median ?? -1) of \(each.sorted())")
         #expect(latency["torn_reads"] as? Int == 0)
         #expect(latency["missing_reads"] as? Int == 0)
         // The saves began once the watcher had gone idle after its first publish.
-        let settled = (run["watcher_settled_s"] as? Double) ?? (run["watcher_settled_s"] as? Int).map(Double.init)
+        let settled = Self.number(run["watcher_settled_s"])
         #expect(settled.map { $0 > 0 && $0 < 60 } == true, "watcher_settled_s: \(run["watcher_settled_s"] ?? "missing")")
 
         for key in ["page_added_to_published", "page_removed_to_gone"] {
@@ -151,5 +151,10 @@ struct BenchCommandTests {
             #expect((1...3).contains(burst["versions_published"] as? Int ?? 0), "\(key): \(burst["versions_published"] ?? "none") versions")
             #expect(burst["last_publish_after_last_write_ms"] != nil)
         }
+    }
+
+    /// A JSON number as Foundation reads it: an Int when it has no fraction.
+    static func number(_ value: Any?) -> Double? {
+        (value as? Double) ?? (value as? Int).map(Double.init)
     }
 }

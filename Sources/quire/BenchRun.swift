@@ -60,6 +60,7 @@ struct BenchRun {
     }
 
     func run() throws -> ExitCode {
+        let cpuAtStart = BenchMachineCPU.now
         let out = try outputFolder()
         defer { if !options.keepFiles { try? FileManager.default.removeItem(atPath: out) } }
         var results: [SizeResult] = []
@@ -72,7 +73,7 @@ struct BenchRun {
                 results.append(try measure(options.site(pages: pages, layout: layout), in: root))
             }
         }
-        let conditions = self.conditions(out: out)
+        let conditions = self.conditions(out: out, cpuAtStart: cpuAtStart)
         let document = json(results, conditions: conditions)
         let table = text(results, conditions: conditions)
         if options.keepFiles {
@@ -190,7 +191,7 @@ struct BenchRun {
 
     // MARK: Conditions
 
-    private func conditions(out: String) -> JSONValue {
+    private func conditions(out: String, cpuAtStart: BenchMachineCPU?) -> JSONValue {
         var name = utsname()
         uname(&name)
         let kernel = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
@@ -204,6 +205,7 @@ struct BenchRun {
         // creation here about twice as slow (bench/README.md), so the count is a condition.
         let cachedInodes = ((try? String(contentsOfFile: "/proc/sys/fs/inode-nr", encoding: .utf8)) ?? "")
             .split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) }
+        let stolen = cpuAtStart.flatMap { start in BenchMachineCPU.now?.stolenPercent(since: start) }
         return .object(JSONObject([
             ("date", .string(formatter.string(from: Date()))),
             ("cpu", .string(model)),
@@ -212,6 +214,7 @@ struct BenchRun {
             ("kernel", .string(kernel)),
             ("load_average_at_end", .string(load)),
             ("cached_inodes_at_end", cachedInodes.map { .integer($0) } ?? .null),
+            ("cpu_stolen_by_host_percent", BenchFormat.number(stolen)),
             ("file_system", .string(fileSystem)),
             ("folder", .string(out)),
             ("sync", .string("the store's: one syncfs per published version, no fsync per file")),
@@ -320,7 +323,8 @@ struct BenchRun {
         sections.append("quire bench, \(c["date"]?.stringValue ?? ""): \(c["cores"]?.intValue ?? 0) cores (\(c["cpu"]?.stringValue ?? "")), kernel \(c["kernel"]?.stringValue ?? "")\n"
             + "file system \(c["file_system"]?.stringValue ?? "") (\(c["folder"]?.stringValue ?? "")); sync: \(c["sync"]?.stringValue ?? ""); allocator: \(c["allocator"]?.stringValue ?? "")\n"
             + "\(options.locales) locales, \(options.sections) sections a page, ~\(options.markdownBytes) B of markdown a page; page cache warm; load average at end \(c["load_average_at_end"]?.stringValue ?? ""); "
-            + "inodes cached by the kernel at end \(c["cached_inodes_at_end"]?.intValue.map(String.init) ?? "unknown")")
+            + "inodes cached by the kernel at end \(c["cached_inodes_at_end"]?.intValue.map(String.init) ?? "unknown"); "
+            + "busy CPU time the host took (steal) \(c["cpu_stolen_by_host_percent"].flatMap(BenchFormat.percent) ?? "unknown")")
 
         var cold: [[String]] = []
         for result in results {

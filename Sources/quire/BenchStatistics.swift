@@ -68,6 +68,15 @@ enum BenchFormat {
         return String(format: "%.\(decimals)f", value)
     }
 
+    /// "3.2%" from a JSON number; nil from null.
+    static func percent(_ value: JSONValue) -> String? {
+        switch value {
+        case .number(let number): return text(number) + "%"
+        case .integer(let number): return "\(number)%"
+        default: return nil
+        }
+    }
+
     static func mebibytes(_ kilobytes: Int) -> Double { Double(kilobytes) / 1024 }
 
     /// Left-aligned first column, right-aligned figures.

@@ -77,6 +77,9 @@ struct BenchCommandTests {
         let conditions = try #require(root["conditions"] as? [String: Any])
         for key in ["date", "cores", "file_system", "sync", "previews", "kernel"] { #expect(conditions[key] != nil, "conditions.\(key) missing") }
         #expect((conditions["cached_inodes_at_end"] as? Int ?? 0) > 0, "conditions.cached_inodes_at_end")
+        // The run kept both cores busy for seconds: the host's share of that is known, 0 to 100%.
+        let stolen = Self.number(conditions["cpu_stolen_by_host_percent"])
+        #expect(stolen.map { (0...100).contains($0) } == true, "conditions.cpu_stolen_by_host_percent: \(conditions["cpu_stolen_by_host_percent"] ?? "missing")")
         // The binary's malloc is mimalloc's, not glibc's: the link put it first. Under a
         // sanitizer (tests/deep/sanitizers.sh sets its options) the sanitizer's must win instead.
         let allocator = conditions["allocator"] as? String ?? "none"

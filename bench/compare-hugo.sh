@@ -69,6 +69,11 @@ trap cleanup EXIT
 say() { echo "compare-hugo: $*" >&2; }
 common=(--out "$work" --pages-count "$pages" --locales "$locales" --layout "$layout")
 
+# The machine's busy CPU time and the part of it the host took (steal), from /proc/stat: on a
+# shared VM a slow stretch shows there (bench/README.md, seventeenth session).
+cpu_time() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $9 }' /proc/stat; }
+cpu_at_start=$(cpu_time)
+
 say "generating $pages pages x $locales locales ($layout) in $work"
 "$quire" bench generate "${common[@]}" >&2
 
@@ -139,6 +144,7 @@ echo "compare-hugo: $pages pages x $locales locales ($files page files), $layout
 echo "hugo $(hugo version | awk '{print $2}'), quire $quire"
 echo "page cache before each cold build: $([ "$cold_cache" = 1 ] && echo "dropped, with folders and inodes (--cold-cache)" || echo "as the step before left it")"
 [ "$rounds" = 1 ] || echo "cold builds: the median of $rounds interleaved rounds, and their range"
+echo "busy CPU time the host took (steal): $(echo "$cpu_at_start $(cpu_time)" | awk '{ if ($3 > $1) printf "%.1f%%", 100 * ($4 - $2) / ($3 - $1); else printf "unknown" }')"
 echo
 printf '%-34s %12s %12s %10s\n' "" "hugo" "quire" "hugo/quire"
 printf '%-34s %12s %12s %10s\n' "cold build wall s" "$hugo_wall" "$quire_wall" "$(ratio "$hugo_wall" "$quire_wall")"

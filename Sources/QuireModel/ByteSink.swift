@@ -19,6 +19,12 @@ package struct ByteSink: ~Copyable {
     /// Bytes written so far.
     @inlinable package var count: Int { used }
 
+    /// Forgets every byte after the first `count` (a piece written, then not wanted).
+    @inlinable package mutating func truncate(to count: Int) {
+        precondition(count >= 0 && count <= used, "truncating past the end")
+        used = count
+    }
+
     @inlinable @inline(__always)
     mutating func reserve(_ extra: Int) {
         if capacity - used < extra { grow(toHold: used + extra) }

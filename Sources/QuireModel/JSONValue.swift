@@ -14,6 +14,8 @@ public enum JSONValue: Sendable, Hashable {
     case string(String)
     case array([JSONValue])
     case object(JSONObject)
+    /// JSON already encoded, written as it is (see `EncodedJSON`).
+    case encoded(EncodedJSON)
 
     public subscript(key: String) -> JSONValue? {
         if case .object(let object) = self { return object[key] }
@@ -57,8 +59,20 @@ public enum JSONValue: Sendable, Hashable {
         case .string: return "text"
         case .array: return "a list"
         case .object: return "a mapping"
+        case .encoded: return "encoded JSON"
         }
     }
+}
+
+/// Compact JSON text encoded once and embedded as it is: a markdown field's block tree, which
+/// the renderer writes straight to bytes, so a page's largest part never becomes thousands of
+/// small values to build, encode and free. The writer copies it in pretty output too, unindented.
+/// It compares by its bytes: it never equals the tree it encodes (parse it to compare).
+public struct EncodedJSON: Sendable, Hashable {
+    public let bytes: [UInt8]
+
+    /// `bytes` must be one complete JSON value; nothing checks it.
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
 }
 
 /// An object with ordered, unique keys. Small objects (most of them) search their few keys;

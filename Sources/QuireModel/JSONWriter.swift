@@ -58,6 +58,7 @@ public struct JSONWriter: Sendable {
             var text = Self.format(number)
             text.withUTF8 { out.append($0) }
         case .string(let text): Self.writeString(text, into: &out)
+        case .encoded(let json): out.append(json.bytes)
         case .array(let items):
             if items.isEmpty { out.append("[]"); return }
             out.append(UInt8(ascii: "["))
@@ -96,7 +97,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Decimal digits, as `String(number)` writes them.
-    static func writeInteger(_ number: Int, into out: inout ByteSink) {
+    package static func writeInteger(_ number: Int, into out: inout ByteSink) {
         if number < 0 { out.append(UInt8(ascii: "-")) }
         // The magnitude as unsigned, so `Int.min` needs no special case.
         var magnitude = number.magnitude
@@ -112,14 +113,14 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    static func writeString(_ text: String, into out: inout ByteSink) {
+    package static func writeString(_ text: String, into out: inout ByteSink) {
         // Native strings hand out their storage as is; only others are copied first.
         if text.utf8.withContiguousStorageIfAvailable({ writeString($0, into: &out) }) != nil { return }
         var copy = text
         copy.withUTF8 { writeString($0, into: &out) }
     }
 
-    private static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteSink) {
+    package static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteSink) {
         out.append(UInt8(ascii: "\""))
         // Text is copied in runs between escapes: a string without any (most of them) is one
         // scan and one copy.

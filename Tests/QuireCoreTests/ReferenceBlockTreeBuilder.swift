@@ -4,7 +4,7 @@ import QuireModel
 
 /// The block tree builder as it was before it read cmark's nodes directly: the simple way,
 /// from the events of `CommonMarkDocument.walk`, one dictionary literal per object. The
-/// renderer's builder must build exactly these trees (`FastPathTests`).
+/// renderer's writer must write exactly these trees (`FastPathTests`).
 ///
 /// Builds the block tree native renderers walk from the events of a `CommonMarkDocument`.
 ///

@@ -16,6 +16,17 @@ func writesIntegersAsSwiftPrintsThem(number: Int) {
     #expect(JSONWriter(pretty: false).string(.string(text)) == referenceQuoted(text))
 }
 
+@Test(arguments: [false, true])
+func embedsEncodedJSONAsItIs(pretty: Bool) {
+    let encoded = EncodedJSON(Array(#"[{"type":"text","text":"a\"b"}]"#.utf8))
+    let value: JSONValue = ["blocks": .encoded(encoded), "after": 1]
+    let expected = pretty ? "{\n  \"blocks\": [{\"type\":\"text\",\"text\":\"a\\\"b\"}],\n  \"after\": 1\n}\n"
+                          : #"{"blocks":[{"type":"text","text":"a\"b"}],"after":1}"#
+    #expect(JSONWriter(pretty: pretty).string(value) == expected)
+    // It compares by its bytes, not by the tree they encode.
+    #expect(value["blocks"] != [["type": "text", "text": "a\"b"]])
+}
+
 @Test func indentsDeepNestingPastTheSpaceRun() {
     var value: JSONValue = "x"
     for _ in 0..<70 { value = .array([value]) }
@@ -99,6 +110,7 @@ private func referenceJSON(_ value: JSONValue, pretty: Bool, depth: Int = 0) -> 
     case .integer(let number): return String(number)
     case .number(let number): return JSONWriter.format(number)
     case .string(let text): return referenceQuoted(text)
+    case .encoded(let json): return String(decoding: json.bytes, as: UTF8.self)
     case .array(let items):
         if items.isEmpty { return "[]" }
         let inner = items.map { newline(depth + 1) + referenceJSON($0, pretty: pretty, depth: depth + 1) }

@@ -5,15 +5,29 @@ public import QuireModel
 public struct RenderedMarkdown: Sendable, Hashable {
     /// cmark's HTML in safe mode.
     public var html: String
-    /// The block tree native renderers walk (an array of block objects).
-    public var blocks: JSONValue
+    /// The block tree native renderers walk (an array of block objects), as compact JSON: pages
+    /// embed it as it is.
+    public var encodedBlocks: EncodedJSON
     /// What was dropped because it was unsafe (raw HTML, `javascript:` links, ...), for warnings.
     public var removed: [String]
 
-    public init(html: String, blocks: JSONValue, removed: [String]) {
+    init(html: String, encodedBlocks: EncodedJSON, removed: [String]) {
         self.html = html
-        self.blocks = blocks
+        self.encodedBlocks = encodedBlocks
         self.removed = removed
+    }
+
+    public init(html: String, blocks: JSONValue, removed: [String]) {
+        self.init(html: html, encodedBlocks: EncodedJSON(JSONWriter(pretty: false).bytes(blocks)), removed: removed)
+    }
+
+    /// The block tree as values, for readers that walk it (the build only copies the bytes).
+    public var blocks: JSONValue {
+        // Each container of the tree is at most three levels of JSON (a list, its items, an item).
+        guard let tree = StoredJSONReader.parse(encodedBlocks.bytes, maximumDepth: 4 * MarkdownBlockWriter.maximumDepth) else {
+            preconditionFailure("a block tree that is not JSON")
+        }
+        return tree
     }
 }
 
@@ -34,9 +48,9 @@ public enum MarkdownRenderer {
 
     /// Renders a document `cleanUp` has already cleaned, which took out `removals`.
     static func render(cleaned document: CommonMarkDocument, removals: [CommonMarkRemoval]) -> RenderedMarkdown {
-        let tree = MarkdownBlockTreeBuilder.blocks(of: document)
+        let tree = MarkdownBlockWriter.blocks(of: document)
         let removed = messages(removals, flattenedDeepContent: tree.flattenedDeepContent)
-        return RenderedMarkdown(html: document.html(), blocks: .array(tree.blocks), removed: removed)
+        return RenderedMarkdown(html: document.html(), encodedBlocks: EncodedJSON(tree.json), removed: removed)
     }
 
     /// `render(markdown).removed`, without rendering: translation checks only need to know
@@ -48,15 +62,15 @@ public enum MarkdownRenderer {
 
     /// `removed(from:)` for a document `cleanUp` has already cleaned, which took out `removals`.
     static func removed(cleaned document: CommonMarkDocument, removals: [CommonMarkRemoval]) -> [String] {
-        let flattened = document.hasContainer(openedAtDepth: MarkdownBlockTreeBuilder.maximumDepth)
-            && MarkdownBlockTreeBuilder.blocks(of: document).flattenedDeepContent
+        let flattened = document.hasContainer(openedAtDepth: MarkdownBlockWriter.maximumDepth)
+            && MarkdownBlockWriter.blocks(of: document).flattenedDeepContent
         return messages(removals, flattenedDeepContent: flattened)
     }
 
     private static func messages(_ removals: [CommonMarkRemoval], flattenedDeepContent: Bool) -> [String] {
         var removed = MarkdownRemovalMessage.summarized(removals.map(MarkdownRemovalMessage.describe))
         if flattenedDeepContent {
-            removed.append(MarkdownRemovalMessage.deepNesting(limit: MarkdownBlockTreeBuilder.maximumDepth))
+            removed.append(MarkdownRemovalMessage.deepNesting(limit: MarkdownBlockWriter.maximumDepth))
         }
         return removed
     }

@@ -92,7 +92,7 @@ extension JSONValue {
         case .integer(let number): return String(number)
         case .number(let number): return String(number)
         case .bool(let flag): return flag ? "true" : "false"
-        case .null, .array, .object: return nil
+        case .null, .array, .object, .encoded: return nil
         }
     }
 }

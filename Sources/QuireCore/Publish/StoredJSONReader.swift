@@ -5,16 +5,21 @@ import QuireModel
 /// a damaged file is reported by path, and the source reader is for editors' files.
 struct StoredJSONReader {
     private let bytes: [UInt8]
+    private let maximumDepth: Int
     private var index = 0
 
-    static func parse(_ bytes: [UInt8]) -> JSONValue? {
-        var reader = StoredJSONReader(bytes: bytes)
+    /// Nil for anything but one JSON value nested at most `maximumDepth` levels deep.
+    static func parse(_ bytes: [UInt8], maximumDepth: Int = 128) -> JSONValue? {
+        var reader = StoredJSONReader(bytes: bytes, maximumDepth: maximumDepth)
         guard let value = reader.value(depth: 0) else { return nil }
         reader.skipSpace()
         return reader.index == bytes.count ? value : nil
     }
 
-    private init(bytes: [UInt8]) { self.bytes = bytes }
+    private init(bytes: [UInt8], maximumDepth: Int) {
+        self.bytes = bytes
+        self.maximumDepth = maximumDepth
+    }
 
     private mutating func skipSpace() {
         while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
@@ -28,7 +33,7 @@ struct StoredJSONReader {
     }
 
     private mutating func value(depth: Int) -> JSONValue? {
-        guard depth < 128 else { return nil }
+        guard depth < maximumDepth else { return nil }
         skipSpace()
         guard index < bytes.count else { return nil }
         switch bytes[index] {

@@ -147,7 +147,7 @@ public struct PageRenderer {
             let markdown = text(string)
             let rendered = renderMarkdown(markdown)
             for what in rendered.removed { removed.append((string, what)) }
-            return .object(JSONObject(distinctKeys: [("markdown", .string(markdown)), ("html", .string(rendered.html)), ("blocks", rendered.blocks)]))
+            return .object(JSONObject(distinctKeys: [("markdown", .string(markdown)), ("html", .string(rendered.html)), ("blocks", .encoded(rendered.encodedBlocks))]))
         case .items(let items):
             return .array(items.map { item in
                 .object(JSONObject(members: item.map { (key: $0.name, value: render($0.value, removed: &removed)) }))

@@ -250,9 +250,12 @@ struct MarkdownBlockWriter: ~Copyable {
     /// Writes the innermost frame's pending text as a text inline, when it has some.
     private mutating func flushText() {
         guard let top = frames.indices.last, frames[top].content == .inlines, !frames[top].text.isEmpty else { return }
-        let text = frames[top].text
+        if frames[top].children > 0 { out.append(UInt8(ascii: ",")) }
+        frames[top].children += 1
+        // Written from the frame's buffer in place, which is then reused: a copy would make the
+        // buffer shared, and emptying it would allocate a new one.
+        Self.writeTextInline(frames[top].text, into: &out)
         frames[top].text.removeAll(keepingCapacity: true)
-        writeChild(of: top) { out in Self.writeTextInline(text, into: &out) }
     }
 
     private mutating func writeChild(of index: Int, _ write: (inout ByteSink) -> Void) {

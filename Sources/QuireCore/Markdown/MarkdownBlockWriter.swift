@@ -250,8 +250,7 @@ struct MarkdownBlockWriter: ~Copyable {
     /// Writes the innermost frame's pending text as a text inline, when it has some.
     private mutating func flushText() {
         guard let top = frames.indices.last, frames[top].content == .inlines, !frames[top].text.isEmpty else { return }
-        if frames[top].children > 0 { out.append(UInt8(ascii: ",")) }
-        frames[top].children += 1
+        startChild(of: top)
         // Written from the frame's buffer in place, which is then reused: a copy would make the
         // buffer shared, and emptying it would allocate a new one.
         Self.writeTextInline(frames[top].text, into: &out)
@@ -259,9 +258,14 @@ struct MarkdownBlockWriter: ~Copyable {
     }
 
     private mutating func writeChild(of index: Int, _ write: (inout ByteSink) -> Void) {
+        startChild(of: index)
+        write(&out)
+    }
+
+    /// Counts a child of the frame at `index`, after the comma when it is not the first.
+    private mutating func startChild(of index: Int) {
         if frames[index].children > 0 { out.append(UInt8(ascii: ",")) }
         frames[index].children += 1
-        write(&out)
     }
 
     /// Inside an image (its alt text) or content nested too deep: only the text counts.

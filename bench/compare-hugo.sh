@@ -70,7 +70,7 @@ say() { echo "compare-hugo: $*" >&2; }
 common=(--out "$work" --pages-count "$pages" --locales "$locales" --layout "$layout")
 
 # The machine's busy CPU time and the part of it the host took (steal), from /proc/stat: on a
-# shared VM a slow stretch shows there (bench/README.md, seventeenth session).
+# shared VM a slow stretch shows there (bench/RESULTS.md, the 4b4b64c runs).
 cpu_time() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $9 }' /proc/stat; }
 cpu_at_start=$(cpu_time)
 

@@ -3,7 +3,7 @@ import Glibc
 
 /// The process's allocator. `quire` links mimalloc (Debian's `libmimalloc`), which then serves
 /// `malloc` for the whole process, Swift runtime and C libraries included: a cold build spends
-/// about a fifth less CPU than with glibc's malloc (bench/README.md, sixth session).
+/// about a fifth less CPU than with glibc's malloc (bench/RESULTS.md, the 726aae6 runs).
 enum Allocator {
     /// `mimalloc 2.0.9` when mimalloc serves `malloc`; `not mimalloc` when another one does (a
     /// link order that put glibc first, a sanitizer's allocator, an `LD_PRELOAD`).

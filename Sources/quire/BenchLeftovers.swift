@@ -4,7 +4,7 @@ import Foundation
 /// over. On ext4 without a journal (this machine's disk) the kernel skips inodes freed in the
 /// last one to six minutes, one by one, whenever it allocates a new one: removing an old
 /// `dist/` of 60,000 files right before a measured build or save stream made it pay for that
-/// removal (bench/README.md).
+/// removal (bench/RESULTS.md).
 struct BenchLeftovers {
     private var moved: [String] = []
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// The machine's CPU time as `/proc/stat` counts it, over all cores. On a virtual machine,
 /// `steal` is time the host ran something else while this guest had work: the slow stretches
-/// of a shared VM (a third slower for minutes, bench/README.md) show here, not in Quire's figures.
+/// of a shared VM (a third slower for minutes, bench/RESULTS.md) show here, not in Quire's figures.
 struct BenchMachineCPU {
     /// Time the cores were busy or kept from being so: user, nice, system, irq, softirq, steal.
     var busy: UInt64

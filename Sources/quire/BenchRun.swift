@@ -202,7 +202,7 @@ struct BenchRun {
         let formatter = ISO8601DateFormatter()
         let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
         // Millions of cached inodes (a machine that made and removed many trees) made each file
-        // creation here about twice as slow (bench/README.md), so the count is a condition.
+        // creation here about twice as slow (bench/RESULTS.md), so the count is a condition.
         let cachedInodes = ((try? String(contentsOfFile: "/proc/sys/fs/inode-nr", encoding: .utf8)) ?? "")
             .split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) }
         let stolen = cpuAtStart.flatMap { start in BenchMachineCPU.now?.stolenPercent(since: start) }

@@ -8,7 +8,7 @@ import Synchronization
 enum WideConcurrentPerform {
     /// Two threads per core: a 10,000-page build with the page cache dropped went from
     /// 7.2–8.1 s to 5.5–6.2 s on 2 cores; with the cache warm, the two were within this VM's
-    /// noise (bench/README.md, thirteenth session).
+    /// noise (bench/RESULTS.md, the 20a28a5 runs).
     ///
     /// Read once: Foundation reads two cgroup files for `activeProcessorCount` each time it is
     /// asked, four system calls at the start of every one-page save.

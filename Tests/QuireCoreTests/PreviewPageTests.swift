@@ -136,7 +136,7 @@ enum ContentSecurity {
         let html = try render("trex-store")
         let header = try #require(html.components(separatedBy: "<header").dropFirst().first?.components(separatedBy: "</header>").first)
         for text in ["trex", "trex-store", "en", "v000003", "site status"] { #expect(header.contains(text)) }
-        #expect(html.contains("<html lang=\"en\" data-version=\"v000003\" data-page-id=\"trex-store\""))
+        #expect(html.contains("<html lang=\"en\" dir=\"ltr\" data-version=\"v000003\" data-page-id=\"trex-store\""))
         #expect(html.contains("<title>T.REX ARMS Store · en · preview</title>"))
     }
 

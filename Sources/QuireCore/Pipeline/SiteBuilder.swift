@@ -47,9 +47,9 @@ public final class SiteBuilder: @unchecked Sendable {
     public var options: BuildOptions
 
     /// Bump when published output changes for equal input, so every file is rebuilt once.
-    static let outputFormat = "quire-output-2"
+    static let outputFormat = "quire-output-3"
     /// Bump when previews change for equal pages.
-    static let previewFormat = "quire-preview-4"
+    static let previewFormat = "quire-preview-5"
 
     // State kept between builds. Internal only so the stage files (SiteBuilder+Pages, +Translations,
     // +Rendering) can share it; nothing outside the builder touches it.

@@ -16,6 +16,8 @@ public enum PagePreview {
         var html = HTMLWriter()
         html.raw("<!DOCTYPE html>\n<html")
         html.attribute("lang", context.locale)
+        // The page says which way its locale runs; the whole preview is laid out that way.
+        html.attribute("dir", page["direction"]?.stringValue == TextDirection.rtl.rawValue ? "rtl" : "ltr")
         html.attribute("data-version", context.version ?? "")
         html.attribute("data-page-id", context.pageID)
         html.attribute("data-status-url", context.statusURL)

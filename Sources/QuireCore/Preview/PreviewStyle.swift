@@ -9,9 +9,9 @@ body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 .toolbar .brand { font-weight: 700; letter-spacing: .02em; }
 .toolbar .label { color: #9aa3b5; text-transform: uppercase; font-size: 11px; letter-spacing: .06em; }
 .toolbar code { font: 12px ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; background: #2e3544; padding: 2px 6px; border-radius: 4px; }
-.toolbar a { color: #9cc4ff; margin-left: auto; }
+.toolbar a { color: #9cc4ff; margin-inline-start: auto; }
 .banner { margin: 12px auto; max-width: 760px; padding: 10px 14px; border-radius: 10px; font-size: 14px; }
-.banner ul { margin: 6px 0 0; padding-left: 20px; font: 13px/1.5 ui-monospace, Menlo, Consolas, monospace; word-break: break-word; }
+.banner ul { margin: 6px 0 0; padding-inline-start: 20px; font: 13px/1.5 ui-monospace, Menlo, Consolas, monospace; word-break: break-word; }
 .banner summary { cursor: pointer; }
 .banner-error { background: #fdecea; color: #8a1c13; border: 1px solid #f5b5ad; }
 .banner-warning { background: #fff6dd; color: #6b4b00; border: 1px solid #f2d58a; }
@@ -57,7 +57,7 @@ body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 .video { position: relative; margin: 0 18px; aspect-ratio: 16 / 9; border-radius: 14px; overflow: hidden; background: #000; display: flex; align-items: center; justify-content: center; }
 .video-poster { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: cover; opacity: .8; }
 .play { position: relative; display: flex; align-items: center; justify-content: center; width: 64px; height: 64px; padding-left: 6px; border-radius: 50%; background: rgba(255,255,255,.9); color: #111; font-size: 26px; }
-.video-source { position: absolute; left: 10px; bottom: 8px; color: #ddd; font-size: 11px; }
+.video-source { position: absolute; inset-inline-start: 10px; bottom: 8px; color: #ddd; font-size: 11px; }
 .video-meta { padding: 8px 18px 0; }
 .video-meta h3 { margin: 0; font-size: 16px; }
 .gallery-item { width: 260px; margin: 0; }
@@ -71,7 +71,7 @@ body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 .markdown h1, .markdown h2, .markdown h3, .markdown h4 { line-height: 1.25; margin: 14px 0 6px; }
 .markdown pre { padding: 10px; border-radius: 8px; background: #f2f2f7; overflow-x: auto; }
 .markdown code { font: 13px ui-monospace, Menlo, Consolas, monospace; }
-.markdown blockquote { margin: 8px 0; padding-left: 12px; border-left: 3px solid var(--line); color: var(--muted); }
+.markdown blockquote { margin: 8px 0; padding-inline-start: 12px; border-inline-start: 3px solid var(--line); color: var(--muted); }
 .markdown img { max-width: 100%; border-radius: 8px; }
 .markdown a { color: #0a63d1; }
 .plain { white-space: pre-wrap; }
@@ -96,16 +96,16 @@ h1 { font-size: 22px; margin: 8px 0 4px; }
 h2 { font-size: 17px; margin: 24px 0 8px; }
 .summary { color: var(--muted); margin: 0; }
 table { width: 100%; border-collapse: collapse; background: var(--surface); border-radius: 10px; overflow: hidden; box-shadow: 0 1px 3px rgba(0,0,0,.06); font-size: 14px; }
-th, td { text-align: left; padding: 7px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th, td { text-align: start; padding: 7px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { background: #f6f7f9; font-weight: 600; }
 td.missing { color: #b0b5c0; }
-.bar { width: 120px; height: 8px; border-radius: 4px; background: var(--line); overflow: hidden; display: inline-block; vertical-align: middle; margin-right: 6px; }
+.bar { width: 120px; height: 8px; border-radius: 4px; background: var(--line); overflow: hidden; display: inline-block; vertical-align: middle; margin-inline-end: 6px; }
 .bar span { display: block; height: 100%; background: #2f9e58; }
 .bad { color: #b3261e; font-weight: 600; }
 .ok { color: #2f7d32; }
 .diagnostics { list-style: none; margin: 0; padding: 0; font: 13px/1.5 ui-monospace, Menlo, Consolas, monospace; }
-.diagnostics li { padding: 6px 10px; background: var(--surface); border-left: 3px solid #b3261e; margin-bottom: 4px; word-break: break-word; }
-.diagnostics li.warning { border-left-color: #d89b00; }
+.diagnostics li { padding: 6px 10px; background: var(--surface); border-inline-start: 3px solid #b3261e; margin-bottom: 4px; word-break: break-word; }
+.diagnostics li.warning { border-inline-start-color: #d89b00; }
 .none { color: var(--muted); }
 code { font: 12px ui-monospace, Menlo, Consolas, monospace; }
 

@@ -12,7 +12,11 @@ public import Foundation
 public struct PageRenderer {
     /// The text of a string in this locale (source or translation).
     public var text: (LocalizableText) -> String
-    public var locale: String
+    public var locale: String {
+        didSet { direction = TextDirection(locale: locale) }
+    }
+    /// Published on every part of a right-to-left locale's pages; left-to-right pages say nothing.
+    public private(set) var direction: TextDirection
     public var defaultTTL: Int
     /// The time schedules are judged at (one per build).
     public var now: Date
@@ -26,6 +30,7 @@ public struct PageRenderer {
                 renderMarkdown: @escaping (String) -> RenderedMarkdown = MarkdownRenderer.render,
                 text: @escaping (LocalizableText) -> String) {
         self.locale = locale
+        self.direction = TextDirection(locale: locale)
         self.defaultTTL = defaultTTL
         self.now = now
         self.minimumAppVersions = minimumAppVersions
@@ -79,6 +84,7 @@ public struct PageRenderer {
         var object = JSONObject()
         object["page_id"] = .string(page.pageID)
         object["locale"] = .string(locale)
+        if direction == .rtl { object["direction"] = .string(direction.rawValue) }
         if let audience { object["audience"] = .string(audience) }
         if let redirect = page.redirectTo {
             // A stub at an old id: apps follow it.
@@ -108,6 +114,7 @@ public struct PageRenderer {
             if part > 1 {
                 partObject["page_id"] = .string(page.pageID)
                 partObject["locale"] = .string(locale)
+                if direction == .rtl { partObject["direction"] = .string(direction.rawValue) }
                 if let audience { partObject["audience"] = .string(audience) }
                 partObject["ttl"] = .integer(page.ttl ?? defaultTTL)
             }

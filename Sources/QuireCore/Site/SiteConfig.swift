@@ -58,6 +58,7 @@ public struct SiteConfig: Sendable, Hashable {
             ("default_locale", .string(defaultLocale)),
             ("locales", .array(locales.map { .string($0) })),
             ("fallbacks", .object(fallbackObject)),
+            ("directions", .object(JSONObject(locales.map { ($0, .string(TextDirection(locale: $0).rawValue)) }))),
             ("ttl", .integer(ttl)),
         ])
     }

@@ -88,7 +88,8 @@ public struct SiteTranslations: Sendable {
 
         var translations: [String: PageTranslations] = [:]
         for page in pages {
-            let (checked, checkDiagnostics) = PageTranslations.check(catalogs[page.pageID] ?? [], strings: page.strings)
+            let (checked, checkDiagnostics) = PageTranslations.check(
+                catalogs[page.pageID] ?? [], strings: page.strings, links: context.config.linkPolicy)
             translations[page.pageID] = checked
             diagnostics += checkDiagnostics
         }
@@ -138,15 +139,20 @@ public struct SiteTranslations: Sendable {
             case .missing: state = .new
             }
             return ExportUnit(key: string.key, sourceText: string.text, translation: state == .new ? nil : entry?.text,
-                              state: state, note: Self.note(for: string, entry: entry, state: state))
+                              state: state, note: Self.note(for: string, entry: entry, state: state, links: config.linkPolicy))
         }
     }
 
     /// What the translator must keep: markdown links, `{placeholders}`; and for a stale
     /// translation, the source text it was made from.
-    static func note(for string: LocalizableText, entry: TranslationEntry?, state: ExportUnit.State) -> String? {
+    static func note(for string: LocalizableText, entry: TranslationEntry?, state: ExportUnit.State,
+                     links: SiteConfig.LinkPolicy = .same) -> String? {
         var lines: [String] = []
-        if string.isMarkdown { lines.append("markdown: keep the links and the formatting marks") }
+        if string.isMarkdown {
+            lines.append(links == .localized
+                ? "markdown: keep the formatting marks and as many links; a link may point at the page in your language"
+                : "markdown: keep the links and the formatting marks")
+        }
         let placeholders = Placeholders.find(in: string.text).sorted()
         if !placeholders.isEmpty { lines.append("keep the placeholders \(placeholders.map { "{\($0)}" }.joined(separator: ", ")) as they are") }
         if state == .stale, let old = entry?.sourceText, old != string.text {
@@ -179,6 +185,6 @@ public struct SiteTranslations: Sendable {
         guard let page = page(pageID) else {
             return [.error(catalog.file, "page '\(pageID)' of site '\(site)' has errors or does not exist: fix it first (quire check)")]
         }
-        return PageTranslations.check([(locale, catalog)], strings: page.strings).1
+        return PageTranslations.check([(locale, catalog)], strings: page.strings, links: config.linkPolicy).1
     }
 }

@@ -21,7 +21,7 @@ public struct PageTranslations: Sendable {
     /// unknown keys, empty text, and dropped or added links and `{placeholders}`. Markdown is
     /// parsed through `markdown`, so a build that renders the page next parses each text once.
     static func check(_ catalogs: [(locale: String, catalog: TranslationCatalog)], strings: [LocalizableText],
-                      markdown: MarkdownMemo = MarkdownMemo()) -> (PageTranslations, [Diagnostic]) {
+                      links: SiteConfig.LinkPolicy = .same, markdown: MarkdownMemo = MarkdownMemo()) -> (PageTranslations, [Diagnostic]) {
         var result = PageTranslations()
         var diagnostics: [Diagnostic] = []
         // Keys are looked up once per entry: each string's first position, and what is known
@@ -61,7 +61,8 @@ public struct PageTranslations: Sendable {
                     if sourceLinks[index] == nil { sourceLinks[index] = markdown.links(in: source.text) }
                     translatedLinks = markdown.links(in: entry.text)
                 }
-                if let problem = damage(source: source, translation: entry.text, sourceLinks: sourceLinks[index], translatedLinks: translatedLinks) {
+                if let problem = damage(source: source, translation: entry.text, links: links, sourceLinks: sourceLinks[index],
+                                       translatedLinks: translatedLinks) {
                     diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, problem))
                     continue
                 }
@@ -105,8 +106,10 @@ public struct PageTranslations: Sendable {
         return "was '\(cut(oldLine))', now '\(cut(newLine))'"
     }
 
-    /// A translation must keep the source's links and placeholders, no more and no fewer.
-    static func damage(source: LocalizableText, translation: String, sourceLinks: [String]? = nil, translatedLinks: [String]? = nil) -> String? {
+    /// A translation must keep the source's placeholders, no more and no fewer, and its links: the
+    /// same ones, or with `links: .localized` as many, each a safe URL.
+    static func damage(source: LocalizableText, translation: String, links: SiteConfig.LinkPolicy = .same,
+                       sourceLinks: [String]? = nil, translatedLinks: [String]? = nil) -> String? {
         let sourcePlaceholders = Placeholders.find(in: source.text)
         let translatedPlaceholders = Placeholders.find(in: translation)
         if sourcePlaceholders != translatedPlaceholders {
@@ -120,6 +123,9 @@ public struct PageTranslations: Sendable {
         if source.isMarkdown {
             let sourceLinks = sourceLinks ?? MarkdownRenderer.links(in: source.text)
             let translatedLinks = translatedLinks ?? MarkdownRenderer.links(in: translation)
+            if links == .localized {
+                return localizedLinkDamage(sourceLinks: sourceLinks, translatedLinks: translatedLinks)
+            }
             if sourceLinks.sorted() != translatedLinks.sorted() {
                 let missing = Set(sourceLinks).subtracting(translatedLinks).sorted()
                 let added = Set(translatedLinks).subtracting(sourceLinks).sorted()
@@ -131,6 +137,19 @@ public struct PageTranslations: Sendable {
             }
         }
         return nil
+    }
+
+    /// Localized links: the count is kept (a dropped or added link is still an error), the
+    /// targets may change but must stay links an app may follow.
+    static func localizedLinkDamage(sourceLinks: [String], translatedLinks: [String]) -> String? {
+        if let unsafe = translatedLinks.first(where: { !URLPolicy.isSafeMarkdownLink($0) }) {
+            return "the translation links to '\(unsafe)', which is not allowed: use https:, http:, mailto:, tel: or a relative link"
+        }
+        guard sourceLinks.count != translatedLinks.count else { return nil }
+        let what = sourceLinks.count > translatedLinks.count ? "drops" : "adds"
+        let difference = abs(sourceLinks.count - translatedLinks.count)
+        return "the translation \(what) \(difference) link\(difference > 1 ? "s" : "") (\(translatedLinks.count) for the source's "
+            + "\(sourceLinks.count)): keep as many links as the source text, their targets may be localized"
     }
 
     /// The text for `string` in a locale, walking its fallback chain.

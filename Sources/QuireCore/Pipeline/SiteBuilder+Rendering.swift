@@ -34,7 +34,8 @@ extension SiteBuilder {
         // Each markdown text of the page is parsed once, for the checks and every rendering.
         let markdown = MarkdownMemo()
         let (translations, translationDiagnostics) = clock.measure(.merge) {
-            PageTranslations.check(catalogs.map { ($0.locale, $0.catalog) }, strings: strings, markdown: markdown)
+            PageTranslations.check(
+                catalogs.map { ($0.locale, $0.catalog) }, strings: strings, links: context.config.linkPolicy, markdown: markdown)
         }
         output.diagnostics += translationDiagnostics
         let config = context.config

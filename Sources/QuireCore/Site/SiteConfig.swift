@@ -9,6 +9,14 @@ public struct SiteConfig: Sendable, Hashable {
         case fallback
     }
 
+    /// What a translation may do with the links of a markdown text (`translations: {links: ...}`).
+    public enum LinkPolicy: String, Sendable, Hashable {
+        /// Keep every link of the source text as it is.
+        case same
+        /// Keep as many links, each a safe URL, but point them elsewhere (the page in its language).
+        case localized
+    }
+
     public var name: String
     public var title: String?
     public var defaultLocale: String = "en"
@@ -23,6 +31,7 @@ public struct SiteConfig: Sendable, Hashable {
     public var ttl: Int = 300
     public var keep: Int?
     public var stalePolicy: StalePolicy = .warn
+    public var linkPolicy: LinkPolicy = .same
     public var publishHook: String?
     public var drillCatalog: String?
     public var limits = SourceLimits()
@@ -67,7 +76,7 @@ public struct SiteConfig: Sendable, Hashable {
 extension SiteConfig {
     static let knownKeys: Set<String> = [
         "title", "default_locale", "locales", "fallbacks", "app_routes", "audiences", "ttl", "keep",
-        "stale_translations", "publish_hook", "drill_catalog", "limits", "vocabulary",
+        "stale_translations", "translations", "publish_hook", "drill_catalog", "limits", "vocabulary",
     ]
 
     /// Reads a parsed `site.yaml`; problems go to `diagnostics`, the config keeps safe defaults.
@@ -125,6 +134,16 @@ extension SiteConfig {
                 config.stalePolicy = parsed
             } else if let node = root["stale_translations"] {
                 reader.error(node, "stale_translations", "must be 'warn' or 'fallback', found '\(policy)'")
+            }
+        }
+        if let translations = reader.mapping(root["translations"], "translations") {
+            reader.warnUnknownKeys(translations, allowed: ["links"], keyPath: "translations", where: "translations")
+            if let node = root["translations"]?["links"], let policy = reader.string(node, "translations.links") {
+                if let parsed = LinkPolicy(rawValue: policy) {
+                    config.linkPolicy = parsed
+                } else {
+                    reader.error(node, "translations.links", "must be 'same' or 'localized', found '\(policy)'")
+                }
             }
         }
         config.publishHook = reader.string(root["publish_hook"], "publish_hook")

@@ -2,7 +2,7 @@ import Foundation
 import QuireCore
 import QuireWatch
 
-/// `quire watch`: publishes every site once, then again on every settled change. One
+/// `quire watch`: listens for changes, publishes every site once, then again on every settled change. One
 /// `SiteBuilder` per site keeps parsed sources between builds; builds run one at a time on one
 /// serial queue, so a site never has two publishes in flight, and SIGINT/SIGTERM wait for the
 /// running build to finish before exiting (no staging is left behind).
@@ -15,6 +15,9 @@ final class WatchCommand: @unchecked Sendable {
     private var signalSources: [any DispatchSourceSignal] = []
     /// Per site, the rebuild at its next `publish_at` / `expires_at` (touched on `buildQueue` only).
     private var scheduleTimers: [String: any DispatchSourceTimer] = [:]
+    /// Per site, the wait before the next try after a publish failed (touched on `buildQueue` only).
+    private var retryDelays: [String: Double] = [:]
+    private static let longestRetryDelay: Double = 30
 
     init(arguments: Arguments) { self.arguments = arguments }
 
@@ -25,13 +28,16 @@ final class WatchCommand: @unchecked Sendable {
         if let window = try arguments.number("quiet-window") { options.quietWindow = window }
         options.pollInterval = try arguments.number("poll")
         let sites = try Sites.names(pages: pages, only: arguments.site)
-        buildQueue.sync { for site in sites { build(site) } }
 
+        // Listening starts before the first build: a save made while it runs is a change set
+        // that waits for the build queue, never a file read once and then trusted from the cache.
         let absolutePages = URL(fileURLWithPath: pages).standardizedFileURL.path
         let watcher = try PageWatcher(root: pages, options: options, log: { Console.shared.error("quire: watch: \($0)") }) { [self] change in
             buildQueue.sync { self.handle(change, pagesRoot: absolutePages) }
         }
         try watcher.start()
+        // A change set that came first has built its site already.
+        buildQueue.sync { for site in sites where builders[site] == nil { build(site) } }
         Console.shared.error("quire: watching \(pages)/ (\(options.pollInterval.map { "polling every \($0) s" } ?? "inotify")); Ctrl-C stops")
 
         let stopped = DispatchSemaphore(value: 0)
@@ -96,13 +102,26 @@ final class WatchCommand: @unchecked Sendable {
         let result = builder.build(changed: changed, hold: hold)
         _ = BuildCommand.report(result, format: .text, publishing: true)
         if arguments.flag("timings") { BuildCommand.reportStages(result) }
-        // A held build knows nothing of the site's schedule: the build that publishes it does.
-        if !result.isHeld { scheduleRebuild(site, at: result.nextScheduledChange) }
+        if result.operationalError != nil {
+            // The change set is not dropped: the site is built again from what is on disk (the
+            // builder forgot its caches), sooner than any next save need come.
+            let delay = retryDelays[site].map { min($0 * 2, Self.longestRetryDelay) } ?? 1
+            retryDelays[site] = delay
+            Console.shared.error("quire: \(site): not published; trying again in \(Int(delay)) s")
+            scheduleRebuild(site, at: Date().addingTimeInterval(delay), because: "trying again")
+        } else if !result.isHeld {
+            // A held build knows nothing of the site's schedule: the build that publishes it does.
+            retryDelays[site] = nil
+            let next = result.nextScheduledChange
+            let stamp = next.map { ISO8601DateFormatter().string(from: $0) } ?? ""
+            if next != nil { Console.shared.error("quire: \(site): next scheduled change at \(stamp)") }
+            scheduleRebuild(site, at: next, because: "scheduled change at \(stamp)")
+        }
     }
 
-    /// One timer per site, replaced after every build: a scheduled time publishes a new version
-    /// even when no file changes. Runs on `buildQueue`.
-    private func scheduleRebuild(_ site: String, at date: Date?) {
+    /// One timer per site, replaced after every build: a scheduled time, or a retry after a
+    /// failed publish, builds the site again even when no file changes. Runs on `buildQueue`.
+    private func scheduleRebuild(_ site: String, at date: Date?, because reason: String) {
         scheduleTimers.removeValue(forKey: site)?.cancel()
         guard let date else { return }
         // A little after the time, so the rebuild sees it reached (wall clock: survives sleep).
@@ -110,11 +129,10 @@ final class WatchCommand: @unchecked Sendable {
         let timer = DispatchSource.makeTimerSource(queue: buildQueue)
         timer.schedule(wallDeadline: .now() + seconds)
         timer.setEventHandler { [self] in
-            Console.shared.error("quire: \(site): scheduled change at \(ISO8601DateFormatter().string(from: date)): rebuilding")
+            Console.shared.error("quire: \(site): \(reason): rebuilding")
             build(site)
         }
         timer.resume()
         scheduleTimers[site] = timer
-        Console.shared.error("quire: \(site): next scheduled change at \(ISO8601DateFormatter().string(from: date))")
     }
 }

@@ -29,7 +29,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from quire_e2e import PAGES, QUIRE, SITE, Workspace  # noqa: E402
+from quire_e2e import PAGES, SITE, Watcher, Workspace, poll, read  # noqa: E402
 
 PAGE_COUNT = int(os.environ.get("QUIRE_EDITORS_PAGES", "300"))
 BULK = ["bulk/p%03d" % n for n in range(max(PAGE_COUNT - len(PAGES), 0))]
@@ -43,55 +43,6 @@ def check(condition, text):
         problems.append(text)
         print("  problem: " + text, flush=True)
     return condition
-
-
-class Watcher:
-    """`quire watch` with its stderr collected line by line on a thread."""
-
-    def __init__(self, workspace):
-        command = [QUIRE, "watch", "--pages", workspace.pages, "--dist", workspace.dist, "--site", SITE, "--no-preview"]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        self.lines = []
-        self.lock = threading.Lock()
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self):
-        for line in self.process.stderr:
-            with self.lock:
-                self.lines.append(line.rstrip("\n"))
-
-    def since(self, mark):
-        with self.lock:
-            return list(self.lines[mark:])
-
-    def mark(self):
-        with self.lock:
-            return len(self.lines)
-
-    def builds_since(self, mark):
-        return [line for line in self.since(mark) if line.startswith("quire: %s: " % SITE)
-                and ("published v" in line or "no changes" in line or "error" in line)]
-
-    def tail(self):
-        return " | ".join(self.since(max(self.mark() - 6, 0)))
-
-
-def poll(predicate, timeout=10.0, interval=0.02):
-    deadline = time.time() + timeout
-    while True:
-        value = predicate()
-        if value or time.time() > deadline:
-            return value
-        time.sleep(interval)
-
-
-def read(path):
-    try:
-        with open(path) as handle:
-            return handle.read()
-    except OSError:
-        return None
 
 
 def published(workspace, page, locale="en"):

@@ -7,6 +7,8 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 QUIRE = os.environ.get("QUIRE_BIN", os.path.join(ROOT, ".build", "debug", "quire"))
@@ -118,3 +120,52 @@ class Workspace:
 
     def remove(self):
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+class Watcher:
+    """`quire watch` with its stderr collected line by line on a thread (by default one site, no previews)."""
+
+    def __init__(self, workspace, options=("--site", SITE, "--no-preview"), env=None):
+        command = [QUIRE, "watch", "--pages", workspace.pages, "--dist", workspace.dist] + list(options)
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+        self.lines = []
+        self.lock = threading.Lock()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.process.stderr:
+            with self.lock:
+                self.lines.append(line.rstrip("\n"))
+
+    def since(self, mark):
+        with self.lock:
+            return list(self.lines[mark:])
+
+    def mark(self):
+        with self.lock:
+            return len(self.lines)
+
+    def builds_since(self, mark):
+        return [line for line in self.since(mark) if line.startswith("quire: %s: " % SITE)
+                and ("published v" in line or "no changes" in line or "error" in line)]
+
+    def tail(self):
+        return " | ".join(self.since(max(self.mark() - 6, 0)))
+
+
+def poll(predicate, timeout=10.0, interval=0.02):
+    deadline = time.time() + timeout
+    while True:
+        value = predicate()
+        if value or time.time() > deadline:
+            return value
+        time.sleep(interval)
+
+
+def read(path):
+    try:
+        with open(path) as handle:
+            return handle.read()
+    except OSError:
+        return None

@@ -261,7 +261,6 @@ extension SiteBuilder {
         if !scoped.addedPages.isEmpty || !scoped.removedPages.isEmpty {
             base.context.pageIDs.formUnion(scoped.addedPages)
             base.context.pageIDs.subtract(scoped.removedPages.keys)
-            lastContext?.pageIDs = base.context.pageIDs
             // A page linking to one that came or went validates and previews differently now.
             let linking = base.pages(linkingTo: scoped.addedPages.union(scoped.removedPages.keys))
             scoped.pages.formUnion(linking.subtracting(scoped.removedPages.keys))
@@ -280,6 +279,9 @@ extension SiteBuilder {
             discard(held)
             return nil
         }
+        // Only now: had the read failed, the full path must still see the page set change and
+        // validate again the cached pages that link to a page that came or went.
+        lastContext?.pageIDs = base.context.pageIDs
 
         var result = SiteBuildResult(site: site)
         result.builtAsDelta = true

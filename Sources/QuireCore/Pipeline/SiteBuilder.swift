@@ -120,6 +120,9 @@ public final class SiteBuilder: @unchecked Sendable {
             // Another process may have published meanwhile: start again from what is on disk.
             forgetCaches()
             if changed != nil { result = build(clock: clock, changed: nil, hold: false) }
+            // A build that failed before reading the change set's files must not leave a context
+            // under which the next build trusts their cached (older) sources.
+            if result.operationalError != nil { forgetCaches() }
         }
         result.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         result.stageMilliseconds = clock.milliseconds.map { ($0.stage.rawValue, $0.ms) }

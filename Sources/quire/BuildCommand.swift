@@ -32,6 +32,7 @@ struct BuildCommand {
             // Earlier sites' are freed as usual, so memory does not grow with the sites.
             if site == sites.last { _ = Unmanaged.passRetained(builder) }
             worst = max(worst, Self.report(result, format: format, publishing: publish))
+            if publish && result.outcome != nil { worst = max(worst, Replicas.pushConfigured(site: site, pages: arguments.pages, dist: arguments.dist)) }
             if arguments.flag("timings") { Self.reportStages(result) }
             reports.append(Self.json(result))
         }

@@ -31,11 +31,11 @@ struct OperationsCommand {
             let from = try store.currentVersion()
             let to = try store.rollback(to: target, reason: reason)
             Console.shared.error("quire: \(site): current is now \(to) (was \(from.map(\.description) ?? "none")), pinned; `quire unpin --site \(site)` lets new versions go live again")
-            return .ok
+            return Replicas.pushConfigured(site: site, pages: arguments.pages, dist: arguments.dist)
         case "unpin":
             let current = try store.unpin(reason: reason)
             Console.shared.error("quire: \(site): unpinned; current is \(current.map(\.description) ?? "none")")
-            return .ok
+            return Replicas.pushConfigured(site: site, pages: arguments.pages, dist: arguments.dist)
         case "verify": return try verify(store, format: format)
         case "gc":
             guard let keepText = arguments.option("keep"), let keep = Int(keepText), keep >= 1 else { throw UsageError("gc needs --keep N (at least 1)") }

@@ -18,6 +18,8 @@ final class WatchCommand: @unchecked Sendable {
     /// Per site, the wait before the next try after a publish failed (touched on `buildQueue` only).
     private var retryDelays: [String: Double] = [:]
     private static let longestRetryDelay: Double = 30
+    /// Per site, the pushes to its `replicas:` (touched on `buildQueue` only).
+    private var pushes: [String: BackgroundPush] = [:]
 
     init(arguments: Arguments) { self.arguments = arguments }
 
@@ -54,6 +56,7 @@ final class WatchCommand: @unchecked Sendable {
         buildQueue.sync {
             for timer in scheduleTimers.values { timer.cancel() }
             publishHeld()
+            for push in pushes.values { push.finish() }
             for builder in builders.values {
                 builder.flushStatus()
                 builder.closeSpareFolders()
@@ -102,6 +105,7 @@ final class WatchCommand: @unchecked Sendable {
         let result = builder.build(changed: changed, hold: hold)
         _ = BuildCommand.report(result, format: .text, publishing: true)
         if arguments.flag("timings") { BuildCommand.reportStages(result) }
+        if result.outcome != nil { requestPush(site) }
         if result.operationalError != nil {
             // The change set is not dropped: the site is built again from what is on disk (the
             // builder forgot its caches), sooner than any next save need come.
@@ -117,6 +121,14 @@ final class WatchCommand: @unchecked Sendable {
             if next != nil { Console.shared.error("quire: \(site): next scheduled change at \(stamp)") }
             scheduleRebuild(site, at: next, because: "scheduled change at \(stamp)")
         }
+    }
+
+    /// Pushes to the site's `replicas:` in the background (site.yaml is read there too, off the save's path).
+    private func requestPush(_ site: String) {
+        let push = pushes[site] ?? BackgroundPush(site: site)
+        pushes[site] = push
+        let (pages, dist) = (arguments.pages, arguments.dist)
+        push.request { Replicas.pushConfigured(site: site, pages: pages, dist: dist) }
     }
 
     /// One timer per site, replaced after every build: a scheduled time, or a retry after a

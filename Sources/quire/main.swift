@@ -18,6 +18,7 @@ let usage = """
       verify     Re-hash a version against its manifest.
       gc         Remove old versions beyond --keep N.
       export     Write a version as plain files, without symbolic links.
+      push       \(PushCommand.abstract)
       l10n       Translation export, import and status.
       schema     \(SchemaCommand.abstract)
       bench      Measure build and publish speed on generated sites.
@@ -42,6 +43,7 @@ func run(_ arguments: [String]) -> ExitCode {
         case "l10n": return try L10nCommand(arguments: parsed).run()
         case "versions", "diff", "rollback", "unpin", "verify", "gc", "export":
             return try OperationsCommand(name: command, arguments: parsed).run()
+        case "push": return try PushCommand(arguments: parsed).run()
         case "bench": return try BenchCommand(arguments: Array(arguments.dropFirst())).run()
         default:
             throw UsageError("unknown command '\(command)'")

@@ -26,10 +26,10 @@ struct ChildProcessError: Error {
     }
 }
 
-/// Runs a program with `posix_spawn` (no shell), stdin and stderr on /dev/null, and collects its
-/// standard output. Blocking: call it off the main queue.
+/// Runs a program with `posix_spawn` (no shell), stdin and stderr on /dev/null (or stderr with
+/// stdout when `mergingStandardError`), and collects its standard output. Blocking: call it off the main queue.
 enum ChildProcess {
-    static func run(executable: String, arguments: [String]) throws(ChildProcessError) -> ChildProcessOutput {
+    static func run(executable: String, arguments: [String], mergingStandardError: Bool = false) throws(ChildProcessError) -> ChildProcessOutput {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw ChildProcessError("pipe", errno: errno) }
         let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
@@ -44,7 +44,11 @@ enum ChildProcess {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        if mergingStandardError {
+            posix_spawn_file_actions_adddup2(&actions, writeEnd, 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

@@ -58,6 +58,7 @@ public enum StatusPage {
         diagnostics(allDiagnostics, into: &html)
         history(status["history"]?.arrayValue ?? [], into: &html)
         scheduled(status["scheduled"]?.arrayValue ?? [], into: &html)
+        replicas(status["replicas"]?.arrayValue ?? [], into: &html)
 
         html.raw("</div>\n<script>\(PreviewScripts.statusRefresh)</script>\n</body>\n</html>\n")
         return html.bytes
@@ -219,6 +220,21 @@ public enum StatusPage {
             } else {
                 html.text(entry.displayText ?? JSONWriter(pretty: false).string(entry))
             }
+            html.raw("</li>\n")
+        }
+        html.raw("</ul>\n")
+    }
+
+    /// Each replica's version, as the last push left it (`ReplicaRecord`).
+    private static func replicas(_ entries: [JSONValue], into html: inout HTMLWriter) {
+        guard !entries.isEmpty else { return }
+        html.raw("<h2>Replicas</h2>\n<ul class=\"replicas\">\n")
+        for entry in entries {
+            html.raw("<li data-replica>")
+            html.element("code", entry["destination"]?.displayText ?? "?")
+            let state = entry["state"]?.displayText ?? "?"
+            let detail = state == "current" ? "" : " (\(state)\(entry["message"]?.displayText.map { ": " + $0 } ?? ""))"
+            html.text(" · \(entry["version"]?.displayText ?? "no version")\(detail) · checked at \(entry["checked_at"]?.displayText ?? "?")")
             html.raw("</li>\n")
         }
         html.raw("</ul>\n")

@@ -33,6 +33,8 @@ public struct SiteConfig: Sendable, Hashable {
     public var stalePolicy: StalePolicy = .warn
     public var linkPolicy: LinkPolicy = .same
     public var publishHook: String?
+    /// Where `quire build`, `rollback`, `unpin` and `watch` push the site after it changes.
+    public var replicas: [ReplicaDestination] = []
     public var drillCatalog: String?
     public var limits = SourceLimits()
 
@@ -76,7 +78,7 @@ public struct SiteConfig: Sendable, Hashable {
 extension SiteConfig {
     static let knownKeys: Set<String> = [
         "title", "default_locale", "locales", "fallbacks", "app_routes", "audiences", "ttl", "keep",
-        "stale_translations", "translations", "publish_hook", "drill_catalog", "limits", "vocabulary",
+        "stale_translations", "translations", "publish_hook", "drill_catalog", "limits", "vocabulary", "replicas",
     ]
 
     /// Reads a parsed `site.yaml`; problems go to `diagnostics`, the config keeps safe defaults.
@@ -147,6 +149,11 @@ extension SiteConfig {
             }
         }
         config.publishHook = reader.string(root["publish_hook"], "publish_hook")
+        _ = reader.stringList(root["replicas"], "replicas")
+        for (index, item) in (root["replicas"]?.array ?? []).enumerated() {
+            guard let text = item.string else { continue }
+            do { config.replicas.append(try ReplicaDestination(text)) } catch { reader.error(item, "replicas[\(index)]", error.description) }
+        }
         config.drillCatalog = reader.string(root["drill_catalog"], "drill_catalog")
         if let limits = reader.mapping(root["limits"], "limits") {
             reader.warnUnknownKeys(limits, allowed: ["max_file_bytes", "max_depth", "max_sections", "max_string_bytes"], keyPath: "limits", where: "limits")

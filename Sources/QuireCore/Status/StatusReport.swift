@@ -6,7 +6,8 @@ import Foundation
 ///     { "site", "version" (newest), "current", "pinned" (or null), "built_at",
 ///       "ok", "pages": { page_id: { "locales": [..], "diagnostics": [..], "preview": { locale: url } } },
 ///       "diagnostics": [..], "coverage": [..], "history": [..],
-///       "scheduled": [{ "page_id", "section"?, "at", "action": "publish" | "expire" }] }
+///       "scheduled": [{ "page_id", "section"?, "at", "action": "publish" | "expire" }],
+///       "replicas": [{ "destination", "version", "state", ... }] (`ReplicaRecord`) }
 public enum StatusReport {
     /// The status without its pages (`"pages"` is an empty object in its place), the pages it
     /// lists, and the diagnostics of the pages whose own source has some.
@@ -96,6 +97,7 @@ public enum StatusReport {
             "diagnostics": .array(result.diagnostics.map(\.json)),
             "coverage": .array(result.coverage.map(\.json)),
             "scheduled": .array(result.scheduled.map(\.json)),
+            "replicas": .array(ReplicaRecord(layout: store.layout).entries()),
             "history": .array(((try? store.history(last: 25)) ?? []).map { entry in
                 ["at": .string(entry.when), "action": .string(entry.action.rawValue),
                  "from": entry.from.map { .string($0.description) } ?? .null, "to": entry.to.map { .string($0.description) } ?? .null,

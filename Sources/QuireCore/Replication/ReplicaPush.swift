@@ -1,0 +1,105 @@
+public import Foundation
+import Glibc
+import Synchronization
+
+/// `quire push`: copies what each destination lacks of a site's versions, and only when every
+/// reachable one holds the whole of them points each one's `current` where the origin's is. A
+/// destination that cannot be reached is reported and left for the next push, which catches it
+/// up however far behind it is.
+public struct ReplicaPush {
+    public struct Report: Sendable {
+        public enum State: Sendable, Equatable {
+            /// Its `current` now names `version`.
+            case current
+            /// Left out, with rsync's reason: it keeps what it had.
+            case unreachable(String)
+            /// Reached but not made whole: no destination's `current` moved.
+            case failed(String)
+        }
+
+        public var version: VersionID
+        public var destinations: [(destination: ReplicaDestination, state: State)]
+        /// Problems that did not keep `current` from moving (old versions left for the next push).
+        public var warnings: [String] = []
+        public var failures: [String] {
+            destinations.compactMap { if case .failed(let reason) = $0.state { "\($0.destination): \(reason)" } else { nil } }
+        }
+    }
+
+    let store: SiteStore
+
+    public init(dist: String, site: String) throws(StoreError) {
+        store = try SiteStore(dist: dist, site: site)
+    }
+
+    /// Pushes serially per origin site (`state/push-lock`): pushes from a watcher and a command
+    /// never interleave their steps on one destination.
+    public func run(to destinations: [ReplicaDestination], lockTimeout: Double = 600,
+                    waiting: (String) -> Void = { _ in }) throws(StoreError) -> Report {
+        let lock = try PublishLock(path: store.layout.state + "/push-lock", site: store.site, timeout: lockTimeout, waiting: waiting)
+        let report = try push(to: destinations)
+        _ = consume lock
+        return report
+    }
+
+    private func push(to destinations: [ReplicaDestination]) throws(StoreError) -> Report {
+        let snapshot = try PushSnapshot.take(store)
+        let work = try Self.scratchFolder()
+        defer { try? FileSystem.removeTree(work) }
+
+        var copies = destinations.enumerated().map { index, destination in
+            ReplicaCopy(destination: destination, site: store.site, origin: store.root, work: work + "/\(index)")
+        }
+        for copy in copies { try FileSystem.makeDirectory(copy.work) }
+        // Each destination on its own thread: a slow one does not hold up the others' copies.
+        let outcomes = Mutex([ReplicaCopy.Outcome?](repeating: nil, count: copies.count))
+        let results = Mutex(copies)
+        DispatchQueue.concurrentPerform(iterations: copies.count) { index in
+            var copy = results.withLock { $0[index] }
+            let outcome: ReplicaCopy.Outcome
+            do throws(StoreError) { outcome = try copy.copy(snapshot) } catch { outcome = .failed(error.description) }
+            outcomes.withLock { $0[index] = outcome }
+            results.withLock { $0[index] = copy }
+        }
+        copies = results.withLock { $0 }
+        var states = outcomes.withLock { $0 }.map { Self.state($0 ?? .failed("not copied")) }
+        if states.contains(where: { if case .failed = $0 { true } else { false } }) {
+            return record(Report(version: snapshot.current, destinations: Array(zip(destinations, states))))
+        }
+        // Every reachable destination holds the whole snapshot: now the pointers, one after another.
+        for (index, copy) in copies.enumerated() where states[index] == .current {
+            states[index] = Self.state(try copy.flip(to: snapshot.current))
+        }
+        var report = Report(version: snapshot.current, destinations: Array(zip(destinations, states)))
+        for (index, copy) in copies.enumerated() where states[index] == .current {
+            switch try copy.trim(to: snapshot) {
+            case .whole: break
+            // Its `current` moved: what is left over is removed by the next push.
+            case .unreachable(let reason), .failed(let reason):
+                report.warnings.append("\(copy.destination): removing old versions failed (\(reason)); the next push retries")
+            }
+        }
+        return record(report)
+    }
+
+    private static func state(_ outcome: ReplicaCopy.Outcome) -> Report.State {
+        switch outcome {
+        case .whole: .current
+        case .unreachable(let reason): .unreachable(reason)
+        case .failed(let reason): .failed(reason)
+        }
+    }
+
+    private func record(_ report: Report) -> Report {
+        ReplicaRecord(layout: store.layout).update(with: report, store: store)
+        return report
+    }
+
+    private static func scratchFolder() throws(StoreError) -> String {
+        var template = Array((NSTemporaryDirectory() + "/quire-push-XXXXXX").utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw StoreError.system("create a scratch folder in", NSTemporaryDirectory(), errorNumber: errno)
+        }
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

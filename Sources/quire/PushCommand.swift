@@ -1,0 +1,71 @@
+import Foundation
+import QuireCore
+
+/// `quire push --site S [--dist DIR] [DEST...]`: copies the site's versions to each destination
+/// with rsync and moves their `current` together (`ReplicaPush`). Without destinations, the
+/// site's `replicas:` in site.yaml.
+struct PushCommand {
+    static let abstract = "Copy a site's versions to other servers with rsync and move their current together."
+
+    var arguments: Arguments
+
+    func run() throws -> ExitCode {
+        try arguments.rejectUnknown(flags: [])
+        guard let site = arguments.site else { throw UsageError("push needs --site NAME: quire push --site S [--dist DIR] DEST...") }
+        guard Identifier.isValid(site) else { throw UsageError("'\(site)' is not a site name: \(Identifier.rule)") }
+        guard FileManager.default.fileExists(atPath: "\(arguments.dist)/\(site)/current") else {
+            throw CommandFailure(.operational, "\(arguments.dist)/\(site): no published version to push (run quire build first, or give --dist)")
+        }
+        var destinations: [ReplicaDestination] = []
+        do {
+            destinations = try arguments.positionals.map { text throws(StoreError) in try ReplicaDestination(text) }
+        } catch {
+            throw UsageError(error.description)
+        }
+        if destinations.isEmpty { destinations = Replicas.configured(site: site, pages: arguments.pages) }
+        guard !destinations.isEmpty else {
+            throw UsageError("push needs a destination: quire push --site S DEST... (or replicas: in \(arguments.pages)/\(site)/site.yaml)")
+        }
+        return Replicas.push(site: site, dist: arguments.dist, to: destinations, lockTimeout: try arguments.number("lock-timeout") ?? 600)
+    }
+}
+
+/// Pushing after a publish, rollback or unpin to the replicas site.yaml names.
+enum Replicas {
+    /// `replicas:` of the site's site.yaml; none when it has none or cannot be read (its errors
+    /// are the build's to report).
+    static func configured(site: String, pages: String) -> [ReplicaDestination] {
+        SiteSettings.load(siteRoot: "\(pages)/\(site)", site: site, displayRoot: "\(pages)/\(site)").context?.config.replicas ?? []
+    }
+
+    /// Pushes to `replicas:` when the site has some; exit code `.ok` when it has none.
+    static func pushConfigured(site: String, pages: String, dist: String) -> ExitCode {
+        let destinations = configured(site: site, pages: pages)
+        return destinations.isEmpty ? .ok : push(site: site, dist: dist, to: destinations)
+    }
+
+    /// Prints what happened to each destination. Unreachable ones are warnings (exit 0); a
+    /// destination reached but not made whole is an operational failure (exit 3).
+    @discardableResult
+    static func push(site: String, dist: String, to destinations: [ReplicaDestination], lockTimeout: Double = 600) -> ExitCode {
+        let report: ReplicaPush.Report
+        do {
+            report = try ReplicaPush(dist: dist, site: site).run(to: destinations, lockTimeout: lockTimeout) { Console.shared.error("quire: \($0)") }
+        } catch {
+            Console.shared.error("quire: error: \(site): push failed: \(error)")
+            return .operational
+        }
+        for (destination, state) in report.destinations {
+            switch state {
+            case .current:
+                Console.shared.error("quire: \(site): \(destination): current is \(report.version)")
+            case .unreachable(let reason):
+                Console.shared.error("quire: warning: \(site): \(destination) is unreachable (\(reason)); it keeps its version until the next push")
+            case .failed(let reason):
+                Console.shared.error("quire: error: \(site): \(destination): \(reason); no destination's current moved")
+            }
+        }
+        for warning in report.warnings { Console.shared.error("quire: warning: \(site): \(warning)") }
+        return report.failures.isEmpty ? .ok : .operational
+    }
+}

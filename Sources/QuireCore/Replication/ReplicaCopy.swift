@@ -46,19 +46,18 @@ struct ReplicaCopy {
         heldVersions = Set(Rsync.names(versions.output))
 
         // Trees the destination lacks, or holds without the manifest that says they are whole.
+        // Every transfer runs from the site's folder to the site's folder: an rsync daemon
+        // without chroot cuts link targets that climb above the folder it writes into.
         let missing = snapshot.trees.filter { !heldTrees.contains($0 + ".json") }.sorted()
         if !missing.isEmpty {
-            let folders = try listFile("trees", missing.map { $0 + "/" })
-            let sent = try rsync.run(["-rlpt", "--delete", "--files-from=" + folders, origin + "/trees/", destination.rsyncPath(site: site, "trees/")])
-            if let problem = problem(sent) { return problem }
-            let manifests = try listFile("manifests", missing.map { $0 + ".json" })
-            let marked = try rsync.run(["-lpt", "--files-from=" + manifests, origin + "/trees/", destination.rsyncPath(site: site, "trees/")])
-            if let problem = problem(marked) { return problem }
+            let folders = try listFile("trees", missing.map { "trees/" + $0 + "/" })
+            if let problem = try transfer(["-rlpt", "--delete", "--files-from=" + folders]) { return problem }
+            let manifests = try listFile("manifests", missing.map { "trees/" + $0 + ".json" })
+            if let problem = try transfer(["-lpt", "--files-from=" + manifests]) { return problem }
         }
         // Version folders are a manifest and a few links: all of them go every time.
-        let versionList = try listFile("versions", snapshot.versions.map { $0.description + "/" })
-        let sent = try rsync.run(["-rlpt", "--delete", "--files-from=" + versionList, origin + "/versions/", destination.rsyncPath(site: site, "versions/")])
-        if let problem = problem(sent) { return problem }
+        let versionList = try listFile("versions", snapshot.versions.map { "versions/" + $0.description + "/" })
+        if let problem = try transfer(["-rlpt", "--delete", "--files-from=" + versionList]) { return problem }
 
         // The check: what was sent now compared by content, and every version folder.
         let checked = try listFile("check", missing.flatMap { ["trees/" + $0 + "/", "trees/" + $0 + ".json"] }
@@ -105,6 +104,11 @@ struct ReplicaCopy {
             if let problem = problem(removed) { return problem }
         }
         return .whole
+    }
+
+    /// rsync from the origin's site folder to the destination's.
+    private func transfer(_ options: [String]) throws(StoreError) -> Outcome? {
+        problem(try rsync.run(options + [origin + "/", destination.rsyncPath(site: site)]))
     }
 
     private func problem(_ outcome: Rsync.Outcome) -> Outcome? {

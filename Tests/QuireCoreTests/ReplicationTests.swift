@@ -1,0 +1,204 @@
+import Foundation
+import Glibc
+import QuireModel
+import Testing
+@testable import QuireCore
+
+/// `quire push` with the real rsync: folder replicas, and a replica behind an rsync daemon on loopback.
+@Suite(.enabled(if: Rsync.executable != nil, "rsync is not installed (scripts/ensure-packages installs it)"))
+struct ReplicationTests {
+    private func publish(_ store: SiteStore, _ title: String, extra: [OutputFile] = []) throws {
+        var files = baseFiles
+        files[0] = page("en/trex-store.json", #"{"title":"\#(title)"}"#)
+        _ = try store.publish(request(files + extra))
+    }
+
+    private func push(_ dist: TemporaryDist, _ destinations: [String]) throws -> ReplicaPush.Report {
+        try ReplicaPush(dist: dist.path, site: "trex").run(to: destinations.map { try ReplicaDestination($0) })
+    }
+
+    /// The replica as `quire verify --dist` sees it: its current, re-hashed against the manifests.
+    private func verified(_ replica: String) throws -> (current: VersionID?, problems: [VerificationProblem]) {
+        let store = try SiteStore(dist: replica, site: "trex")
+        return (try store.currentVersion(), try store.verify())
+    }
+
+    @Test func aPushCopiesEveryVersionAndMovesCurrentWhenAllHoldIt() throws {
+        let (dist, first, second) = (TemporaryDist(), TemporaryDist(), TemporaryDist())
+        let store = try dist.store()
+        try publish(store, "One")
+        try publish(store, "Two", extra: [page("fr/new.json", "{}")])
+        let report = try push(dist, [first.path, second.path])
+        #expect(report.version == VersionID(2))
+        #expect(report.destinations.map(\.state) == [.current, .current])
+        for replica in [first.path, second.path] {
+            let (current, problems) = try verified(replica)
+            #expect(current == VersionID(2))
+            #expect(problems.isEmpty, "\(problems)")
+            #expect(readText(replica + "/trex/current/en/trex-store.json") == #"{"title":"Two"}"#)
+            #expect(try FileSystem.list(replica + "/trex/versions").sorted() == ["v000001", "v000002"])
+        }
+    }
+
+    @Test func onlyTheTreesAReplicaLacksTravel() throws {
+        let (dist, replica) = (TemporaryDist(), TemporaryDist())
+        let store = try dist.store()
+        try publish(store, "One")
+        _ = try push(dist, [replica.path])
+        let banner = replica.path + "/trex/current/assets/banner.jpg"
+        let before = try #require(lstatInfo(banner))
+        try publish(store, "Two")
+        _ = try push(dist, [replica.path])
+        #expect(readText(replica.path + "/trex/current/en/trex-store.json") == #"{"title":"Two"}"#)
+        // The unchanged assets tree is the same tree on the replica: not written again.
+        let after = try #require(lstatInfo(banner))
+        #expect(after.st_ino == before.st_ino)
+        #expect(after.st_mtim.tv_nsec == before.st_mtim.tv_nsec && after.st_mtim.tv_sec == before.st_mtim.tv_sec)
+    }
+
+    @Test func rollbacksUnpinsAndRetentionTravel() throws {
+        let (dist, replica) = (TemporaryDist(), TemporaryDist())
+        let store = try dist.store()
+        for title in ["One", "Two", "Three"] { try publish(store, title) }
+        _ = try push(dist, [replica.path])
+        try store.rollback(reason: "bad")
+        _ = try push(dist, [replica.path])
+        #expect(try verified(replica.path).current == VersionID(2))
+        #expect(readText(replica.path + "/trex/current/en/trex-store.json") == #"{"title":"Two"}"#)
+        try store.unpin(reason: "fixed")
+        try store.gc(keep: 1)
+        _ = try push(dist, [replica.path])
+        let (current, problems) = try verified(replica.path)
+        #expect(current == VersionID(3) && problems.isEmpty)
+        #expect(try FileSystem.list(replica.path + "/trex/versions") == ["v000003"])
+        // Trees no kept version reaches are gone with their manifests.
+        let trees = try FileSystem.list(replica.path + "/trex/trees").filter { !$0.hasSuffix(".json") }
+        #expect(Set(trees) == Set(try FileSystem.list(store.layout.trees).filter { !$0.hasSuffix(".json") }))
+    }
+
+    @Test func anUnreachableReplicaIsLeftOutThenCaughtUpByOnePush() throws {
+        let (dist, reachable, later) = (TemporaryDist(), TemporaryDist(), TemporaryDist())
+        let store = try dist.store()
+        try publish(store, "One")
+        let missing = later.path + "/not-mounted"
+        var report = try push(dist, [reachable.path, missing])
+        #expect(report.destinations[0].state == .current)
+        guard case .unreachable = report.destinations[1].state else { Issue.record("\(report.destinations[1].state)"); return }
+        #expect(!FileSystem.exists(missing))
+        for title in ["Two", "Three", "Four"] { try publish(store, title) }
+        try FileSystem.makeDirectory(missing)
+        report = try push(dist, [reachable.path, missing])
+        #expect(report.destinations.map(\.state) == [.current, .current])
+        let (current, problems) = try verified(missing)
+        #expect(current == VersionID(4) && problems.isEmpty)
+        #expect(try FileSystem.list(missing + "/trex/versions").count == 4)
+        // The status page's record names each replica's version.
+        let record = ReplicaRecord(layout: store.layout).entries()
+        #expect(record.map { $0["version"]?.stringValue } == ["v000004", "v000004"])
+    }
+
+    @Test func aReplicaThatCannotBeMadeWholeKeepsEveryCurrentWhereItWas() throws {
+        let (dist, good, served) = (TemporaryDist(), TemporaryDist(), TemporaryDist())
+        let daemon = try RsyncDaemon(module: served.path)
+        let store = try dist.store()
+        try publish(store, "One")
+        _ = try push(dist, [good.path])
+        try publish(store, "Two")
+        let report = try push(dist, [good.path, "rsync://127.0.0.1:\(daemon.port)/frozen"])
+        #expect(report.failures.count == 1, "\(report.destinations)")
+        #expect(try verified(good.path).current == VersionID(1))
+    }
+
+    @Test func aTreeLeftHalfCopiedIsCompletedAndStrayTemporaryFilesGo() throws {
+        let (dist, replica) = (TemporaryDist(), TemporaryDist())
+        let store = try dist.store()
+        try publish(store, "One")
+        _ = try push(dist, [replica.path])
+        try publish(store, "Two")
+        // What a push killed mid-copy leaves: a tree folder without its manifest, a file missing,
+        // rsync's temporary file in it.
+        let tree = try #require(try FileSystem.list(store.layout.trees).first { name in
+            !name.hasSuffix(".json") && !FileSystem.exists(replica.path + "/trex/trees/" + name)
+        })
+        let copy = replica.path + "/trex/trees/" + tree
+        try FileSystem.makeDirectory(copy)
+        try FileSystem.createFile(copy + "/.trex-store.json.Xy12Ab", Array("partial".utf8))
+        _ = try push(dist, [replica.path])
+        let (current, problems) = try verified(replica.path)
+        #expect(current == VersionID(2) && problems.isEmpty, "\(problems)")
+        #expect(!FileSystem.exists(copy + "/.trex-store.json.Xy12Ab"))
+        #expect(FileSystem.exists(copy + ".json"))
+    }
+
+    @Test func aReplicaBehindAnRsyncDaemonOnLoopback() throws {
+        let (dist, served) = (TemporaryDist(), TemporaryDist())
+        let daemon = try RsyncDaemon(module: served.path)
+        defer { daemon.stop() }
+        let store = try dist.store()
+        try publish(store, "One")
+        try publish(store, "Two")
+        let destination = "rsync://127.0.0.1:\(daemon.port)/replica/dist"
+        var report = try push(dist, [destination])
+        #expect(report.destinations.map(\.state) == [.current])
+        var (current, problems) = try verified(served.path + "/dist")
+        #expect(current == VersionID(2) && problems.isEmpty, "\(problems)")
+        try store.rollback(reason: "test")
+        report = try push(dist, [destination])
+        (current, problems) = try verified(served.path + "/dist")
+        #expect(current == VersionID(1) && problems.isEmpty)
+        daemon.stop()
+        report = try push(dist, [destination])
+        guard case .unreachable = report.destinations[0].state else { Issue.record("\(report.destinations[0].state)"); return }
+    }
+
+    @Test func destinationsAreToldApart() throws {
+        #expect(try ReplicaDestination("/srv/dist/").kind == .folder)
+        #expect(try ReplicaDestination("replica-disk").rsyncRoot == "./replica-disk/")
+        #expect(try ReplicaDestination("rsync://cdn-origin:8730/quire/dist").kind == .daemon)
+        #expect(try ReplicaDestination("deploy@origin2:/srv/dist").kind == .ssh)
+        #expect(throws: StoreError.self) { try ReplicaDestination("rsync://hostonly") }
+    }
+}
+
+/// `rsync --daemon` on a free loopback port, serving `module` as `replica` (read-write) and as
+/// `frozen` (read-only: reached, but nothing can be copied there). Symbolic links unmunged, as a
+/// replica's module must be.
+final class RsyncDaemon {
+    let port: Int
+    private let config: String
+    private var running: Process?
+
+    init(module: String) throws {
+        config = module + ".rsyncd.conf"
+        let text = "use chroot = no\nmunge symlinks = no\nuid = root\ngid = root\n[replica]\npath = \(module)\nread only = no\n"
+            + "[frozen]\npath = \(module)\nread only = yes\n"
+        try text.write(toFile: config, atomically: true, encoding: .utf8)
+        var lastError: (any Error)?
+        for attempt in 0..<20 {
+            let candidate = 20000 + Int(getpid() % 20000) + attempt * 7
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Rsync.executable!)
+            process.arguments = ["--daemon", "--no-detach", "--address=127.0.0.1", "--port=\(candidate)", "--config=\(config)"]
+            process.standardError = FileHandle.nullDevice
+            do { try process.run() } catch { lastError = error; continue }
+            usleep(300_000)
+            if process.isRunning {
+                port = candidate
+                running = process
+                return
+            }
+        }
+        throw lastError ?? StoreError("no free port for rsync --daemon")
+    }
+
+    func stop() {
+        guard let running, running.isRunning else { return }
+        running.terminate()
+        running.waitUntilExit()
+    }
+
+    deinit {
+        stop()
+        unlink(config)
+    }
+}

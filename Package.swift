@@ -36,10 +36,16 @@ let package = Package(
         .testTarget(
             name: "QuireModelTests", dependencies: ["QuireModel"],
             resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        // What tests share: the built `quire` binary's path (tests that run it must find the one
+        // their build made) and a step run with an unprivileged user's file access (CI runs as root).
+        .systemLibrary(name: "CFilesystemIdentity", path: "Tests/CFilesystemIdentity"),
+        .target(
+            name: "QuireTestSupport", dependencies: ["CFilesystemIdentity"], path: "Tests/QuireTestSupport",
+            swiftSettings: swiftSettings),
         .testTarget(
-            name: "QuireCoreTests", dependencies: ["QuireCore", "QuireModel"],
+            name: "QuireCoreTests", dependencies: ["QuireCore", "QuireModel", "QuireTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "QuireWatchTests", dependencies: ["QuireWatch", "QuireCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "QuireCLITests", dependencies: ["QuireCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "QuireCLITests", dependencies: ["QuireCore", "QuireTestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,21 +1,11 @@
 import Foundation
 import Testing
+import QuireTestSupport
 
 /// `quire bench` end to end, through the built binary. Figures are checked for presence and
 /// sense (counts), never against times.
 @Suite(.serialized)
 struct BenchCommandTests {
-    /// The `quire` executable SwiftPM built next to this test bundle.
-    static var quire: String {
-        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var folder = testBinary.deletingLastPathComponent()
-        while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("quire").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            folder = folder.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug/quire").standardized.path
-    }
 
     static func temporaryFolder() throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("quire-bench-test-\(UUID().uuidString)").path
@@ -25,7 +15,7 @@ struct BenchCommandTests {
 
     static func run(_ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: quire)
+        process.executableURL = URL(fileURLWithPath: try QuireBinary.path())
         process.arguments = arguments
         let output = Pipe()
         // stderr to a file, so a chatty child never blocks on a full pipe we are not reading.

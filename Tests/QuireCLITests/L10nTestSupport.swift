@@ -1,12 +1,12 @@
 import Foundation
 import Testing
+import QuireTestSupport
 
 /// A temporary copy of the `l10n-site` fixture (`pages/shop`) with `dist/` next to it, and the
 /// built `quire` binary to run on it.
 struct L10nWorkspace {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let fixture = packageRoot.appendingPathComponent("Tests/QuireCoreTests/Fixtures/l10n-site")
-    static let quire = packageRoot.appendingPathComponent(".build/debug/quire").path
 
     let root: URL
     var pages: String { root.appendingPathComponent("pages").path }
@@ -17,7 +17,6 @@ struct L10nWorkspace {
         guard let base = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
         root = URL(fileURLWithPath: String(cString: base))
         try FileManager.default.copyItem(at: Self.fixture, to: root.appendingPathComponent("pages"))
-        try #require(FileManager.default.isExecutableFile(atPath: Self.quire), "build quire first: swift build")
     }
 
     func remove() { try? FileManager.default.removeItem(at: root) }
@@ -36,7 +35,7 @@ struct L10nWorkspace {
 
     /// Runs `quire` with `--pages` of this workspace, in its folder.
     func quire(_ arguments: [String]) throws -> CommandRun {
-        try CommandRun.run(Self.quire, arguments + ["--pages", pages], in: root)
+        try CommandRun.run(try QuireBinary.path(), arguments + ["--pages", pages], in: root)
     }
 }
 

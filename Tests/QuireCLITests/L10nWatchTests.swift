@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import QuireTestSupport
 
 /// A running `quire watch` (a real child process on real inotify) and translation files dropped
 /// into it. Serialized: inotify tests must not run alongside each other.
@@ -12,7 +13,7 @@ import Testing
         let log = workspace.path("watch.log")
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: L10nWorkspace.quire)
+        process.executableURL = URL(fileURLWithPath: try QuireBinary.path())
         process.arguments = ["watch", "--pages", workspace.pages, "--dist", workspace.dist, "--no-preview"]
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"

@@ -38,8 +38,9 @@ import Testing
     /// child dies, the caller gets a positioned diagnostic and goes on.
     @Test func syntaxErrorBecomesDiagnosticNotCrash() throws {
         let bytes = try L10nFixtures.bytes("broken-syntax.po")
+        let quire = try L10nFixtures.quireExecutable
         let error = L10nFixtures.diagnostic { () throws(Diagnostic) in
-            _ = try POFileParser.parseInChildProcess(bytes, file: "l10n/fr/broken.po", executable: L10nFixtures.quireExecutable)
+            _ = try POFileParser.parseInChildProcess(bytes, file: "l10n/fr/broken.po", executable: quire)
         }
         let diagnostic = try #require(error)
         #expect(diagnostic.isError)
@@ -73,8 +74,9 @@ import Testing
             msgstr "Deux"
 
             """
+        let quire = try L10nFixtures.quireExecutable
         let error = L10nFixtures.diagnostic { () throws(Diagnostic) in
-            _ = try POFileParser.parseInChildProcess(Array(text.utf8), file: "dup.po", executable: L10nFixtures.quireExecutable)
+            _ = try POFileParser.parseInChildProcess(Array(text.utf8), file: "dup.po", executable: quire)
         }
         #expect(error?.position.line == 8)
         #expect(error?.message.contains("duplicate key \"hero.title\"") == true)

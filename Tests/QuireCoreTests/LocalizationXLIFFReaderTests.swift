@@ -1,23 +1,19 @@
 import Foundation
 import Testing
+import QuireTestSupport
 @testable import QuireCore
 
 /// Fixture files of the localization tests, and the built `quire` (the PO parser's child).
 enum L10nFixtures {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/l10n")
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
     static func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: directory.appendingPathComponent(name))) }
 
-    /// `quire`, built next to the test bundle by `swift build` / `swift test`.
+    /// `quire`, built next to the test bundle by `swift build --build-tests` / `swift test`.
     static var quireExecutable: String {
-        let candidates = [
-            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("quire").path,
-            packageRoot.appendingPathComponent(".build/debug/quire").path,
-        ]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[1]
+        get throws { try QuireBinary.path() }
     }
 
     static func readXLIFF(_ name: String) throws(Diagnostic) -> (TranslationCatalog, [Diagnostic]) {

@@ -110,14 +110,25 @@ import Testing
         #expect(try store.verify() == [])
     }
 
+    /// Whether this process may mount a tmpfs (root with CAP_SYS_ADMIN), tried once on a scratch folder.
+    static let canMount: Bool = {
+        let scratch = TemporaryDist()
+        let mountPoint = scratch.path + "/probe"
+        guard (try? FileSystem.makeDirectory(mountPoint)) != nil,
+              run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint]) else { return false }
+        _ = run("/bin/umount", [mountPoint])
+        return true
+    }()
+
     /// A real full disk and a real read-only file system need a mount (tests run as root, so
-    /// `chmod 0555` would not stop writes). Without mount rights the test returns early.
-    @Test func realFullAndReadOnlyFileSystemsGiveCleanErrors() throws {
+    /// `chmod 0555` would not stop writes).
+    @Test(.enabled(if: canMount, "mounting a tmpfs needs root with CAP_SYS_ADMIN"))
+    func realFullAndReadOnlyFileSystemsGiveCleanErrors() throws {
         let dist = TemporaryDist()
         let mountPoint = dist.path + "/mnt"
         try FileSystem.makeDirectory(mountPoint)
-        guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint]) else { return }
-        defer { _ = run("/bin/umount", [mountPoint]) }
+        try #require(Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint]), "mount a 256 KiB tmpfs")
+        defer { _ = Self.run("/bin/umount", [mountPoint]) }
         let store = try SiteStore(dist: mountPoint, site: "trex")
         _ = try store.publish(request(baseFiles))
 
@@ -127,7 +138,7 @@ import Testing
         #expect(try store.currentVersion() == VersionID(1))
         #expect(try FileSystem.list(store.root + "/staging").isEmpty)
 
-        guard run("/bin/mount", ["-o", "remount,ro", mountPoint]) else { return }
+        try #require(Self.run("/bin/mount", ["-o", "remount,ro", mountPoint]), "remount the tmpfs read-only")
         let readOnly = #expect(throws: StoreError.self) { try store.publish(request(baseFiles + [page("en/x.json", "{}")])) }
         #expect(readOnly?.errorNumber == EROFS)
         #expect(readOnly?.description.contains("read-only file system") == true)
@@ -135,7 +146,7 @@ import Testing
         #expect(try store.verify() == [])
     }
 
-    private func run(_ tool: String, _ arguments: [String]) -> Bool {
+    private static func run(_ tool: String, _ arguments: [String]) -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments

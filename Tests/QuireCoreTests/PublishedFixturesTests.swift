@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import QuireTestSupport
 import QuireModel
 @testable import QuireCore
 
@@ -20,8 +21,7 @@ import QuireModel
             // Through the built command line, as a deployment publishes (PO files are read by a
             // child process of the `quire` binary).
             let dist = TemporaryDist()
-            let quire = "\(Self.repository)/.build/debug/quire"
-            try #require(FileManager.default.isExecutableFile(atPath: quire), "build the quire binary first (swift build)")
+            let quire = try QuireBinary.path()
             let process = Process()
             process.executableURL = URL(fileURLWithPath: quire)
             process.arguments = ["build", "--pages", source.pagesRoot, "--dist", dist.path, "--site", source.site]

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import QuireCore
+import QuireTestSupport
 
 /// Real files, links, FIFOs and devices in a fresh temporary folder.
 final class SourceFileReaderTests {
@@ -82,9 +83,19 @@ final class SourceFileReaderTests {
     @Test func otherFailuresCarryTheSystemReason() throws {
         try write("secret.yaml", "title: Store\n")
         #expect(chmod(path("secret.yaml"), 0) == 0)
-        // root reads anything; the check only means something for other users.
-        guard getuid() != 0 else { return }
-        #expect(readError(path("secret.yaml")) == .unreadable(errno: EACCES, reason: "open: Permission denied"))
+        #expect(chmod(folder.path, 0o755) == 0, "the unprivileged reader must reach the file to be refused by it")
+        // Root reads anything, so the read runs with an unprivileged user's file access.
+        let secret = path("secret.yaml")
+        let unprivileged = Unprivileged.run { () -> SourceReadError? in
+            do throws(SourceReadError) {
+                _ = try SourceFileReader().read(secret)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(unprivileged.fileUser != 0, "the read ran as root")
+        #expect(unprivileged.result == .unreadable(errno: EACCES, reason: "open: Permission denied"))
         #expect(SourceReadError.unreadable(errno: EACCES, reason: "open: Permission denied").message
             == "cannot be read: open: Permission denied (errno 13)")
     }

@@ -67,9 +67,28 @@ import QuireModel
         #expect(video["type"] == "video_embed")
         #expect(video["min_app_version"] == "1.1")
         #expect(video["fallback"]?["type"] == "markdown_block")
-        #expect(video["fallback"]?["body"]?["markdown"] == "Watch the video on our website.")
+        // A markdown field keeps its string; its rendered forms are published beside it.
+        #expect(video["fallback"]?["body"] == "Watch the video on our website.")
+        #expect(video["fallback"]?["body_html"] == "<p>Watch the video on our website.</p>\n")
+        #expect(video["fallback"]?["body_blocks"]?.arrayValue?.first?["type"] == "paragraph")
         let manifest = try #require(build.json("manifest.json"))
+        #expect(manifest["format"] == 2)
         #expect(manifest["vocabulary"]?["video_embed"]?["min_app_version"] == "1.1")
+    }
+
+    @Test func aSitesOwnMarkdownFieldsArePublishedBesideTheirText() throws {
+        let build = FixtureSiteBuild("acme")
+        #expect(!build.build().hasErrors)
+        let story = try #require(build.json("en/stories.json")?["sections"]?.arrayValue?.first)
+        #expect(story["type"] == "testimonial")
+        #expect(story["quote"] == "My **first** match, and I placed.")
+        #expect(story["quote_html"] == "<p>My <strong>first</strong> match, and I placed.</p>\n")
+        #expect(story["quote_blocks"]?.arrayValue?.count == 1)
+        let photo = try #require(story["photos"]?.arrayValue?.first)
+        #expect(photo["caption"] == "On the *podium*.")
+        #expect(photo["caption_html"] == "<p>On the <em>podium</em>.</p>\n")
+        #expect(photo["caption_blocks"]?.arrayValue?.first?["type"] == "paragraph")
+        #expect(photo["id"] == "podium")
     }
 
     @Test func schedulesTakeEffectWhenRebuiltAtTheirTime() throws {

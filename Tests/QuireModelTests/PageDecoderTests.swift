@@ -15,11 +15,41 @@ import QuireModel
         return (enumerator.allObjects as? [String] ?? []).filter { $0.hasSuffix(".json") }.sorted()
     }
 
+    /// An app's own type with markdown fields, as the acme fixture site declares it.
+    struct Testimonial: SectionDecodable {
+        static let sectionType = "testimonial"
+        struct Photo: Decodable {
+            var imageURL: String?
+            var caption: MarkdownText?
+
+            init(from decoder: any Decoder) throws {
+                imageURL = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .imageURL)
+                caption = try MarkdownText(from: decoder, field: "caption")
+            }
+
+            enum CodingKeys: String, CodingKey { case imageURL = "image_url" }
+        }
+        var quote: MarkdownText
+        var author: String?
+        var photos: [Photo]?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            quote = try MarkdownText(from: decoder, field: "quote")
+            author = try container.decodeIfPresent(String.self, forKey: .author)
+            photos = try container.decodeIfPresent([Photo].self, forKey: .photos)
+        }
+
+        enum CodingKeys: String, CodingKey { case author, photos }
+    }
+
     @Test func everyPublishedFixtureDecodes() throws {
         let paths = Self.allFixtures()
         #expect(paths.count > 10)
+        var decoder = PageDecoder()
+        decoder.register(Testimonial.self)
         for path in paths {
-            let page = try PageDecoder().decode(try Self.data(path))
+            let page = try decoder.decode(try Self.data(path))
             #expect(!page.pageID.isEmpty)
             // Only the samples' deliberately unknown section types are skipped.
             for skip in page.skipped {
@@ -37,9 +67,45 @@ import QuireModel
         let grid = try #require(page.sections.compactMap { $0 as? ProductGrid }.first)
         #expect(grid.items.first?.id == "idpa-50")
         let markdown = try #require(page.sections.compactMap { $0 as? MarkdownBlock }.first)
-        #expect(markdown.body.html.contains("<strong>directly comparable</strong>"))
-        #expect(!markdown.body.blocks.isEmpty)
+        #expect(markdown.body.markdown.contains("**directly comparable**"))
+        #expect(markdown.body.html?.contains("<strong>directly comparable</strong>") == true)
+        #expect(markdown.body.blocks?.isEmpty == false)
         #expect(page.sections.contains { ($0 as? CTAButton)?.action == .navigate })
+    }
+
+    /// The response of the app team's design note, copied verbatim: markdown is a lone string there.
+    @Test func theSpecsExampleResponseDecodesWithNothingSkipped() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/seed-example-response.json")
+        let page = try PageDecoder().decode(try Data(contentsOf: url))
+        #expect(page.skipped == [])
+        #expect(page.pageID == "trex-store")
+        #expect(page.title == "T.REX ARMS Store")
+        #expect(page.sections.map { type(of: $0).sectionType }
+                == ["hero_banner", "product_grid", "markdown_block", "drill_carousel", "cta_button"])
+        let markdown = try #require(page.sections[2] as? MarkdownBlock)
+        let text = "### Why standardized targets matter\nUsing official kit means your scores are directly comparable..."
+        #expect(markdown.body == MarkdownText(markdown: text))
+        #expect((page.sections[1] as? ProductGrid)?.items.first?.price == "$24.99")
+        #expect((page.sections[3] as? DrillCarousel)?.drillIDs.count == 2)
+        #expect((page.sections[4] as? CTAButton)?.destination == "/drills")
+    }
+
+    /// A page published before manifest format 2 (what a rollback may serve): markdown as an object.
+    @Test func markdownPublishedAsAnObjectStillDecodes() throws {
+        let json = #"{"page_id": "p", "sections": [{"type": "announcement", "#
+            + #""body": {"markdown": "*Hi*", "html": "<p><em>Hi</em></p>", "blocks": []}}]}"#
+        let page = try PageDecoder().decode(Data(json.utf8))
+        #expect(page.skipped == [])
+        #expect((page.sections.first as? Announcement)?.body == MarkdownText(markdown: "*Hi*", html: "<p><em>Hi</em></p>", blocks: []))
+    }
+
+    @Test func aMarkdownFieldOfTheWrongShapeSkipsItsSection() throws {
+        let json = #"{"page_id": "p", "sections": [{"type": "markdown_block", "body": "a", "body_html": 3}, "#
+            + #"{"type": "markdown_block", "body": 7}]}"#
+        let page = try PageDecoder().decode(Data(json.utf8))
+        #expect(page.sections.isEmpty)
+        #expect(page.skipped.map(\.keyPath) == ["sections[0]", "sections[1]"])
+        #expect(page.skipped[0].reason.contains("body_html"), "\(page.skipped[0].reason)")
     }
 
     @Test func unknownTypesAreSkippedWithTheirKeyPath() throws {

@@ -75,8 +75,8 @@ def section_texts(section):
                 texts.append(value)
             elif key == "drill_ids" and isinstance(value, list):
                 texts.extend(v for v in value if isinstance(v, str))
-            elif isinstance(value, dict) and "blocks" in value:
-                markdown_texts(value["blocks"])
+            elif key.endswith("_blocks") and isinstance(value, list):
+                markdown_texts(value)  # a markdown field's block tree, published beside it
             elif isinstance(value, list):
                 for item in value:
                     if isinstance(item, dict):

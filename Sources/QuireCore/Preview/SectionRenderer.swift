@@ -15,7 +15,7 @@ struct SectionRenderer {
         html.raw(">\n")
         switch type {
         case "hero_banner": heroBanner(section, into: &html)
-        case "markdown_block": markdown(section["body"], into: &html)
+        case "markdown_block": markdown(section, field: "body", into: &html)
         case "product_grid": productGrid(section, into: &html)
         case "drill_carousel": drillCarousel(section, into: &html)
         case "cta_button": ctaButton(section, into: &html)
@@ -141,7 +141,7 @@ struct SectionRenderer {
         let tone = section["tone"]?.stringValue.flatMap { tones[$0] == nil ? nil : $0 } ?? "info"
         html.raw("<div class=\"announcement tone-\(tone)\"><span class=\"tone-icon\" aria-hidden=\"true\">\(tones[tone] ?? "")</span><div>")
         html.element("h3", section["title"]?.displayText)
-        markdown(section["body"], into: &html)
+        markdown(section, field: "body", into: &html)
         html.raw("</div></div>\n")
     }
 
@@ -158,13 +158,13 @@ struct SectionRenderer {
 
     // MARK: Parts
 
-    /// A markdown field: the pre-rendered `html` (filtered), or plain text when there is none.
-    private func markdown(_ value: JSONValue?, into html: inout HTMLWriter) {
+    /// A markdown field: its pre-rendered `<field>_html` (filtered), or its text when there is none.
+    private func markdown(_ section: JSONValue, field: String, into html: inout HTMLWriter) {
         html.raw("<div class=\"markdown\">")
-        if let rendered = value?["html"]?.stringValue {
+        if let rendered = section[MarkdownFieldNames.html(field)]?.stringValue {
             let filter = MarkdownHTMLFilter(assetBase: context.assetBase)
             html.raw { filter.filter(rendered, into: &$0) }
-        } else if let text = value?["markdown"]?.stringValue ?? value?.displayText {
+        } else if let text = section[field]?.displayText {
             html.element("p", class: "plain", text)
         }
         html.raw("</div>")

@@ -9,10 +9,16 @@ struct VersionManifest: Sendable {
         var bytes: Int
     }
 
-    static let format = 1
+    /// 2: a markdown field is published as its string, with `<field>_html` and `<field>_blocks`
+    /// beside it (1: an object `{markdown, html, blocks}`). The manifest's own shape is the same in
+    /// both, so versions published before stay readable (rollback, verify, export).
+    static let format = 2
+    static let readableFormats = 1...format
     /// Keys the store writes itself; a site field of the same name is dropped.
     static let reservedKeys: Set<String> = ["format", "site", "version", "parent", "built_at", "folders", "files"]
 
+    /// The format the version was published in: `format` for a new one.
+    var format = Self.format
     var site: String
     var version: VersionID
     var parent: VersionID?
@@ -34,7 +40,7 @@ struct VersionManifest: Sendable {
     /// Everything but the folders: what an exported copy keeps before listing its files.
     var header: JSONObject {
         var object = JSONObject([
-            ("format", .integer(Self.format)), ("site", .string(site)), ("version", .string(version.description)),
+            ("format", .integer(format)), ("site", .string(site)), ("version", .string(version.description)),
             ("parent", parent.map { .string($0.description) } ?? .null), ("built_at", .string(builtAt)),
         ])
         for member in siteFields where !Self.reservedKeys.contains(member.key) { object[member.key] = member.value }
@@ -48,12 +54,12 @@ struct VersionManifest: Sendable {
     /// publishes nothing.
     static let descriptiveKeys: Set<String> = ["coverage"]
 
-    /// True when `other` would publish the same thing: same trees, same site fields.
+    /// True when `other` would publish the same thing: same format, same trees, same site fields.
     func hasSameContent(as other: VersionManifest) -> Bool {
         func served(_ fields: JSONObject) -> [UInt8] {
             JSONWriter().bytes(.object(JSONObject(fields.members.filter { !Self.descriptiveKeys.contains($0.key) })))
         }
-        return folders.map(\.name) == other.folders.map(\.name)
+        return format == other.format && folders.map(\.name) == other.folders.map(\.name)
             && zip(folders, other.folders).allSatisfy { $0.folder.tree == $1.folder.tree }
             && served(siteFields) == served(other.siteFields)
     }
@@ -70,10 +76,11 @@ struct VersionManifest: Sendable {
     }
 
     init(parsing bytes: [UInt8], path: String) throws(StoreError) {
-        guard let value = StoredJSONReader.parse(bytes), let object = value.objectValue, value["format"]?.intValue == Self.format,
+        guard let value = StoredJSONReader.parse(bytes), let object = value.objectValue,
+            let format = value["format"]?.intValue, Self.readableFormats.contains(format),
             let site = value["site"]?.stringValue, let version = value["version"]?.stringValue.flatMap(VersionID.init),
             let builtAt = value["built_at"]?.stringValue, let folderObject = value["folders"]?.objectValue
-        else { throw StoreError("the version manifest '\(path)' is damaged: not a format \(Self.format) version manifest") }
+        else { throw StoreError("the version manifest '\(path)' is damaged: not a version manifest of format \(Self.readableFormats.map(String.init).joined(separator: " or "))") }
         var folders: [(name: String, folder: Folder)] = []
         for member in folderObject {
             guard let tree = member.value["tree"]?.stringValue, let files = member.value["files"]?.intValue,
@@ -84,5 +91,6 @@ struct VersionManifest: Sendable {
         self.init(
             site: site, version: version, parent: value["parent"]?.stringValue.flatMap(VersionID.init), builtAt: builtAt,
             siteFields: object, folders: folders)
+        self.format = format
     }
 }

@@ -2,8 +2,9 @@ public import QuireModel
 public import Foundation
 
 /// Turns a validated page into the JSON an app fetches for one locale and one audience:
-/// translations merged, markdown pre-rendered (`{"markdown", "html", "blocks"}`), nothing
-/// executable, and nothing that changes when only the version changes.
+/// translations merged, markdown pre-rendered, nothing executable, and nothing that changes when
+/// only the version changes. Every field keeps the type the app team's spec gives it: a markdown
+/// field stays its markdown string, with `<field>_html` and `<field>_blocks` beside it.
 ///
 /// What a lower audience may fetch never holds a higher audience's section: the public file
 /// leaves out every section with `visible_to`, and the file of audience A holds the public
@@ -138,7 +139,7 @@ public struct PageRenderer {
         members.reserveCapacity(section.fields.count + 2)
         members.append(("type", .string(section.type)))
         if let id = section.id { members.append(("id", .string(id))) }
-        for field in section.fields { members.append((field.name, render(field.value, removed: &removed))) }
+        for field in section.fields { append(field, to: &members, removed: &removed) }
         var object = JSONObject(members: members)
         if object["fallback"] != nil, let version = minimumAppVersions[section.type] {
             object["min_app_version"] = .string(version)
@@ -146,18 +147,33 @@ public struct PageRenderer {
         return .object(object)
     }
 
+    /// A field's published members: one, or for markdown the text and its two rendered forms
+    /// (`MarkdownFieldNames`; a vocabulary cannot declare fields of those names).
+    func append(_ field: FieldEntry, to members: inout [(key: String, value: JSONValue)],
+                removed: inout [(text: LocalizableText, what: String)]) {
+        guard case .markdown(let string) = field.value else {
+            members.append((field.name, render(field.value, removed: &removed)))
+            return
+        }
+        let markdown = text(string)
+        let rendered = renderMarkdown(markdown)
+        for what in rendered.removed { removed.append((string, what)) }
+        members.append((field.name, .string(markdown)))
+        members.append((MarkdownFieldNames.html(field.name), .string(rendered.html)))
+        members.append((MarkdownFieldNames.blocks(field.name), .encoded(rendered.encodedBlocks)))
+    }
+
     func render(_ value: FieldValue, removed: inout [(text: LocalizableText, what: String)]) -> JSONValue {
         switch value {
         case .plain(let json): return json
         case .text(let string): return .string(text(string))
-        case .markdown(let string):
-            let markdown = text(string)
-            let rendered = renderMarkdown(markdown)
-            for what in rendered.removed { removed.append((string, what)) }
-            return .object(JSONObject(distinctKeys: [("markdown", .string(markdown)), ("html", .string(rendered.html)), ("blocks", .encoded(rendered.encodedBlocks))]))
+        // Fields come through `append`, which puts the rendered forms beside the text.
+        case .markdown(let string): return .string(text(string))
         case .items(let items):
             return .array(items.map { item in
-                .object(JSONObject(members: item.map { (key: $0.name, value: render($0.value, removed: &removed)) }))
+                var members: [(key: String, value: JSONValue)] = []
+                for field in item { append(field, to: &members, removed: &removed) }
+                return .object(JSONObject(members: members))
             })
         case .section(let section): return render(section, removed: &removed)
         }

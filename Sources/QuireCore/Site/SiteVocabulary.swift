@@ -46,6 +46,7 @@ enum SiteVocabulary {
     private static func readFields(_ node: SourceNode?, path: String, reader: inout SourceNodeReader) -> [FieldSpec]? {
         guard let node, let members = reader.mapping(node, path) else { return nil }
         var fields: [FieldSpec] = []
+        var keyPositions: [String: SourcePosition] = [:]
         for member in members {
             let fieldPath = "\(path).\(member.key)"
             if Vocabulary.commonSectionKeys.contains(member.key) {
@@ -84,6 +85,7 @@ enum SiteVocabulary {
                     "unknown field kind '\(kindName)': use one of \(fieldKinds.joined(separator: ", "))")
                 continue
             }
+            keyPositions[member.key] = member.keyPosition
             let translatable = reader.bool(member.value["translatable"], "\(fieldPath).translatable") ?? false
             if translatable && kind != .text && kind != .markdown {
                 reader.error(member.value, fieldPath, "only text and markdown fields can be translatable")
@@ -92,6 +94,11 @@ enum SiteVocabulary {
                 member.key, kind, required: reader.bool(member.value["required"], "\(fieldPath).required") ?? false,
                 translatable: translatable && (kind == .text || kind == .markdown),
                 summary: member.value["summary"]?.string ?? ""))
+        }
+        for clash in MarkdownFieldNames.clashes(in: fields) {
+            let name = clash.field.name
+            reader.diagnostics.append(.error(reader.file, at: keyPositions[name] ?? node.position, keyPath: "\(path).\(name)",
+                "'\(name)' is where the markdown field '\(clash.markdownField)' is published pre-rendered: give this field another name"))
         }
         return fields
     }

@@ -1,13 +1,41 @@
 /// Swift types for the built-in vocabulary (DESIGN.md §1), as Quire publishes it: text already
 /// in the page's locale, markdown pre-rendered.
 
-/// A markdown field as published: the source text, safe HTML, and a block tree native renderers walk.
-public struct MarkdownText: Decodable, Sendable, Hashable {
+/// A markdown field as published: the markdown string, with the safe HTML and the block tree native
+/// renderers walk beside it (`body`, `body_html`, `body_blocks`: `MarkdownFieldNames`).
+public struct MarkdownText: Sendable, Hashable {
     public var markdown: String
-    public var html: String
+    /// Nil when the page carries only the markdown (as the app team's spec writes it).
+    public var html: String?
     /// Block nodes (`{"type": "paragraph", "inlines": [...]}`, ...), left open: new node types
-    /// must not break decoding.
-    public var blocks: [JSONValue]
+    /// must not break decoding. Nil when the page carries only the markdown.
+    public var blocks: [JSONValue]?
+
+    public init(markdown: String, html: String? = nil, blocks: [JSONValue]? = nil) {
+        self.markdown = markdown
+        self.html = html
+        self.blocks = blocks
+    }
+
+    /// The markdown field `field` of the section (or item) `decoder` holds, with its rendered forms
+    /// when present. Also reads a version published before manifest format 2, where the field was
+    /// an object `{markdown, html, blocks}` (what a rollback may serve).
+    public init(from decoder: any Decoder, field: String) throws {
+        let container = try decoder.container(keyedBy: AnyCodingKey.self)
+        let key = AnyCodingKey(field)
+        if let text = try? container.decode(String.self, forKey: key) {
+            self.init(
+                markdown: text,
+                html: try container.decodeIfPresent(String.self, forKey: AnyCodingKey(MarkdownFieldNames.html(field))),
+                blocks: try container.decodeIfPresent([JSONValue].self, forKey: AnyCodingKey(MarkdownFieldNames.blocks(field))))
+            return
+        }
+        let object = try container.nestedContainer(keyedBy: AnyCodingKey.self, forKey: key)
+        self.init(
+            markdown: try object.decode(String.self, forKey: AnyCodingKey("markdown")),
+            html: try object.decodeIfPresent(String.self, forKey: AnyCodingKey("html")),
+            blocks: try object.decodeIfPresent([JSONValue].self, forKey: AnyCodingKey("blocks")))
+    }
 }
 
 public struct HeroBanner: SectionDecodable, Hashable {
@@ -25,6 +53,11 @@ public struct MarkdownBlock: SectionDecodable, Hashable {
     public static let sectionType = "markdown_block"
     public var id: String?
     public var body: MarkdownText
+
+    public init(from decoder: any Decoder) throws {
+        id = try decoder.container(keyedBy: AnyCodingKey.self).decodeIfPresent(String.self, forKey: AnyCodingKey("id"))
+        body = try MarkdownText(from: decoder, field: "body")
+    }
 }
 
 public struct ProductGrid: SectionDecodable, Hashable {
@@ -104,4 +137,14 @@ public struct Announcement: SectionDecodable, Hashable {
     public var body: MarkdownText
     /// `info`, `tip`, `warning` or `promo`; kept as text so a new tone does not fail decoding.
     public var tone: String?
+
+    enum CodingKeys: String, CodingKey { case id, title, tone }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decodeIfPresent(String.self, forKey: .id)
+        title = try container.decodeIfPresent(String.self, forKey: .title)
+        tone = try container.decodeIfPresent(String.self, forKey: .tone)
+        body = try MarkdownText(from: decoder, field: "body")
+    }
 }

@@ -131,7 +131,7 @@ final class HostileWorkspace {
 
     deinit {
         // Undo what a case may have done that blocks removal (chmod 000 folders).
-        _ = try? FileManager.default.subpathsOfDirectory(atPath: root).forEach { chmod("\(root)/\($0)", 0o755) }
+        for path in (try? FileManager.default.subpathsOfDirectory(atPath: root)) ?? [] { chmod("\(root)/\(path)", 0o755) }
         try? FileSystem.removeTree(root)
     }
 

@@ -51,7 +51,7 @@ enum ChildProcess {
         }
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         var processID: pid_t = 0
         let spawned = posix_spawn(&processID, executable, &actions, nil, argv, environ)
         close(writeEnd)

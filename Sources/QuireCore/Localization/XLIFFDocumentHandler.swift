@@ -118,8 +118,8 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, foundCharacters string: String) { appendText(string) }
 
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        appendText(String(decoding: CDATABlock, as: UTF8.self))
+    func parser(_ parser: XMLParser, foundCDATA block: Data) {
+        appendText(String(decoding: block, as: UTF8.self))
     }
 
     /// Where libxml2 first found the document not well-formed (later positions drift).

@@ -58,8 +58,13 @@ import Testing
         let files = ["out/store.\(fileExtension)", "out/guides/safety.\(fileExtension)"]
         #expect(export.stdout.split(separator: "\n").map(String.init) == files.map { workspace.path($0) }.sorted())
         let store = try workspace.read(files[0])
-        // Key, source text, current translation and the stale/new states are all there.
-        for expected in ["why.body", "Read the [rules](https://example.com/rules) before your first match.", "Voir tous les exercices"] {
+        // Key, source text, current translation and the stale/new states are all there; in XLIFF,
+        // the link's markup as inline codes around its text.
+        let source = [
+            "xliff12": "Read the <bpt id=\"1\" ctype=\"link\">[</bpt>rules<ept id=\"1\">](https://example.com/rules)</ept> before",
+            "xliff20": "Read the <pc id=\"1\" type=\"link\" dataRefStart=\"d1\" dataRefEnd=\"d2\" canDelete=\"no\">rules</pc> before",
+        ][format] ?? "Read the [rules](https://example.com/rules) before your first match."
+        for expected in ["why.body", source, "Voir tous les exercices"] {
             #expect(store.contains(expected), "\(expected) in \(format)")
         }
         let safety = try workspace.read(files[1])

@@ -15,13 +15,18 @@ public struct ExportUnit: Sendable, Hashable {
     public var state: State
     /// A hint for the translator (which field, length limits); written as a note or comment.
     public var note: String?
+    /// Markdown text: its links are exported as inline codes, not only its placeholders.
+    public var isMarkdown: Bool
 
-    public init(key: String, sourceText: String, translation: String? = nil, state: State, note: String? = nil) {
+    public init(
+        key: String, sourceText: String, translation: String? = nil, state: State, note: String? = nil, isMarkdown: Bool = false
+    ) {
         self.key = key
         self.sourceText = sourceText
         self.translation = translation
         self.state = state
         self.note = note
+        self.isMarkdown = isMarkdown
     }
 }
 

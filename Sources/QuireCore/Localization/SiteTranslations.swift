@@ -139,7 +139,8 @@ public struct SiteTranslations: Sendable {
             case .missing: state = .new
             }
             return ExportUnit(key: string.key, sourceText: string.text, translation: state == .new ? nil : entry?.text,
-                              state: state, note: Self.note(for: string, entry: entry, state: state, links: config.linkPolicy))
+                              state: state, note: Self.note(for: string, entry: entry, state: state, links: config.linkPolicy),
+                              isMarkdown: string.isMarkdown)
         }
     }
 

@@ -1,8 +1,9 @@
 import QuireModel
 
 /// Writes what a translator needs (`quire l10n export`): every key, its source text, its current
-/// translation and state. Markdown goes out as plain, escaped text (no inline markup), so every
-/// file reads back through `TranslationFileReader` unchanged.
+/// translation and state. In XLIFF, `{placeholders}` and the markup of markdown links go out as
+/// inline codes (`XLIFFInlineCodes`), the rest as escaped text; PO and JSON carry plain text.
+/// Every file reads back through `TranslationFileReader` to the very strings it was written from.
 ///
 /// States: XLIFF 1.2 `new` (no target) / `translated` + `approved="yes"` / `needs-review-translation`;
 /// XLIFF 2.0 `initial` / `translated` / `initial` with a target; PO empty `msgstr` / `msgstr` /
@@ -32,12 +33,16 @@ public enum TranslationFileWriter {
             """
         for unit in units {
             let approved = unit.state == .translated ? " approved=\"yes\"" : ""
+            var codes = XLIFFInlineCodes(.v12)
             out += "      <trans-unit id=\"\(XMLText.attribute(unit.key))\" resname=\"\(XMLText.attribute(unit.key))\" xml:space=\"preserve\"\(approved)>\n"
-            out += "        <source>\(XMLText.content(unit.sourceText))</source>\n"
+            out += "        <source>\(codes.source(unit.sourceText, isMarkdown: unit.isMarkdown))</source>\n"
             switch (unit.state, unit.translation) {
             case (.new, _), (_, nil): break
-            case (.translated, let translation?): out += "        <target state=\"translated\">\(XMLText.content(translation))</target>\n"
-            case (.stale, let translation?): out += "        <target state=\"needs-review-translation\">\(XMLText.content(translation))</target>\n"
+            case (.translated, let translation?):
+                out += "        <target state=\"translated\">\(codes.target(translation, isMarkdown: unit.isMarkdown))</target>\n"
+            case (.stale, let translation?):
+                let markup = codes.target(translation, isMarkdown: unit.isMarkdown)
+                out += "        <target state=\"needs-review-translation\">\(markup)</target>\n"
             }
             out += "        <note from=\"developer\">\(XMLText.content(developerNote(unit)))</note>\n"
             out += "      </trans-unit>\n"
@@ -63,9 +68,13 @@ public enum TranslationFileWriter {
             case (.translated, let translation?): (target, state) = (translation, "translated")
             case (.stale, let translation?): (target, state) = (translation, "initial")
             }
+            var codes = XLIFFInlineCodes(.v20)
+            let source = codes.source(unit.sourceText, isMarkdown: unit.isMarkdown)
+            let targetMarkup = target.map { codes.target($0, isMarkdown: unit.isMarkdown) }
+            out += codes.originalDataElement(indent: "      ")
             out += "      <segment state=\"\(state)\">\n"
-            out += "        <source xml:space=\"preserve\">\(XMLText.content(unit.sourceText))</source>\n"
-            if let target { out += "        <target xml:space=\"preserve\">\(XMLText.content(target))</target>\n" }
+            out += "        <source xml:space=\"preserve\">\(source)</source>\n"
+            if let targetMarkup { out += "        <target xml:space=\"preserve\">\(targetMarkup)</target>\n" }
             out += "      </segment>\n    </unit>\n"
         }
         out += "  </file>\n</xliff>\n"

@@ -216,6 +216,14 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
         case .failure(let problem):
             fail(parser, problem.message)
         case .success(let opening):
+            // `rid` pairs them where ids differ (as 1.2 allows), else `id`.
+            if version == .v1, name == "bpt" || name == "ept", let id = attributes["rid"] ?? attributes["id"],
+                let problem = checkPairOrder(name, id: id, at: tagPosition(parser), in: &current)
+            {
+                error = .error(file, at: problem.position, problem.message)
+                parser.abortParsing()
+                return
+            }
             current.text += opening.prefix
             current.frames.append(.init(name: name, opening: opening, contentStart: current.text.utf8.count, position: tagPosition(parser)))
             capture = current
@@ -243,6 +251,35 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
         }
         current.text += frame.opening.suffix
         capture = current
+    }
+
+    /// 1.2 `<bpt>`/`<ept>` pairs (a link's start and end): a target must end each after it
+    /// starts and nest them, else the markdown comes back broken.
+    private func checkPairOrder(
+        _ name: String, id: String, at position: SourcePosition, in capture: inout TextCapture
+    ) -> (message: String, position: SourcePosition)? {
+        let early = { (end: SourcePosition) in
+            (message: "the translation has inline code <ept id=\"\(id)\"> before its <bpt id=\"\(id)\">: "
+                + "keep the start of a link before its end", position: end)
+        }
+        if name == "bpt" {
+            if capture.role == .source { unit?.sourcePairIDs.insert(id) }
+            if let end = capture.endsBeforeStart[id] { return early(end) }
+            capture.openPairs.append(id)
+            return nil
+        }
+        if capture.openPairs.last == id {
+            capture.openPairs.removeLast()
+            return nil
+        }
+        if let inner = capture.openPairs.last, capture.openPairs.contains(id) {
+            return ("inline code <ept id=\"\(id)\"> ends while <bpt id=\"\(inner)\">, which started after its <bpt>, is still open: "
+                + "nest the codes as the source does", position)
+        }
+        guard capture.role == .target else { return nil }
+        if unit?.sourcePairIDs.contains(id) == true { return early(position) }
+        capture.endsBeforeStart[id] = position  // an error if its <bpt> comes later
+        return nil
     }
 
     private func openInsideData(_ name: String, isXLIFF: Bool, attributes: [String: String], parser: XMLParser) {
@@ -311,6 +348,8 @@ struct UnitInProgress {
     var target: String?
     var states: [String] = []
     var originalData: [String: String] = [:]
+    /// Ids of the source's 1.2 `<bpt>` elements, to tell a target's misplaced `<ept>`.
+    var sourcePairIDs: Set<String> = []
     /// Notes and contexts: (from / context-type, text).
     var notes: [(kind: String, text: String)] = []
 
@@ -340,6 +379,10 @@ struct TextCapture {
     var role: Role
     var text = ""
     var frames: [Frame] = []
+    /// Ids of the 1.2 `<bpt>` elements not yet ended, innermost last.
+    var openPairs: [String] = []
+    /// 1.2 `<ept>` elements met before any `<bpt>` of their id, by id.
+    var endsBeforeStart: [String: SourcePosition] = [:]
 }
 
 /// The developer note that carries a string's key through tools that drop PO `msgctxt`

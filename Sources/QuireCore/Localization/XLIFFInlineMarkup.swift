@@ -14,7 +14,8 @@
 /// | 2.0 `<cp hex="…"/>` | that character |
 /// | `<mrk>` (both), 2.0 `<sm/>`/`<em/>` | annotations: their content, no markup |
 ///
-/// Quire's own export writes markdown as plain text, so its files round-trip without any of this.
+/// Quire's own export (`XLIFFInlineCodes`) writes 1.2 `<ph>`/`<bpt>`/`<ept>` with their original
+/// code and 2.0 `<ph>`/`<pc>` with original data, so its files read back exactly.
 enum XLIFFInlineMarkup {
     /// What an inline element opening contributes.
     struct Opening {

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# XLIFF inline codes through Python's XML parser and translate-toolkit (l10n_inline_codes.py): a
+# copy of the `shop` fixture site exported, translated around its codes, imported, published;
+# the same file through xliff2po and po2xliff; dropped and misplaced codes refused at line:col.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+swift build --product quire >/dev/null
+quire="$(swift build --show-bin-path)/quire"
+
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+mkdir -p "$scratch/pages"
+cp -R Tests/QuireCoreTests/Fixtures/l10n-site/shop "$scratch/pages/"
+python3 tests/e2e/l10n_inline_codes.py --quire "$quire" --root "$scratch"

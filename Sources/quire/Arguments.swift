@@ -10,6 +10,7 @@ struct Arguments {
     static let valueOptions: Set<String> = [
         "pages", "dist", "site", "format", "locale", "only", "keep", "reason", "poll", "quiet-window",
         "lock-timeout", "pages-count", "locales", "saves", "out", "layout", "sections", "markdown-bytes", "sizes",
+        "serve", "serve-auth",
     ]
 
     init(_ arguments: [String]) throws(UsageError) {

@@ -20,16 +20,28 @@ final class WatchCommand: @unchecked Sendable {
     private static let longestRetryDelay: Double = 30
     /// Per site, the pushes to its `replicas:` (touched on `buildQueue` only).
     private var pushes: [String: BackgroundPush] = [:]
+    /// nginx serving dist/ (`--serve`), started before the first build.
+    private var serving: WatchServing?
 
     init(arguments: Arguments) { self.arguments = arguments }
 
     func run() throws -> ExitCode {
-        try arguments.rejectUnknown(flags: ["no-preview", "timings"])
+        try arguments.rejectUnknown(flags: ["no-preview", "timings", "serve-next-free"])
         let pages = arguments.pages
         var options = WatchOptions()
         if let window = try arguments.number("quiet-window") { options.quietWindow = window }
         options.pollInterval = try arguments.number("poll")
         let sites = try Sites.names(pages: pages, only: arguments.site)
+        let stopped = DispatchSemaphore(value: 0)
+        if let settings = try WatchServing.Settings(arguments) {
+            // SIGINT and SIGTERM are handled from before nginx starts: the watcher never dies of
+            // one while its nginx is not yet tied to it, and nginx always stops with it.
+            stopOnSignals(stopped)
+            let serving = WatchServing(settings, dist: arguments.dist)
+            try serving.start()
+            self.serving = serving
+        }
+        defer { serving?.stop() }
 
         // Listening starts before the first build: a save made while it runs is a change set
         // that waits for the build queue, never a file read once and then trusted from the cache.
@@ -42,14 +54,7 @@ final class WatchCommand: @unchecked Sendable {
         buildQueue.sync { for site in sites where builders[site] == nil { build(site) } }
         Console.shared.error("quire: watching \(pages)/ (\(options.pollInterval.map { "polling every \($0) s" } ?? "inotify")); Ctrl-C stops")
 
-        let stopped = DispatchSemaphore(value: 0)
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { stopped.signal() }
-            source.resume()
-            signalSources.append(source)
-        }
+        if serving == nil { stopOnSignals(stopped) }
         stopped.wait()
         Console.shared.error("quire: stopping: finishing the current build")
         watcher.stop()
@@ -63,6 +68,17 @@ final class WatchCommand: @unchecked Sendable {
             }
         }
         return .ok
+    }
+
+    /// SIGINT and SIGTERM signal `stopped` instead of ending the process.
+    private func stopOnSignals(_ stopped: DispatchSemaphore) {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { stopped.signal() }
+            source.resume()
+            signalSources.append(source)
+        }
     }
 
     /// Which sites a change touches: the first path component under the pages folder.
@@ -105,6 +121,7 @@ final class WatchCommand: @unchecked Sendable {
         let result = builder.build(changed: changed, hold: hold)
         _ = BuildCommand.report(result, format: .text, publishing: true)
         if arguments.flag("timings") { BuildCommand.reportStages(result) }
+        serving?.built(result)
         if result.outcome != nil { requestPush(site) }
         if result.operationalError != nil {
             // The change set is not dropped: the site is built again from what is on disk (the

@@ -66,3 +66,37 @@ import Testing
         }
     }
 }
+
+/// nginx itself reads the configuration `quire watch --serve` writes, with the TTL map of a
+/// 10,000-page site in 3 locales (long keys, many of them): accepted, and without a warning.
+@Suite struct NginxRulesLoadTests {
+    static let nginx = NginxProcess.locate()
+
+    @Test(.enabled(if: nginx != nil, "nginx is not installed (scripts/ensure-packages test)"))
+    func nginxLoadsTheRulesAndALargeTTLMap() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("quire-nginx-rules-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: "\(folder)/dist/big/current/http", withIntermediateDirectories: true)
+        var map = ""
+        for page in 0..<10_000 {
+            for locale in ["en", "fr", "de-CH"] {
+                map += "\"/big/current/\(locale)/section-\(page / 100)/a-longer-folder-name/page-number-\(page).json\" 60;\n"
+            }
+        }
+        try map.write(toFile: "\(folder)/dist/big/current/http/nginx-ttl.map", atomically: true, encoding: .utf8)
+        let rules = NginxRules(
+            dist: "\(folder)/dist", publicListen: "127.0.0.1:1", editorsListen: "127.0.0.1:2",
+            auth: NginxRules.AuthService(scheme: "http", server: "localhost:9", path: "/auth"))
+        try rules.standalone(folder: folder, user: nil).write(toFile: "\(folder)/nginx.conf", atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(Self.nginx))
+        process.arguments = ["-t", "-q", "-e", "stderr", "-c", "\(folder)/nginx.conf"]
+        let output = Pipe()
+        process.standardError = output
+        try process.run()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "nginx -t: \(said)")
+        #expect(said.isEmpty, "nginx -t said: \(said)")
+    }
+}

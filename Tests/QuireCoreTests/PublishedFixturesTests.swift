@@ -15,6 +15,8 @@ import QuireModel
         (FixtureSiteBuild.pagesRoot, "acme"),
     ]
 
+    static let recordCommand = "QUIRE_RECORD_FIXTURES=1 swift test --filter PublishedFixturesTests"
+
     @Test func fixturesMatchWhatQuirePublishes() throws {
         let record = ProcessInfo.processInfo.environment["QUIRE_RECORD_FIXTURES"] == "1"
         for source in Self.sources {
@@ -32,7 +34,15 @@ import QuireModel
             #expect(process.terminationStatus == 0, "quire build --site \(source.site) failed")
             let store = try SiteStore(dist: dist.path, site: source.site)
             let newest = try #require(try store.newestVersion())
-            for (path, file) in try store.files(of: newest) where file.metadata?["page_id"] != nil {
+            let pages = try store.files(of: newest).filter { $0.value.metadata?["page_id"] != nil }
+            // A fixture of a page Quire no longer publishes would tell app teams it still exists.
+            let folder = "\(Self.repository)/fixtures/\(source.site)"
+            let recorded = (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".json") }
+            for path in recorded where pages[path] == nil {
+                if record { try FileManager.default.removeItem(atPath: "\(folder)/\(path)") }
+                #expect(record, "fixtures/\(source.site)/\(path) is no longer published: run \(Self.recordCommand)")
+            }
+            for (path, file) in pages {
                 let published = try #require(readText("\(dist.path)/\(source.site)/current/\(path)"))
                 let fixture = "\(Self.repository)/fixtures/\(source.site)/\(path)"
                 if record {

@@ -20,11 +20,10 @@ public enum PageSchema {
             ("type", "object"),
             ("properties", .object(JSONObject([
                 ("$schema", ["type": "string"]),
-                ("page_id", ["type": "string", "pattern": "^[a-z0-9_-]+(/[a-z0-9_-]+)*$", "description": "Optional; must equal the id derived from the file's path."]),
+                ("page_id", described(pageID, "Optional; must equal the id derived from the file's path.")),
                 ("title", ["type": "string"]),
                 ("ttl", ["type": "integer", "minimum": 0, "description": "Seconds apps and caches may keep the page."]),
-                ("refresh", ["type": "object", "minProperties": 1, "description": "When apps fetch the page again.",
-                             "properties": ["interval": ["type": "integer", "minimum": 1], "on_appear": ["type": "boolean"]]]),
+                ("refresh", refresh),
                 ("page_size", ["type": "integer", "minimum": 1, "description": "Publish the page in parts of this many sections."]),
                 ("nav", .object(sectionList)),
                 ("header", .object(sectionList)),
@@ -104,11 +103,23 @@ public enum PageSchema {
     }
 
     static let identifier: JSONValue = ["type": "string", "pattern": "^[a-z0-9_-]+$"]
+    static let pageID: JSONValue = ["type": "string", "pattern": "^[a-z0-9_-]+(/[a-z0-9_-]+)*$"]
+    static let refresh: JSONValue = [
+        "type": "object", "minProperties": 1, "description": "When apps fetch the page again.",
+        "properties": ["interval": ["type": "integer", "minimum": 1], "on_appear": ["type": "boolean"]],
+    ]
     /// `https:`, `http:` (any case) or a `/`-relative path that is not protocol-relative
     /// (URLPolicy.checkField): no control characters, no spaces around (Unicode Zs and tab).
     static let url: JSONValue = urlSchema(prefix: "[hH][tT][tT][pP][sS]?:|/(?!/)")
     /// An image: a web URL or a file under /assets/ (its existence is Quire's to check).
     static let image: JSONValue = urlSchema(prefix: "[hH][tT][tT][pP][sS]?:|/assets/")
+
+    /// `schema` with a description added (last, as written by hand).
+    static func described(_ schema: JSONValue, _ description: String) -> JSONValue {
+        guard var object = schema.objectValue else { return schema }
+        object["description"] = .string(description)
+        return .object(object)
+    }
 
     static func urlSchema(prefix: String) -> JSONValue {
         let space = "[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]"

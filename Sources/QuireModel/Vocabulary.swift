@@ -84,4 +84,7 @@ public struct Vocabulary: Sendable, Hashable {
     public static let commonSectionKeys: Set<String> = [
         "type", "id", "visible_to", "fallback", "publish_at", "expires_at",
     ]
+    /// Keys Quire adds to a published section (`min_app_version`, beside a `fallback`): a field of
+    /// that name would be overwritten, so a vocabulary cannot declare one.
+    public static let publishedSectionKeys: Set<String> = ["min_app_version"]
 }

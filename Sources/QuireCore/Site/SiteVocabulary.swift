@@ -32,7 +32,7 @@ enum SiteVocabulary {
             }
             guard let body = reader.mapping(member.value, path) else { continue }
             reader.warnUnknownKeys(body, allowed: ["summary", "min_app_version", "fields"], keyPath: path, where: "a type")
-            guard let fields = readFields(member.value["fields"], path: "\(path).fields", reader: &reader) else {
+            guard let fields = readFields(member.value["fields"], path: "\(path).fields", isSection: true, reader: &reader) else {
                 if member.value["fields"] == nil { reader.error(member.value, path, "a type needs 'fields'") }
                 continue
             }
@@ -43,7 +43,9 @@ enum SiteVocabulary {
         return (vocabulary, reader.diagnostics)
     }
 
-    private static func readFields(_ node: SourceNode?, path: String, reader: inout SourceNodeReader) -> [FieldSpec]? {
+    /// The fields of a type (`isSection`) or of an item of an items field.
+    private static func readFields(_ node: SourceNode?, path: String, isSection: Bool = false,
+                                   reader: inout SourceNodeReader) -> [FieldSpec]? {
         guard let node, let members = reader.mapping(node, path) else { return nil }
         var fields: [FieldSpec] = []
         var keyPositions: [String: SourcePosition] = [:]
@@ -51,6 +53,11 @@ enum SiteVocabulary {
             let fieldPath = "\(path).\(member.key)"
             if Vocabulary.commonSectionKeys.contains(member.key) {
                 reader.diagnostics.append(.error(reader.file, at: member.keyPosition, keyPath: fieldPath, "'\(member.key)' is reserved for every section and cannot be a field"))
+                continue
+            }
+            if isSection && Vocabulary.publishedSectionKeys.contains(member.key) {
+                reader.diagnostics.append(.error(reader.file, at: member.keyPosition, keyPath: fieldPath,
+                    "'\(member.key)' is where Quire publishes the type's app version beside a fallback: give this field another name"))
                 continue
             }
             guard reader.mapping(member.value, fieldPath) != nil else { continue }

@@ -31,7 +31,7 @@ import Testing
         _ = try store.publish(request(baseFiles + [page("en/new.json", "{}")]))
         try PinFile(path: store.layout.pin).write(VersionID(1), reason: "bad content")
 
-        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {}
+        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in }
         #expect(try store.currentVersion() == VersionID(1))
         #expect(try store.pinnedVersion() == VersionID(1))
         #expect(try store.verify() == [])
@@ -46,21 +46,21 @@ import Testing
         let intact = try #require(readText(history))
 
         // An intact history gains nothing from a new process's first lock.
-        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {}
+        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in }
         #expect(readText(history) == intact)
 
         // The publish's line is synced after the swap: a system crash can lose it while v2 stays live.
         let lines = intact.split(separator: "\n")
         try FileSystem.remove(history)
         try FileSystem.createFile(history, Array((lines.dropLast().joined(separator: "\n") + "\n").utf8))
-        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {}
+        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in }
         let last = try #require(try store.history().last)
         #expect(last.action == .publish && last.to == VersionID(2))
         #expect(last.reason.contains("recorded late"))
         #expect(try store.history().count == lines.count)
 
         // Written once: the next process finds it.
-        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {}
+        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in }
         #expect(try store.history().count == lines.count)
     }
 
@@ -125,11 +125,11 @@ import Testing
         let store = try publishTwoAndLoseTheSecondLine(dist)
         // Its renames came before its sync: the next lock holder syncs before the swap.
         FaultInjection.inject(.init(operation: "sync the file system of", pathPrefix: store.root, errorNumber: EIO))
-        #expect(throws: StoreError.self) { try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {} }
+        #expect(throws: StoreError.self) { try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in } }
         FaultInjection.clear(pathPrefix: store.root)
         #expect(try store.currentVersion() == VersionID(1))
 
-        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {}
+        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in }
         #expect(try store.currentVersion() == VersionID(2))
         #expect(try store.history().last?.reason.contains("completing the swap") == true)
         #expect(try store.verify() == [])
@@ -145,7 +145,7 @@ import Testing
         try FileSystem.remove(store.layout.boot)
         try FileSystem.createFile(store.layout.boot, Array("an earlier boot\n".utf8))
 
-        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {}
+        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in }
         #expect(try store.newestVersion() == VersionID(1))
         #expect(try store.currentVersion() == VersionID(1))
         let last = try #require(try store.history().last)
@@ -165,7 +165,7 @@ import Testing
         let store = try publishTwoAndLoseTheSecondLine(dist)
         try FileSystem.remove(store.layout.boot)
 
-        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {}
+        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in }
         #expect(try store.newestVersion() == VersionID(2))
         #expect(try store.currentVersion() == VersionID(2))
         #expect(try store.verify() == [])

@@ -13,7 +13,7 @@ import Testing
         try FileSystem.makeDirectories(leftover + "/trees/abc")
         try FileSystem.createFile(leftover + "/trees/abc/x.json", [1])
         try FileSystem.symbolicLink("versions/v000001", at: store.root + "/current.tmp-999")
-        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) {}
+        try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in }
         #expect(try FileSystem.list(store.root + "/staging").isEmpty)
         #expect(!FileSystem.exists(store.root + "/current.tmp-999"))
         #expect(try store.verify() == [])
@@ -24,7 +24,7 @@ import Testing
         let store = try dist.store()
         let leftover = store.root + "/staging/999-dead"
         try FileSystem.makeDirectories(leftover)
-        try store.withPublishLock(timeout: 1, waiting: { _ in }) {
+        try store.withPublishLock(timeout: 1, waiting: { _ in }) { _ in
             #expect(!FileSystem.exists(leftover))
         }
         // A process that crashed while this store lived: its leftovers go once the next body is done.
@@ -41,16 +41,16 @@ import Testing
         let first = try dist.store()
         let second = try dist.store()
         var messages: [String] = []
-        try first.withPublishLock(timeout: 1, waiting: { _ in }) {
+        try first.withPublishLock(timeout: 1, waiting: { _ in }) { lock in
             // flock belongs to the open file description: a second open conflicts even in-process.
             var refused = false
-            do { try second.withPublishLock(timeout: 0.2, waiting: { messages.append($0) }) {} } catch is StoreError { refused = true }
+            do { try second.withPublishLock(timeout: 0.2, waiting: { messages.append($0) }) { _ in } } catch is StoreError { refused = true }
             #expect(refused)
-            // Re-entrant for the holder: publish inside the lock does not wait for itself.
-            #expect(try first.publish(request(baseFiles)) == .published(VersionID(1), isCurrent: true))
+            // The holder publishes with the lock it holds.
+            #expect(try first.publish(request(baseFiles), holding: lock) == .published(VersionID(1), isCurrent: true))
         }
         #expect(messages == ["waiting for the publish lock of site 'trex' held by pid \(getpid())"])
-        try second.withPublishLock(timeout: 1, waiting: { _ in Issue.record("the lock is free") }) {}
+        try second.withPublishLock(timeout: 1, waiting: { _ in Issue.record("the lock is free") }) { _ in }
     }
 
     @Test func atTheLinkLimitStoredFilesAreCopiedAndSubfoldersLinkedAnew() throws {

@@ -152,7 +152,7 @@ import Testing
         #expect(count > 0)
         // Another store on the same dist takes the lock and clears leftovers: the lease holds.
         let other = try pair.spared.store()
-        _ = try other.withPublishLock(timeout: 5, waiting: { _ in }) { 0 }
+        _ = try other.withPublishLock(timeout: 5, waiting: { _ in }) { _ in 0 }
         #expect(pair.spares.count == count)
         let staging = pair.spared.path + "/trex/staging"
         try #require(try FileSystem.list(staging).contains { $0.hasPrefix(SpareFolders.prefix) })

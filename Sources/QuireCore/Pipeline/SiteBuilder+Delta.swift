@@ -351,7 +351,7 @@ extension SiteBuilder {
                 let delta = PublishDelta(base: base.version, files: Array(changes.files.values), removed: changes.removed.sorted(),
                                          manifest: base.manifest, buildRecord: record)
                 outcome = try clock.measure(.publish) {
-                    try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { try store.publish(delta) }
+                    try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in try store.publish(delta, holding: lock) }
                 }
             }
             result.outcome = outcome

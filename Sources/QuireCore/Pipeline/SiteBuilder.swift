@@ -298,8 +298,8 @@ public final class SiteBuilder: @unchecked Sendable {
         do {
             let store = try openStore()
             let outcome = try clock.measure(.publish) {
-                try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) {
-                    try store.publish(PublishRequest(files: files, manifest: manifest, buildRecord: record))
+                try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in
+                    try store.publish(PublishRequest(files: files, manifest: manifest, buildRecord: record), holding: lock)
                 }
             }
             result.outcome = outcome

@@ -1,5 +1,5 @@
 /// `state/boot`: the boot of the machine in which the store last checked what a system crash can
-/// leave behind (`SiteStore.checkAfterRestart`). A process stopped by a signal loses nothing the
+/// leave behind (`StoreRecovery.checkAfterRestart`). A process stopped by a signal loses nothing the
 /// kernel has taken, so only a new boot can hold a publish that was half on disk. Linux names
 /// each boot (`/proc/sys/kernel/random/boot_id`); where it does not, every first lock checks.
 struct BootRecord {

@@ -1,5 +1,5 @@
 /// What ops do to a site (issue 5): list versions, roll back and pin, unpin, verify, collect
-/// garbage, export. The mutating ones take the publish lock unless the caller holds it.
+/// garbage, export. The mutating ones take the publish lock themselves (`withOperationLock`).
 extension SiteStore {
     /// Every version, oldest first, with what changed since its parent.
     public func versions() throws(StoreError) -> [VersionInfo] {
@@ -32,7 +32,7 @@ extension SiteStore {
     /// new publishes add versions without moving `current` until `unpin`.
     @discardableResult
     public func rollback(to version: VersionID? = nil, reason: String) throws(StoreError) -> VersionID {
-        try withOperationLock { () throws(StoreError) -> VersionID in
+        try withOperationLock { (lock) throws(StoreError) -> VersionID in
             let current = try currentVersion()
             let all = try allVersions()
             let target: VersionID
@@ -45,7 +45,7 @@ extension SiteStore {
                 }
                 target = before
             }
-            try movePinned(to: target, action: .rollback, from: current, reason: reason)
+            try movePinned(to: target, action: .rollback, from: current, reason: reason, holding: lock)
             return target
         }
     }
@@ -53,23 +53,24 @@ extension SiteStore {
     /// Pins `current` where it is now (or at `version`), without rolling back.
     @discardableResult
     public func pin(_ version: VersionID? = nil, reason: String) throws(StoreError) -> VersionID {
-        try withOperationLock { () throws(StoreError) -> VersionID in
+        try withOperationLock { (lock) throws(StoreError) -> VersionID in
             let current = try currentVersion()
             guard let target = version ?? current else { throw StoreError("site '\(site)' has no version to pin yet") }
             guard try allVersions().contains(target) else { throw StoreError("site '\(site)' has no version '\(target)': list them with 'quire versions'") }
-            try movePinned(to: target, action: .pin, from: current, reason: reason)
+            try movePinned(to: target, action: .pin, from: current, reason: reason, holding: lock)
             return target
         }
     }
 
-    private func movePinned(to target: VersionID, action: HistoryEntry.Action, from current: VersionID?, reason: String) throws(StoreError) {
+    private func movePinned(to target: VersionID, action: HistoryEntry.Action, from current: VersionID?, reason: String,
+                            holding lock: borrowing HeldPublishLock) throws(StoreError) {
         // Only a complete version is served: its manifest and every folder's tree must be there.
         let manifest = try manifest(of: target)
         let trees = TreeReader(layout: layout)
         for entry in manifest.folders where !trees.isStored(entry.folder.tree) {
             throw StoreError("version \(target) is incomplete (the tree of '\(entry.name)' is gone); run 'quire verify --version \(target)'")
         }
-        try makeDurable(target)
+        try recovery.makeDurable(target)
         // Pin, history, swap: a process stopped after the pin is finished by the next lock holder
         // (`current` follows the pin), so the history entry comes true either way.
         let pinFile = PinFile(path: layout.pin)
@@ -92,7 +93,7 @@ extension SiteStore {
     /// Removes the pin and points `current` at the newest version again.
     @discardableResult
     public func unpin(reason: String) throws(StoreError) -> VersionID? {
-        try withOperationLock { () throws(StoreError) -> VersionID? in
+        try withOperationLock { (_) throws(StoreError) -> VersionID? in
             let current = try currentVersion()
             let pinFile = PinFile(path: layout.pin)
             let previousPin = try pinFile.bytes()
@@ -139,7 +140,7 @@ extension SiteStore {
     /// removes the others and every tree no kept version reaches.
     @discardableResult
     public func gc(keep: Int, reason: String = "") throws(StoreError) -> CollectionReport {
-        try withOperationLock { () throws(StoreError) -> CollectionReport in
+        try withOperationLock { (_) throws(StoreError) -> CollectionReport in
             let all = try allVersions()
             let current = try currentVersion()
             let kept = GarbageCollector.kept(all, keep: keep, current: current, pinned: try pinnedVersion())

@@ -1,130 +1,42 @@
-// Everything Quire writes under `dist/<site>/`: the public types and the store itself. The steps
-// live in small types beside this file (TreePlanner, TreeWriter, CurrentLink, PublishLock, ...).
-public import QuireModel
+// The store of one site: the publish lock and reading versions. Publishing is in
+// SiteStore+Publish, ops in SiteStore+Operations, what a crashed process left in StoreRecovery;
+// the steps live in small types beside them (TreePlanner, TreeWriter, CurrentLink, PublishLock, ...).
 import Glibc
 import Synchronization
 
-/// A version id: `v000001`, `v000002`, ... numbered per site in publish order.
-public struct VersionID: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public var number: Int
-    public init(_ number: Int) { self.number = number }
-    public init?(_ text: String) {
-        guard text.count == 7, text.hasPrefix("v"), let number = Int(text.dropFirst()), number > 0 else { return nil }
-        self.number = number
-    }
-    public var description: String { "v" + String(repeating: "0", count: max(0, 6 - String(number).count)) + String(number) }
-    public static func < (lhs: VersionID, rhs: VersionID) -> Bool { lhs.number < rhs.number }
-}
-
-/// One file of a version to publish, by its path inside the version (`en/trex-store.json`).
-public struct OutputFile: Sendable {
-    public enum Content: Sendable {
-        case bytes([UInt8])
-        /// The same file as in the newest version (unchanged, or a broken page keeping its last
-        /// good output): shared or linked, never rewritten.
-        case carried
-        /// Written while rendering into the store's staging area (`StagingBlobs`): moved into
-        /// its tree by the publish, so the bytes need not stay in memory until then.
-        case staged(StagedBlob)
-    }
-
-    public var path: String
-    public var content: Content
-    /// Digest of everything this file was built from; the next build rebuilds when it differs.
-    public var inputDigest: String
-    /// Listed with the file in the manifest (ttl, variants, ...).
-    public var metadata: JSONValue?
-
-    public init(path: String, content: Content, inputDigest: String, metadata: JSONValue? = nil) {
-        self.path = path
-        self.content = content
-        self.inputDigest = inputDigest
-        self.metadata = metadata
-    }
-}
-
-/// A file as a published version lists it.
-public struct PublishedFile: Sendable, Hashable {
-    public var sha256: String
-    public var size: Int
-    public var inputDigest: String
-    public var metadata: JSONValue?
-
-    public init(sha256: String, size: Int, inputDigest: String, metadata: JSONValue? = nil) {
-        self.sha256 = sha256
-        self.size = size
-        self.inputDigest = inputDigest
-        self.metadata = metadata
-    }
-}
-
-public struct PublishRequest: Sendable {
-    /// Every file of the new version, carried ones included; a file not listed is not in it.
-    public var files: [OutputFile]
-    /// Site-level manifest fields (locales, default_locale, fallbacks, ttl, source_digest, ...).
-    public var manifest: JSONObject
-    /// The build record (timings, warnings, ...), stored as `build.json` in the version.
-    public var buildRecord: JSONObject
-
-    public init(files: [OutputFile], manifest: JSONObject, buildRecord: JSONObject) {
-        self.files = files
-        self.manifest = manifest
-        self.buildRecord = buildRecord
-    }
-}
-
-public enum PublishOutcome: Sendable, Equatable {
-    /// A new version; `isCurrent` is false when the site is pinned to an older one.
-    case published(VersionID, isCurrent: Bool)
-    /// The output equals the newest version: nothing was written.
-    case unchanged(VersionID)
-}
-
-/// An operational failure (I/O, lock held, disk full): exit code 3.
-public struct StoreError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    /// For system failures: what was being done (`rename`, `create`, ...), on which path, and errno.
-    public var operation: String?
-    public var path: String?
-    public var errorNumber: Int32?
-
-    public init(_ description: String) { self.description = description }
-}
-
 /// Everything Quire writes under `dist/<site>/`, and the only code that does.
 ///
-/// Layout (DESIGN.md §3): `current -> versions/<v>`; each version folder holds `manifest.json`,
-/// `build.json` and one link per top-level folder into `trees/<id>`, immutable content-addressed
-/// folders shared between versions; `status/` is mutable; `state/` holds lock, pin and history.
+/// Layout (ARCHITECTURE.md, "The published layout"): `current -> versions/<v>`; each version
+/// folder holds `manifest.json`, `build.json` and one link per top-level folder into `trees/<id>`,
+/// immutable content-addressed folders shared between versions; `status/` is mutable; `state/`
+/// holds lock, pin and history.
 ///
-/// Use one store per serial queue: the lock is re-entrant per store, not per thread.
+/// Whatever writes a version, the pin or `current` needs the site's publish lock: it is taken once
+/// (`withPublishLock`) and lent to what writes as a `HeldPublishLock`; the ops methods take it
+/// themselves. It is not re-entrant: one taker, one holder.
 public final class SiteStore: @unchecked Sendable {
     public let site: String
     /// `dist/<site>`.
     public let root: String
 
-    /// How long the ops methods (rollback, unpin, gc, ...) wait for the lock when the caller does
-    /// not hold it already, and whom they tell they are waiting.
+    /// How long the ops methods (rollback, unpin, gc, ...) wait for the lock, and whom they tell
+    /// they are waiting.
     public var operationLockTimeout: Double = 30
     public var operationWaiting: @Sendable (String) -> Void = { _ in }
 
     let layout: SiteLayout
     let treeChildren = TreeChildren()
 
+    /// Puts right what a crashed or stopped process left, at each lock.
+    let recovery: StoreRecovery
+
     private struct State {
-        var lockDepth = 0
         var newest: (version: VersionID, index: FileIndex)?
         /// The newest version last seen, and the last manifest written or read: versions are
         /// numbered in publish order and never change, so both are checked with a `stat`.
         var newestSeen: VersionID?
         var lastManifest: VersionManifest?
         var spares: SpareFolders?
-        /// Whether this store has looked for a publish whose history line a system crash lost.
-        var historyChecked = false
-        /// Whether this store has looked for what a system crash can leave (`checkAfterRestart`).
-        var restartChecked = false
-        /// Whether this store has removed what crashed processes left, before a first body.
-        var leftoversRemoved = false
     }
 
     private let state = Mutex(State())
@@ -136,73 +48,37 @@ public final class SiteStore: @unchecked Sendable {
         self.site = site
         self.root = dist + "/" + site
         self.layout = SiteLayout(root: root)
+        self.recovery = StoreRecovery(layout: layout)
         try FileSystem.makeDirectories(root)
         for folder in layout.folders.dropFirst() { try FileSystem.makeDirectory(folder, ignoringExisting: true) }
     }
 
     // MARK: - The lock
 
-    /// Runs `body` holding the site's publish lock; `waiting` is told once when another process
-    /// holds it; throws after `timeout` seconds. Leftovers of a crashed publish are removed.
-    public func withPublishLock<T>(timeout: Double, waiting: (String) -> Void, _ body: () throws -> T) throws -> T {
-        let reentered = state.withLock { state in
-            guard state.lockDepth > 0 else { return false }
-            state.lockDepth += 1
-            return true
-        }
-        if reentered {
-            defer { state.withLock { $0.lockDepth -= 1 } }
-            return try body()
-        }
+    /// Runs `body` holding the site's publish lock, which it lends to `body` (to pass on to
+    /// `publish(_:holding:)`); `waiting` is told once when another process holds it; throws after
+    /// `timeout` seconds. First, what a crashed or stopped process left is put right (`StoreRecovery`).
+    public func withPublishLock<T>(timeout: Double, waiting: (String) -> Void,
+                                   _ body: (borrowing HeldPublishLock) throws -> T) throws -> T {
         let lock = try PublishLock(path: layout.lock, site: site, timeout: timeout, waiting: waiting)
-        state.withLock { $0.lockDepth = 1 }
+        let held = HeldPublishLock(root: root)
         let result = Result { () throws -> T in
-            CrashPoint.recover.reach()
-            // Leftovers never stand in a publish's way (each temporary name holds its writer's
-            // pid, and a writer removes its own stale one): after the first lock they are
-            // removed behind the body, off a save's critical path (four folder listings).
-            let leftoversRemoved = state.withLock { $0.leftoversRemoved }
-            if !leftoversRemoved {
-                try removeLeftovers()
-                state.withLock { $0.leftoversRemoved = true }
-            }
-            try checkAfterRestart()
-            try completeInterruptedSwap()
-            try recordUnrecordedPublish()
-            defer { if leftoversRemoved { try? removeLeftovers() } }
-            return try body()
+            let removesLeftoversAfter = try recovery.recover(self, holding: held)
+            defer { if removesLeftoversAfter { try? recovery.removeLeftovers(holding: held) } }
+            return try body(held)
         }
-        state.withLock { $0.lockDepth = 0 }
         _ = consume lock
         return try result.get()
     }
 
-    /// The lock for the ops methods: taken with `operationLockTimeout` unless already held.
-    func withOperationLock<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    /// The lock for the ops methods, taken with `operationLockTimeout`.
+    func withOperationLock<T>(_ body: (borrowing HeldPublishLock) throws(StoreError) -> T) throws(StoreError) -> T {
         do {
-            return try withPublishLock(timeout: operationLockTimeout, waiting: operationWaiting) { try body() }
+            return try withPublishLock(timeout: operationLockTimeout, waiting: operationWaiting) { held in try body(held) }
         } catch let error as StoreError {
             throw error
         } catch {
             throw StoreError("\(error)")
-        }
-    }
-
-    /// Staging folders and temporary files a crashed process left behind (call with the lock held).
-    private func removeLeftovers() throws(StoreError) {
-        // A live build's staged blobs are written before it takes the lock: they stay.
-        for name in try FileSystem.list(layout.staging) where !StagingLease.isInUse(name, staging: layout.staging) {
-            try FileSystem.removeTree(layout.staging + "/" + name)
-        }
-        for name in try FileSystem.list(root) where name.hasPrefix("current.tmp-") { try FileSystem.remove(root + "/" + name) }
-        // `pin.tmp-<pid>`: only lock holders write in state/.
-        for name in try FileSystem.list(layout.state) where name.contains(".tmp-") { try FileSystem.remove(layout.state + "/" + name) }
-        // Status files are written without the lock (by a watcher, in the background): only a
-        // dead process's temporary files go.
-        for name in (try? FileSystem.list(layout.status)) ?? [] {
-            guard let range = name.range(of: ".tmp-", options: .backwards), let pid = pid_t(name[range.upperBound...]),
-                  kill(pid, 0) == -1, errno == ESRCH else { continue }
-            try FileSystem.remove(layout.status + "/" + name)
         }
     }
 
@@ -268,6 +144,24 @@ public final class SiteStore: @unchecked Sendable {
         state.withLock { state in if state.newest == nil { state.newest = (version, index) } }
     }
 
+    /// A version just published is the newest: its index, number and manifest are kept.
+    func remember(_ version: VersionID, index: FileIndex, manifest: VersionManifest) {
+        state.withLock { state in
+            state.newest = (version, index)
+            state.newestSeen = version
+            state.lastManifest = manifest
+        }
+    }
+
+    /// The newest version was taken back out: what was kept of it goes.
+    func forgetNewest() {
+        state.withLock { state in
+            state.newest = nil
+            state.newestSeen = nil
+            state.lastManifest = nil
+        }
+    }
+
     /// The named files of a version (those it has), without listing the rest.
     public func files(_ paths: some Sequence<String>, of version: VersionID) throws(StoreError) -> [String: PublishedFile] {
         let index = try index(of: version)
@@ -281,178 +175,6 @@ public final class SiteStore: @unchecked Sendable {
         let index = try FileIndex(manifest: manifest(of: version), trees: trees ?? TreeReader(layout: layout))
         if try version == newestVersion() { state.withLock { $0.newest = (version, index) } }
         return index
-    }
-
-    // MARK: - Publishing
-
-    /// Stages, syncs once, moves into `versions/` and swaps `current` (unless pinned). Call with the lock held.
-    public func publish(_ request: PublishRequest) throws(StoreError) -> PublishOutcome {
-        try withOperationLock { () throws(StoreError) -> PublishOutcome in try publishHoldingLock(request) }
-    }
-
-    private func publishHoldingLock(_ request: PublishRequest) throws(StoreError) -> PublishOutcome {
-        let newest = try newestVersion()
-        let previousIndex = try newest.map { version throws(StoreError) in try index(of: version) } ?? FileIndex()
-        let planned = try TreePlanner(previous: previousIndex).plan(request.files)
-        // Indexing a cold build's 60,000 files takes as long as writing and syncing its trees:
-        // both at once.
-        let newIndex = BackgroundValue { [layout] in FileIndex(planned: planned, layout: layout) }
-        return try commit(planned, base: newest, siteFields: request.manifest, buildRecord: request.buildRecord) { newIndex.value }
-    }
-
-    /// Writes the planned version (unless it equals `base`), then records and swaps it in.
-    /// `makeIndex` gives the new version's file index once it is written.
-    func commit(_ planned: [(name: String, tree: PlannedTree)], base newest: VersionID?, baseManifest: VersionManifest? = nil,
-                siteFields: JSONObject, buildRecord: JSONObject, makeIndex: () -> FileIndex) throws(StoreError) -> PublishOutcome {
-        let version = VersionID((newest?.number ?? 0) + 1)
-        let folders: [(name: String, folder: VersionManifest.Folder)] = planned.map { entry in
-            (entry.name, VersionManifest.Folder(tree: entry.tree.id, files: entry.tree.fileCount, bytes: entry.tree.byteCount))
-        }
-        let next = VersionManifest(
-            site: site, version: version, parent: newest, builtAt: Timestamp.now(), siteFields: siteFields, folders: folders)
-        if let newest {
-            let base = if let baseManifest { baseManifest } else { try manifest(of: newest) }
-            if next.hasSameContent(as: base) { return .unchanged(newest) }
-        }
-
-        let spares = state.withLock { $0.spares }
-        let staging = try VersionWriter(layout: layout, spares: spares).write(next, planned: planned, buildRecord: buildRecord)
-
-        // History before the swap: a process killed between the two leaves a complete newest
-        // version that the next lock holder puts live (`completeInterruptedSwap`), so the entry
-        // comes true either way. A failure (disk full) takes the version back out instead.
-        // The line is synced after the swap, with `current`'s folder, so readers do not wait for
-        // it: once written it outlives this process, and should a system crash lose it, the
-        // next process to take the lock writes it again (`recordUnrecordedPublish`).
-        let before = try currentVersion()
-        let pin = try PinFile(path: layout.pin).read()
-        let reason = pin.map { "current stays at \($0.version): pinned" } ?? ""
-        do throws(StoreError) {
-            CrashPoint.history.reach()
-            try History(path: layout.history).append(HistoryEntry(action: .publish, from: before, to: version, reason: reason), durable: pin != nil)
-            if pin == nil {
-                CrashPoint.swap.reach()
-                try CurrentLink(layout: layout).point(at: version, alsoSyncing: [layout.history])
-            }
-        } catch {
-            retire(version)
-            try? VersionWriter.removeStaging(staging)
-            throw error
-        }
-        // Live (or recorded while pinned): what is left does not delay readers.
-        let index = makeIndex()
-        state.withLock { state in
-            state.newest = (version, index)
-            state.newestSeen = version
-            state.lastManifest = next
-        }
-        try VersionWriter.removeStaging(staging)
-        return .published(version, isCurrent: pin == nil)
-    }
-
-    /// Takes a version that failed to go live back out of `versions/` (unless `current` reached it
-    /// after all), so a failed publish changes nothing that a later run would put live.
-    private func retire(_ version: VersionID) {
-        guard (try? currentVersion()) != version else { return }
-        let garbage = layout.staging + "/failed-\(getpid())-\(version)"
-        guard (try? FileSystem.rename(layout.version(version), to: garbage)) != nil else { return }
-        // Its number is given again by the next publish.
-        state.withLock { state in
-            state.newest = nil
-            state.newestSeen = nil
-            state.lastManifest = nil
-        }
-        try? FileSystem.removeTree(garbage)
-    }
-
-    /// Where `current` must be: at the pinned version while pinned, else at the newest.
-    func intendedCurrent() throws(StoreError) -> VersionID? {
-        if let pinned = try PinFile(path: layout.pin).read() { return pinned.version }
-        return try newestVersion()
-    }
-
-    /// A process killed after publishing a version (or writing a pin) but before swapping `current`
-    /// left `current` behind; its work is complete and recorded, so the swap is finished here.
-    private func completeInterruptedSwap() throws(StoreError) {
-        let current = try currentVersion()
-        guard let target = try intendedCurrent(), target != current, FileSystem.exists(layout.versionManifest(target)) else { return }
-        let manifest = try manifest(of: target)
-        let trees = TreeReader(layout: layout)
-        guard manifest.folders.allSatisfy({ trees.isStored($0.folder.tree) }) else { return }
-        let pinned = try pinnedVersion() != nil
-        try makeDurable(target)
-        try History(path: layout.history).append(HistoryEntry(
-            action: pinned ? .rollback : .publish, from: current, to: target,
-            reason: "completing the swap of a process that was stopped before it (current follows the \(pinned ? "pin" : "newest version"))"))
-        CrashPoint.swap.reach()
-        try CurrentLink(layout: layout).point(at: target)
-    }
-
-    /// Every publish appends a line to the history naming its version, and versions are
-    /// numbered upwards, so the newest version has a line unless its publisher was stopped
-    /// before writing it (while pinned: unpinned, the swap is completed with a line of its own),
-    /// or a system crash lost it after the swap (the line is synced after it). Every process
-    /// starts after such a crash: each store looks once, at its first lock.
-    private func recordUnrecordedPublish() throws(StoreError) {
-        guard !state.withLock({ $0.historyChecked }) else { return }
-        if let newest = try newestVersion(), try newestRecordedVersion().map({ $0 < newest }) ?? true {
-            try makeDurable(newest)
-            try History(path: layout.history).append(HistoryEntry(
-                action: .publish, from: nil, to: newest,
-                reason: "recorded late: the history had no line for this version (its publisher was stopped, or a system crash lost the line)"))
-        }
-        state.withLock { $0.historyChecked = true }
-    }
-
-    // MARK: - What is on disk
-
-    /// The newest version with a publish line in the history. A publish writes its line after
-    /// the `syncfs` that follows its renames (`VersionWriter`), so this version and every older
-    /// one are on disk; a newer one was moved in by a publisher stopped before its line.
-    func newestRecordedVersion() throws(StoreError) -> VersionID? {
-        try History(path: layout.history).lastEntry { $0.action == .publish }?.to
-    }
-
-    /// Syncs the file system before `version` goes live or gets a line, unless a publish line
-    /// says it is on disk already: a stopped publisher's version is complete for every process,
-    /// but a system crash could still take part of it.
-    func makeDurable(_ version: VersionID) throws(StoreError) {
-        guard try newestRecordedVersion().map({ $0 < version }) ?? true else { return }
-        CrashPoint.sync.reach()
-        try FileSystem.syncFileSystem(containing: root)
-    }
-
-    /// A system crash between a publish's renames and its `syncfs` can leave its version and new
-    /// trees incomplete on disk (`VersionWriter`). So the first lock holder of each boot checks
-    /// the store once: every version newer than the newest with a publish line is verified and
-    /// taken out when it fails, and the trees no version reaches are removed (a later publish
-    /// that writes an equal tree keeps the copy it finds).
-    private func checkAfterRestart() throws(StoreError) {
-        guard !state.withLock({ $0.restartChecked }) else { return }
-        let boot = BootRecord(path: layout.boot)
-        if !boot.isThisBoot {
-            let recorded = try newestRecordedVersion()
-            let current = try currentVersion()
-            for version in try allVersions().reversed() where version != current && recorded.map({ version > $0 }) ?? true {
-                var verifier = Verifier(layout: layout)
-                let problem: String
-                do {
-                    try verifier.verify(version)
-                    guard let first = verifier.problems.first else { continue }
-                    problem = first.description
-                } catch {
-                    problem = error.description
-                }
-                retire(version)
-                try History(path: layout.history).append(HistoryEntry(
-                    action: .gc, from: version, to: version,
-                    reason: "taken out after a restart: it was not whole on disk (\(problem))"))
-            }
-            let all = try allVersions()
-            _ = try GarbageCollector(layout: layout, children: treeChildren).collect(versions: all, keeping: Set(all))
-            try boot.record()
-        }
-        state.withLock { $0.restartChecked = true }
     }
 
     // MARK: - Spare folders
@@ -493,6 +215,9 @@ public final class SiteStore: @unchecked Sendable {
         }
         spares?.close()
     }
+
+    /// The spares publishes take from, while kept.
+    var spareFolders: SpareFolders? { state.withLock { $0.spares } }
 
     /// Spares taken by delta publishes so far.
     public var spareFoldersTaken: Int { state.withLock { $0.spares?.taken.load(ordering: .relaxed) ?? 0 } }

@@ -10,7 +10,7 @@ import QuireModel
 /// that is one device barrier fewer per save (about 0.4 ms of 5.5). Staged whole, what they
 /// move in is complete for every process; only a system crash before the sync can leave it
 /// incomplete on disk, and the caller's history line, written after the sync, tells which
-/// versions are past it (`SiteStore.checkAfterRestart`, `SiteStore.makeDurable`).
+/// versions are past it (`StoreRecovery.checkAfterRestart`, `StoreRecovery.makeDurable`).
 struct VersionWriter {
     let layout: SiteLayout
     /// Pre-linked copies of earlier trees, for the trees that edit them.

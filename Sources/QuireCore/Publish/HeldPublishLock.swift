@@ -1,0 +1,14 @@
+/// Proof that the caller holds a site's publish lock: only `SiteStore.withPublishLock` makes one,
+/// and lends it to its body, which passes it on to what writes under the lock
+/// (`SiteStore.publish(_:holding:)`). Borrowed and not copyable, it cannot outlive the lock.
+public struct HeldPublishLock: ~Copyable {
+    /// The site folder whose lock it is.
+    let root: String
+
+    init(root: String) { self.root = root }
+
+    /// Stops a caller that lends one site's lock to another site's store.
+    func check(for store: SiteStore) {
+        precondition(root == store.root, "the publish lock of \(root) lent to the store of \(store.root)")
+    }
+}

@@ -1,0 +1,43 @@
+public import QuireModel
+
+/// One file of a version to publish, by its path inside the version (`en/trex-store.json`).
+public struct OutputFile: Sendable {
+    public enum Content: Sendable {
+        case bytes([UInt8])
+        /// The same file as in the newest version (unchanged, or a broken page keeping its last
+        /// good output): shared or linked, never rewritten.
+        case carried
+        /// Written while rendering into the store's staging area (`StagingBlobs`): moved into
+        /// its tree by the publish, so the bytes need not stay in memory until then.
+        case staged(StagedBlob)
+    }
+
+    public var path: String
+    public var content: Content
+    /// Digest of everything this file was built from; the next build rebuilds when it differs.
+    public var inputDigest: String
+    /// Listed with the file in the manifest (ttl, variants, ...).
+    public var metadata: JSONValue?
+
+    public init(path: String, content: Content, inputDigest: String, metadata: JSONValue? = nil) {
+        self.path = path
+        self.content = content
+        self.inputDigest = inputDigest
+        self.metadata = metadata
+    }
+}
+
+/// A file as a published version lists it.
+public struct PublishedFile: Sendable, Hashable {
+    public var sha256: String
+    public var size: Int
+    public var inputDigest: String
+    public var metadata: JSONValue?
+
+    public init(sha256: String, size: Int, inputDigest: String, metadata: JSONValue? = nil) {
+        self.sha256 = sha256
+        self.size = size
+        self.inputDigest = inputDigest
+        self.metadata = metadata
+    }
+}

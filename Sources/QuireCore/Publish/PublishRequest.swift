@@ -1,0 +1,23 @@
+public import QuireModel
+
+public struct PublishRequest: Sendable {
+    /// Every file of the new version, carried ones included; a file not listed is not in it.
+    public var files: [OutputFile]
+    /// Site-level manifest fields (locales, default_locale, fallbacks, ttl, source_digest, ...).
+    public var manifest: JSONObject
+    /// The build record (timings, warnings, ...), stored as `build.json` in the version.
+    public var buildRecord: JSONObject
+
+    public init(files: [OutputFile], manifest: JSONObject, buildRecord: JSONObject) {
+        self.files = files
+        self.manifest = manifest
+        self.buildRecord = buildRecord
+    }
+}
+
+public enum PublishOutcome: Sendable, Equatable {
+    /// A new version; `isCurrent` is false when the site is pinned to an older one.
+    case published(VersionID, isCurrent: Bool)
+    /// The output equals the newest version: nothing was written.
+    case unchanged(VersionID)
+}

@@ -1,0 +1,86 @@
+import Glibc
+import QuireModel
+
+// Publishing a version: plan its trees, write them, record and swap it in (under the lock the
+// caller holds). The delta publish is in SiteStore+Delta.
+extension SiteStore {
+    /// Takes the lock with `operationLockTimeout`, then publishes `request` (`publish(_:holding:)`).
+    public func publish(_ request: PublishRequest) throws(StoreError) -> PublishOutcome {
+        try withOperationLock { (lock) throws(StoreError) -> PublishOutcome in try publish(request, holding: lock) }
+    }
+
+    /// Stages, syncs once, moves into `versions/` and swaps `current` (unless pinned), under the
+    /// lock the caller holds.
+    public func publish(_ request: PublishRequest, holding lock: borrowing HeldPublishLock) throws(StoreError) -> PublishOutcome {
+        lock.check(for: self)
+        let newest = try newestVersion()
+        let previousIndex = try newest.map { version throws(StoreError) in try index(of: version) } ?? FileIndex()
+        let planned = try TreePlanner(previous: previousIndex).plan(request.files)
+        // Indexing a cold build's 60,000 files takes as long as writing and syncing its trees:
+        // both at once.
+        let newIndex = BackgroundValue { [layout] in FileIndex(planned: planned, layout: layout) }
+        return try commit(planned, base: newest, siteFields: request.manifest, buildRecord: request.buildRecord) { newIndex.value }
+    }
+
+    /// Writes the planned version (unless it equals `base`), then records and swaps it in.
+    /// `makeIndex` gives the new version's file index once it is written.
+    func commit(_ planned: [(name: String, tree: PlannedTree)], base newest: VersionID?, baseManifest: VersionManifest? = nil,
+                siteFields: JSONObject, buildRecord: JSONObject, makeIndex: () -> FileIndex) throws(StoreError) -> PublishOutcome {
+        let version = VersionID((newest?.number ?? 0) + 1)
+        let folders: [(name: String, folder: VersionManifest.Folder)] = planned.map { entry in
+            (entry.name, VersionManifest.Folder(tree: entry.tree.id, files: entry.tree.fileCount, bytes: entry.tree.byteCount))
+        }
+        let next = VersionManifest(
+            site: site, version: version, parent: newest, builtAt: Timestamp.now(), siteFields: siteFields, folders: folders)
+        if let newest {
+            let base = if let baseManifest { baseManifest } else { try manifest(of: newest) }
+            if next.hasSameContent(as: base) { return .unchanged(newest) }
+        }
+
+        let staging = try VersionWriter(layout: layout, spares: spareFolders).write(next, planned: planned, buildRecord: buildRecord)
+
+        // History before the swap: a process killed between the two leaves a complete newest
+        // version that the next lock holder puts live (`completeInterruptedSwap`), so the entry
+        // comes true either way. A failure (disk full) takes the version back out instead.
+        // The line is synced after the swap, with `current`'s folder, so readers do not wait for
+        // it: once written it outlives this process, and should a system crash lose it, the
+        // next process to take the lock writes it again (`recordUnrecordedPublish`).
+        let before = try currentVersion()
+        let pin = try PinFile(path: layout.pin).read()
+        let reason = pin.map { "current stays at \($0.version): pinned" } ?? ""
+        do throws(StoreError) {
+            CrashPoint.history.reach()
+            try History(path: layout.history).append(HistoryEntry(action: .publish, from: before, to: version, reason: reason), durable: pin != nil)
+            if pin == nil {
+                CrashPoint.swap.reach()
+                try CurrentLink(layout: layout).point(at: version, alsoSyncing: [layout.history])
+            }
+        } catch {
+            retire(version)
+            try? VersionWriter.removeStaging(staging)
+            throw error
+        }
+        // Live (or recorded while pinned): what is left does not delay readers.
+        let index = makeIndex()
+        remember(version, index: index, manifest: next)
+        try VersionWriter.removeStaging(staging)
+        return .published(version, isCurrent: pin == nil)
+    }
+
+    /// Takes a version that failed to go live back out of `versions/` (unless `current` reached it
+    /// after all), so a failed publish changes nothing that a later run would put live.
+    func retire(_ version: VersionID) {
+        guard (try? currentVersion()) != version else { return }
+        let garbage = layout.staging + "/failed-\(getpid())-\(version)"
+        guard (try? FileSystem.rename(layout.version(version), to: garbage)) != nil else { return }
+        // Its number is given again by the next publish.
+        forgetNewest()
+        try? FileSystem.removeTree(garbage)
+    }
+
+    /// Where `current` must be: at the pinned version while pinned, else at the newest.
+    func intendedCurrent() throws(StoreError) -> VersionID? {
+        if let pinned = try PinFile(path: layout.pin).read() { return pinned.version }
+        return try newestVersion()
+    }
+}

@@ -17,7 +17,7 @@ public struct SiteSettings: Sendable {
     static func load(_ inventory: SiteInventory, site: String, displayRoot: String) -> SiteSettings {
         var settings = SiteSettings(context: nil, digest: "", diagnostics: [])
         var digest = SHA256()
-        digest.update(SiteBuilder.outputFormat)
+        digest.update(PagePipeline.outputFormat)
         var config = SiteConfig(name: site)
         // Its error is already in the inventory's diagnostics.
         guard inventory.refusedSettingsFile == nil else { return settings }

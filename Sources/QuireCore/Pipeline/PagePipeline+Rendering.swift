@@ -2,25 +2,24 @@ import QuireModel
 import Foundation
 
 // Merging translations and rendering each locale and audience variant of a page.
-extension SiteBuilder {
+struct PageOutput: Sendable {
+    var files: [OutputFile] = []
+    var diagnostics: [Diagnostic] = []
+    var rendered = 0
+    var coverage: [String: LocaleCoverage] = [:]
+    var milliseconds: Double = 0
 
-    struct PageOutput: Sendable {
-        var files: [OutputFile] = []
-        var diagnostics: [Diagnostic] = []
-        var rendered = 0
-        var coverage: [String: LocaleCoverage] = [:]
-        var milliseconds: Double = 0
-
-        /// The same output once published: every file carried from the newest version.
-        var carried: PageOutput {
-            var copy = self
-            copy.files = files.map { OutputFile(path: $0.path, content: .carried, inputDigest: $0.inputDigest, metadata: $0.metadata) }
-            copy.rendered = 0
-            copy.milliseconds = 0
-            return copy
-        }
+    /// The same output once published: every file carried from the newest version.
+    var carried: PageOutput {
+        var copy = self
+        copy.files = files.map { OutputFile(path: $0.path, content: .carried, inputDigest: $0.inputDigest, metadata: $0.metadata) }
+        copy.rendered = 0
+        copy.milliseconds = 0
+        return copy
     }
+}
 
+extension PagePipeline {
     /// `linkState`: `page.linkState(in: context.pageIDs)`.
     func render(_ page: ProcessedPage, linkState: String, context: ValidationContext, chains: [String: [String]],
                         catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)], failedLocales: Set<String>,
@@ -71,12 +70,12 @@ extension SiteBuilder {
             let previewPath = "preview/\(locale)/\(page.pageID).html"
             let previewDigest = inputDigest + "+" + Self.previewFormat + previewLinks
             let previewCarried = published[previewPath]?.inputDigest == previewDigest
-            if options.previews && previewCarried {
+            if previews && previewCarried {
                 output.files.append(OutputFile(path: previewPath, content: .carried, inputDigest: previewDigest))
             }
             for audience in [nil] + audiences.map(Optional.some) {
                 let path = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience)
-                let needsPreview = audience == nil && options.previews && !previewCarried
+                let needsPreview = audience == nil && previews && !previewCarried
                 let digest = audience.map { inputDigest + "@" + $0 } ?? inputDigest
                 // Part 1 records how many parts there are, so carrying brings the others along.
                 if !isDraft && !needsPreview, let carried = published[path], carried.inputDigest == digest {

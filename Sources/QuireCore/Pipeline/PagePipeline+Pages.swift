@@ -2,69 +2,68 @@ import QuireModel
 import Foundation
 
 // Reading, parsing and validating pages (concurrent, per page).
-extension SiteBuilder {
+struct ProcessedPage: Sendable {
+    var pageID: String
+    var file: String
+    var sourceDigest: String
+    var model: PageModel?
+    var diagnostics: [Diagnostic]
+    /// The page ids it looked up (`PageValidator.linkedPageIDs`), whether it validated or not.
+    var linkedPageIDs: Set<String> = []
 
-    struct ProcessedPage: Sendable {
-        var pageID: String
-        var file: String
-        var sourceDigest: String
-        var model: PageModel?
-        var diagnostics: [Diagnostic]
-        /// The page ids it looked up (`PageValidator.linkedPageIDs`), whether it validated or not.
-        var linkedPageIDs: Set<String> = []
+    /// Counted in `pagesTotal`: built, or broken only by warnings.
+    var counted: Bool { model != nil || !diagnostics.hasErrors }
 
-        /// Counted in `pagesTotal`: built, or broken only by warnings.
-        var counted: Bool { model != nil || !diagnostics.hasErrors }
-
-        /// Its `publish_at` / `expires_at` still ahead (none for a draft or a broken page).
-        func scheduledChanges(after now: Date) -> [ScheduledChange] {
-            model.map { $0.isDraft ? [] : $0.scheduledChanges(after: now) } ?? []
-        }
-
-        var usesDrillCarousel: Bool { model?.allSections.contains { $0.type == "drill_carousel" } == true }
-
-        /// Which of its linked page ids are pages of the site: part of what its output (the
-        /// preview's links) is rendered from. Empty for a page that links to none.
-        func linkState(in pageIDs: Set<String>) -> String {
-            linkedPageIDs.sorted().map { (pageIDs.contains($0) ? "+" : "-") + $0 }.joined(separator: " ")
-        }
+    /// Its `publish_at` / `expires_at` still ahead (none for a draft or a broken page).
+    func scheduledChanges(after now: Date) -> [ScheduledChange] {
+        model.map { $0.isDraft ? [] : $0.scheduledChanges(after: now) } ?? []
     }
 
-    /// What the rest of a build needs of one page once it is rendered: not its model, which a
-    /// one-shot build lets go of page by page.
-    struct PageBuild: Sendable {
-        var pageID: String
-        var file: String
-        var diagnostics: [Diagnostic]
-        var hasModel: Bool
-        var counted: Bool
-        var scheduled: [ScheduledChange]
-        var usesDrillCarousel: Bool
-        var linkedPageIDs: Set<String>
-        var outputKey: String
-        var output: PageOutput?
-        /// What the builder keeps for the next build (watch mode).
-        var cached: CachedSource?
-        var translationsCache: [String: CachedTranslation]
+    var usesDrillCarousel: Bool { model?.allSections.contains { $0.type == "drill_carousel" } == true }
 
-        init(_ rendered: RenderedPage, keepingCaches: Bool, now: Date) {
-            let page = rendered.page
-            pageID = page.pageID
-            file = page.file
-            diagnostics = page.diagnostics + rendered.translations.diagnostics
-            hasModel = page.model != nil
-            counted = page.counted
-            scheduled = page.scheduledChanges(after: now)
-            usesDrillCarousel = page.usesDrillCarousel
-            linkedPageIDs = page.linkedPageIDs
-            outputKey = rendered.outputKey
-            // A page that did not validate renders nothing; its files are carried by the build.
-            output = rendered.output ?? PageOutput()
-            cached = keepingCaches ? rendered.cached : nil
-            translationsCache = keepingCaches ? rendered.translationsCache : [:]
-        }
+    /// Which of its linked page ids are pages of the site: part of what its output (the
+    /// preview's links) is rendered from. Empty for a page that links to none.
+    func linkState(in pageIDs: Set<String>) -> String {
+        linkedPageIDs.sorted().map { (pageIDs.contains($0) ? "+" : "-") + $0 }.joined(separator: " ")
     }
+}
 
+/// What the rest of a build needs of one page once it is rendered: not its model, which a
+/// one-shot build lets go of page by page.
+struct PageBuild: Sendable {
+    var pageID: String
+    var file: String
+    var diagnostics: [Diagnostic]
+    var hasModel: Bool
+    var counted: Bool
+    var scheduled: [ScheduledChange]
+    var usesDrillCarousel: Bool
+    var linkedPageIDs: Set<String>
+    var outputKey: String
+    var output: PageOutput?
+    /// What the builder keeps for the next build (watch mode).
+    var cached: CachedSource?
+    var translationsCache: [String: CachedTranslation]
+
+    init(_ rendered: RenderedPage, keepingCaches: Bool, now: Date) {
+        let page = rendered.page
+        pageID = page.pageID
+        file = page.file
+        diagnostics = page.diagnostics + rendered.translations.diagnostics
+        hasModel = page.model != nil
+        counted = page.counted
+        scheduled = page.scheduledChanges(after: now)
+        usesDrillCarousel = page.usesDrillCarousel
+        linkedPageIDs = page.linkedPageIDs
+        outputKey = rendered.outputKey
+        // A page that did not validate renders nothing; its files are carried by the build.
+        output = rendered.output ?? PageOutput()
+        cached = keepingCaches ? rendered.cached : nil
+        translationsCache = keepingCaches ? rendered.translationsCache : [:]
+    }
+}
+
+extension PagePipeline {
     /// One page: `cached` is its last read (reused as is when `reuse`, its parse reused while the
     /// bytes are equal). Returns the page and what to cache for it (nil: cache nothing).
     func processPage(_ pageID: String, sources: [SiteInventory.SourceFile], context: ValidationContext, reader: SourceFileReader,

@@ -2,15 +2,14 @@ import QuireModel
 import Foundation
 
 // Reading translation files, through the same reader and cache rules as pages.
-extension SiteBuilder {
+struct LoadedTranslations {
+    var byPage: [String: [(locale: String, catalog: TranslationCatalog, digest: String)]] = [:]
+    /// Page id -> locales whose translation file could not be read or parsed.
+    var failed: [String: Set<String>] = [:]
+    var diagnostics: [Diagnostic] = []
+}
 
-    struct LoadedTranslations {
-        var byPage: [String: [(locale: String, catalog: TranslationCatalog, digest: String)]] = [:]
-        /// Page id -> locales whose translation file could not be read or parsed.
-        var failed: [String: Set<String>] = [:]
-        var diagnostics: [Diagnostic] = []
-    }
-
+extension PagePipeline {
     /// Reads translation files (those of one page, in a build), reusing `cache` entries while
     /// `reuse` says a file is unchanged. Returns what was loaded and what to cache for each file.
     func loadTranslations(_ files: [SiteInventory.TranslationFile], refused: [SiteInventory.TranslationFile], reader: SourceFileReader,

@@ -5,75 +5,75 @@ import Synchronization
 // One page of a build, from its source to its rendered files: read, parse and validate it,
 // load its translation files, then render it (or carry what the last build rendered). Full and
 // delta builds run this for their pages on both cores; what they keep of it differs.
-extension SiteBuilder {
 
-    /// What the pages of one build share.
-    struct PagePass: Sendable {
-        var context: ValidationContext
-        var reader: SourceFileReader
-        var chains: [String: [String]]
-        var settingsDigest: String
-        var published: [String: PublishedFile]
-        var now: Date
-        var sources: [String: [SiteInventory.SourceFile]]
-        var translationFiles: [String: [SiteInventory.TranslationFile]]
-        var refusedTranslations: [String: [SiteInventory.TranslationFile]]
-        /// Snapshots of the builder's caches, and when an entry may be used as it is.
-        var cachedSources: [String: CachedSource]
-        var cachedTranslations: [String: CachedTranslation]
-        var reuseSource: @Sendable (String) -> Bool
-        var reuseTranslation: @Sendable (String) -> Bool
-        /// Outputs of the last build that a page with the same output key carries.
-        var previousOutputs: [String: (key: String, output: PageOutput)] = [:]
-        var blobs: StagingBlobs?
+/// What the pages of one build share.
+struct PagePass: Sendable {
+    var context: ValidationContext
+    var reader: SourceFileReader
+    var chains: [String: [String]]
+    var settingsDigest: String
+    var published: [String: PublishedFile]
+    var now: Date
+    var sources: [String: [SiteInventory.SourceFile]]
+    var translationFiles: [String: [SiteInventory.TranslationFile]]
+    var refusedTranslations: [String: [SiteInventory.TranslationFile]]
+    /// Snapshots of the builder's caches, and when an entry may be used as it is.
+    var cachedSources: [String: CachedSource]
+    var cachedTranslations: [String: CachedTranslation]
+    var reuseSource: @Sendable (String) -> Bool
+    var reuseTranslation: @Sendable (String) -> Bool
+    /// Outputs of the last build that a page with the same output key carries.
+    var previousOutputs: [String: (key: String, output: PageOutput)] = [:]
+    var blobs: StagingBlobs?
 
-        init(context: ValidationContext, reader: SourceFileReader, settingsDigest: String, published: [String: PublishedFile], now: Date,
-             inventory: SiteInventory, pages: Set<String>? = nil, cachedSources: [String: CachedSource],
-             cachedTranslations: [String: CachedTranslation], reuseSource: @escaping @Sendable (String) -> Bool,
-             reuseTranslation: @escaping @Sendable (String) -> Bool) {
-            self.context = context
-            self.reader = reader
-            chains = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, context.config.chain(for: $0)) })
-            self.settingsDigest = settingsDigest
-            self.published = published
-            self.now = now
-            sources = inventory.pages
-            self.reuseSource = reuseSource
-            self.reuseTranslation = reuseTranslation
-            let wanted = { (file: SiteInventory.TranslationFile) in pages?.contains(file.pageID) ?? true }
-            refusedTranslations = Dictionary(grouping: inventory.refusedTranslations.filter(wanted), by: \.pageID)
-            guard let pages else {
-                translationFiles = inventory.translationsByPage
-                self.cachedSources = cachedSources
-                self.cachedTranslations = cachedTranslations
-                return
-            }
-            // A delta build: only the pages it names, and only their cache entries. The builder
-            // updates its caches while the pass lives, and a pass holding the whole dictionaries
-            // would make each update copy them (10,000 pages' entries per edit).
-            translationFiles = Dictionary(uniqueKeysWithValues: pages.compactMap { page in inventory.translationsByPage[page].map { (page, $0) } })
-            let sourcePaths = pages.flatMap { inventory.pages[$0] ?? [] }.map(\.path)
-            let translationPaths = (translationFiles.values.flatMap { $0 } + refusedTranslations.values.flatMap { $0 }).map(\.file.path)
-            self.cachedSources = cachedSources.subset(sourcePaths)
-            self.cachedTranslations = cachedTranslations.subset(translationPaths)
+    init(context: ValidationContext, reader: SourceFileReader, settingsDigest: String, published: [String: PublishedFile], now: Date,
+         inventory: SiteInventory, pages: Set<String>? = nil, cachedSources: [String: CachedSource],
+         cachedTranslations: [String: CachedTranslation], reuseSource: @escaping @Sendable (String) -> Bool,
+         reuseTranslation: @escaping @Sendable (String) -> Bool) {
+        self.context = context
+        self.reader = reader
+        chains = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, context.config.chain(for: $0)) })
+        self.settingsDigest = settingsDigest
+        self.published = published
+        self.now = now
+        sources = inventory.pages
+        self.reuseSource = reuseSource
+        self.reuseTranslation = reuseTranslation
+        let wanted = { (file: SiteInventory.TranslationFile) in pages?.contains(file.pageID) ?? true }
+        refusedTranslations = Dictionary(grouping: inventory.refusedTranslations.filter(wanted), by: \.pageID)
+        guard let pages else {
+            translationFiles = inventory.translationsByPage
+            self.cachedSources = cachedSources
+            self.cachedTranslations = cachedTranslations
+            return
         }
+        // A delta build: only the pages it names, and only their cache entries. The builder
+        // updates its caches while the pass lives, and a pass holding the whole dictionaries
+        // would make each update copy them (10,000 pages' entries per edit).
+        translationFiles = Dictionary(uniqueKeysWithValues: pages.compactMap { page in inventory.translationsByPage[page].map { (page, $0) } })
+        let sourcePaths = pages.flatMap { inventory.pages[$0] ?? [] }.map(\.path)
+        let translationPaths = (translationFiles.values.flatMap { $0 } + refusedTranslations.values.flatMap { $0 }).map(\.file.path)
+        self.cachedSources = cachedSources.subset(sourcePaths)
+        self.cachedTranslations = cachedTranslations.subset(translationPaths)
     }
+}
 
-    /// One page through the pass.
-    struct RenderedPage: Sendable {
-        var page: ProcessedPage
-        var source: SiteInventory.SourceFile?
-        /// What to cache for its source, and for each of its translation files.
-        var cached: CachedSource?
-        var translationsCache: [String: CachedTranslation]
-        /// Its translation files, refused ones included.
-        var translationFiles: [SiteInventory.TranslationFile]
-        var translations: LoadedTranslations
-        var outputKey: String
-        /// Nil for a page that did not validate: it keeps what it had.
-        var output: PageOutput?
-    }
+/// One page through the pass.
+struct RenderedPage: Sendable {
+    var page: ProcessedPage
+    var source: SiteInventory.SourceFile?
+    /// What to cache for its source, and for each of its translation files.
+    var cached: CachedSource?
+    var translationsCache: [String: CachedTranslation]
+    /// Its translation files, refused ones included.
+    var translationFiles: [SiteInventory.TranslationFile]
+    var translations: LoadedTranslations
+    var outputKey: String
+    /// Nil for a page that did not validate: it keeps what it had.
+    var output: PageOutput?
+}
 
+extension PagePipeline {
     func renderPage(_ pageID: String, in pass: PagePass, clock: StageClock) -> RenderedPage {
         let sources = pass.sources[pageID] ?? []
         let source = sources.first

@@ -1,0 +1,119 @@
+// What a long-lived builder (`quire watch`) keeps from one build to the next, so that a save
+// costs what it changes: sources are not parsed again while their bytes are equal, outputs whose
+// inputs did not change are carried, and a change set the fast path can take is published as a
+// delta against `deltaBase`. A one-shot `quire build` keeps none of it (`keepsSources` off).
+//
+// Owned by one `SiteBuilder` and touched only by its builds, one at a time.
+struct IncrementalState {
+    /// Page sources as last read, by absolute path.
+    private(set) var sources: [String: CachedSource] = [:]
+    /// Translation files as last read, by absolute path.
+    private(set) var translations: [String: CachedTranslation] = [:]
+    /// The last scan, reused for whatever a change set leaves alone.
+    private var inventory: SiteInventory?
+    /// Per page, its output as the last build left it and the key it was built under.
+    private var outputs: [String: (key: String, output: PageOutput)] = [:]
+    /// Per asset (absolute path), the digest of its bytes as last read.
+    private var assetDigests: [String: String] = [:]
+    /// What validation looked at besides each page, at the last build.
+    private var lastContext: (settings: String, pageIDs: Set<String>, assets: Set<String>)?
+    /// True when the newest version holds every output of the last build (so it can be carried).
+    private(set) var lastBuildPublished = false
+    /// What the next change set can be published against as a delta (`DeltaBase`).
+    private(set) var deltaBase: DeltaBase?
+
+    /// Forgets what may no longer match the disk (a failed build: another process may have
+    /// published). Parses stay: they are checked against the bytes.
+    mutating func forget() {
+        inventory = nil
+        outputs = [:]
+        assetDigests = [:]
+        lastContext = nil
+        lastBuildPublished = false
+        deltaBase = nil
+    }
+
+    // MARK: The scan
+
+    /// Taken, not copied: updating an inventory that the builder still held copied its 10,000
+    /// pages' and 20,000 translation files' entries on every save.
+    mutating func takeInventory() -> SiteInventory? { inventory.take() }
+
+    mutating func keep(_ inventory: SiteInventory) { self.inventory = inventory }
+
+    // MARK: The full path
+
+    /// Records the validation context of a full build. Returns whether it is the last build's
+    /// (settings and assets equal) and, if so, the cached sources of pages that link to a page
+    /// that came or went since: they are validated again.
+    mutating func enterContext(settings: String, pageIDs: Set<String>, assets: Set<String>) -> (same: Bool, relinked: Set<String>) {
+        let same = lastContext.map { $0.settings == settings && $0.assets == assets } ?? false
+        var relinked = Set<String>()
+        if same, let last = lastContext?.pageIDs, last != pageIDs {
+            let comeOrGone = last.symmetricDifference(pageIDs)
+            relinked = Set(sources.compactMap { path, cached in cached.page.linkedPageIDs.isDisjoint(with: comeOrGone) ? nil : path })
+        }
+        lastContext = (settings, pageIDs, assets)
+        return (same, relinked)
+    }
+
+    /// The outputs a full build may carry (by their key): only while the newest version holds
+    /// them and the context is the last build's.
+    func carriableOutputs(sameContext: Bool) -> [String: (key: String, output: PageOutput)] {
+        lastBuildPublished && sameContext ? outputs : [:]
+    }
+
+    /// What a full build's pass read and rendered replaces what was kept; not published yet.
+    mutating func keepFullPass(sources: [String: CachedSource], translations: [String: CachedTranslation],
+                               outputs: [String: (key: String, output: PageOutput)]) {
+        self.sources = sources
+        self.translations = translations
+        self.outputs = outputs
+        lastBuildPublished = false
+    }
+
+    /// The build's outputs are in the newest version now; `base` is what the next delta builds on.
+    mutating func published(deltaBase base: DeltaBase?) {
+        lastBuildPublished = true
+        deltaBase = base
+    }
+
+    func assetDigest(_ path: String) -> String? { assetDigests[path] }
+
+    mutating func replaceAssetDigests(_ digests: [String: String]) { assetDigests = digests }
+
+    // MARK: The delta path
+
+    /// The base, given up while a delta build changes it: one owner, so updating a page's
+    /// entries does not copy every other page's.
+    mutating func takeDeltaBase() -> DeltaBase? { deltaBase.take() }
+
+    mutating func setDeltaBase(_ base: DeltaBase?) { deltaBase = base }
+
+    /// A delta build changed the page set: the full path must see it change.
+    mutating func setPageIDs(_ pageIDs: Set<String>) { lastContext?.pageIDs = pageIDs }
+
+    /// One page rendered by a delta build: its source, translation files and output.
+    mutating func keep(_ rendered: RenderedPage) {
+        if let source = rendered.source { sources[source.path] = rendered.cached }
+        for file in rendered.translationFiles { translations[file.file.path] = rendered.translationsCache[file.file.path] }
+        outputs[rendered.page.pageID] = rendered.output.map { (rendered.outputKey, $0.carried) }
+    }
+
+    mutating func keepTranslations(_ cache: [String: CachedTranslation]) {
+        for (path, entry) in cache { translations[path] = entry }
+    }
+
+    /// A page whose source is gone.
+    mutating func forgetPage(_ pageID: String, sourcePath: String) {
+        sources[sourcePath] = nil
+        outputs[pageID] = nil
+    }
+
+    /// Outputs the newest version does not hold (a held burst dropped unpublished): not carried.
+    mutating func forgetOutputs(of pageIDs: some Sequence<String>) {
+        for pageID in pageIDs { outputs[pageID] = nil }
+    }
+
+    mutating func setAssetDigest(_ digest: String, of path: String) { assetDigests[path] = digest }
+}

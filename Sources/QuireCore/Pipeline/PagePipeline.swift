@@ -1,0 +1,45 @@
+import QuireModel
+import Foundation
+
+// The one-pass pipeline of a page (ARCHITECTURE.md, "One save, end to end"):
+//
+//   read + parse + validate -> load translations -> merge + render markdown -> encode
+//     (PagePipeline+Pages)     (+Translations)      (+Rendering: every locale and audience)
+//
+// Full and delta builds run it for their pages on every core (`PagePass`), each page on its
+// own: the pipeline holds only what is the same for every page of a site, and a page's inputs
+// come in the pass. What a watcher keeps between builds is `IncrementalState`'s.
+struct PagePipeline: Sendable {
+    let site: String
+    /// How diagnostics name the site folder: `pages/trex`.
+    let displayRoot: String
+    let previews: Bool
+
+    /// Bump when published output changes for equal input, so every file is rebuilt once.
+    static let outputFormat = "quire-output-3"
+    /// Bump when previews change for equal pages.
+    static let previewFormat = "quire-preview-5"
+
+    /// What decides whether a page's output can be carried: its source, its translations, the
+    /// settings, previews on or off, where it stands in its schedule, and which of the pages it
+    /// links to exist.
+    func outputKey(_ page: ProcessedPage, settingsDigest: String, catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)],
+                   now: Date, linkState: String) -> String {
+        ([settingsDigest, page.sourceDigest, String(previews), page.model?.scheduleState(at: now) ?? "", linkState]
+            + catalogs.map { $0.locale + $0.digest }.sorted()).joined(separator: "|")
+    }
+}
+
+/// A page source as last read: its parse (reused while the bytes are equal) and the page
+/// validated from it (reused while the bytes and the validation context are equal).
+struct CachedSource {
+    var digest: String
+    var parsed: Result<SourceNode, Diagnostic>
+    var page: ProcessedPage
+}
+
+/// A translation file as last read: its parse, reused while the bytes are equal.
+struct CachedTranslation {
+    var digest: String
+    var parsed: Result<(TranslationCatalog, [Diagnostic]), Diagnostic>
+}

@@ -1,0 +1,225 @@
+import QuireModel
+import Foundation
+
+// The full path: every page through the pipeline (carrying what the caches vouch for), the
+// whole version planned and published. `quire build` always takes it; the watcher takes it for
+// its first build and for any change set the delta path cannot take.
+extension SiteBuilder {
+    /// Reads, validates and renders every page the caches cannot vouch for, and publishes the
+    /// whole version (carrying what did not change).
+    func fullBuild(inventory: SiteInventory, changed: Set<String>?, clock: StageClock, started: UInt64) -> SiteBuildResult {
+        var result = SiteBuildResult(site: site)
+        var inventory = inventory
+        // The full path renders every page that a held delta rendered, and publishes them.
+        burst.discard(from: &state)
+        state.setDeltaBase(nil)
+        result.diagnostics += inventory.diagnostics
+
+        let settings = SiteSettings.load(inventory, site: site, displayRoot: displayRoot)
+        result.diagnostics += settings.diagnostics
+        guard let context = settings.context else {
+            writeStatus(result, context: nil)
+            return result
+        }
+        let reader = SourceFileReader(maxBytes: context.config.limits.maxFileBytes)
+        // What may be reused: sources the change set does not name, while settings and the assets
+        // (what validation looks at besides the page) are the same, unless the page links to a
+        // page that came or went.
+        let (sameContext, relinked) = state.enterContext(settings: settings.digest, pageIDs: context.pageIDs, assets: context.assets)
+        let isUnchanged: @Sendable (String) -> Bool = { path in changed.map { !$0.contains(path) } ?? false }
+        let canReuse: @Sendable (String) -> Bool = { path in sameContext && isUnchanged(path) && !relinked.contains(path) }
+        let now = options.now()
+        // The drill catalog is data, not a page.
+        if let catalogPage = settings.drillCatalogPageID { inventory.pages[catalogPage] = nil }
+
+        // Newest version: what can be carried.
+        let published: [String: PublishedFile]
+        do {
+            published = try publishedFiles()
+        } catch {
+            result.operationalError = "\(error)"
+            return result
+        }
+
+        let pageIDs = inventory.pages.keys.sorted()
+        let keepsSources = options.keepsSources
+        var pass = PagePass(context: context, reader: reader, settingsDigest: settings.digest, published: published, now: now,
+                            inventory: inventory, cachedSources: state.sources, cachedTranslations: state.translations,
+                            reuseSource: canReuse, reuseTranslation: isUnchanged)
+        // An output is carried by its key, which holds which of the pages it links to exist.
+        pass.previousOutputs = state.carriableOutputs(sameContext: sameContext)
+        // Publishing: rendered files go to disk as they are produced, not into memory (issue 8).
+        pass.blobs = options.publish ? try? openStore().openStagingBlobs() : nil
+        defer { pass.blobs?.close() }
+        // One pass per page, both cores, letting go of each page once rendered (unless a watcher
+        // keeps it for the next build), so a large site never holds every page's model,
+        // catalogs and output at once.
+        let pages = pipeline.renderPages(pageIDs, in: pass, clock: clock, progress: options.progress) { rendered in
+            PageBuild(rendered, keepingCaches: keepsSources, now: now)
+        }
+        var newSources: [String: CachedSource] = [:]
+        var newTranslations: [String: CachedTranslation] = [:]
+        var newOutputs: [String: (key: String, output: PageOutput)] = [:]
+        for page in pages {
+            if let cached = page.cached, let source = inventory.pages[page.pageID]?.first { newSources[source.path] = cached }
+            newTranslations.merge(page.translationsCache) { $1 }
+            // Only what carrying needs: the bytes are in the version once it is published.
+            if keepsSources, page.hasModel, let output = page.output { newOutputs[page.pageID] = (page.outputKey, output.carried) }
+        }
+        // Translation files whose page does not exist: read for their own diagnostics only.
+        let orphans = inventory.translations.filter { inventory.pages[$0.pageID] == nil }
+        let (orphanTranslations, orphansCache) = clock.measure(.translations) {
+            pipeline.loadTranslations(orphans, refused: [], reader: reader, context: context, cache: pass.cachedTranslations, reuse: isUnchanged)
+        }
+        state.keepFullPass(sources: newSources, translations: newTranslations.merging(orphansCache) { $1 }, outputs: newOutputs)
+        result.diagnostics += orphanTranslations.diagnostics + PagePipeline.unusedTranslationWarnings(orphanTranslations)
+
+        var files: [OutputFile] = []
+        files.reserveCapacity(pages.reduce(0) { $0 + ($1.output?.files.count ?? 0) } + 8)
+        var coverage = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, LocaleCoverage(locale: $0)) })
+        var pageRecords = JSONObject()
+        for page in pages {
+            result.pageSources[page.file] = page.pageID
+            result.diagnostics += page.diagnostics
+            guard let output = page.output else { continue }
+            result.diagnostics += output.diagnostics
+            files += output.files
+            result.filesRendered += output.rendered
+            if output.rendered > 0 { result.pagesRebuilt.append(page.pageID) }
+            for (locale, counts) in output.coverage {
+                coverage[locale]?.translated += counts.translated
+                coverage[locale]?.stale += counts.stale
+                coverage[locale]?.missing += counts.missing
+            }
+            pageRecords[page.pageID] = ["ms": .number((output.milliseconds * 100).rounded() / 100),
+                                        "rendered": .integer(output.rendered), "ok": .bool(page.hasModel)]
+            if !page.hasModel { files += pipeline.carry(page.pageID, locales: context.config.locales, published: published) }
+        }
+        files += clock.measure(.read) { assetFiles(inventory, published: published, canReuse: canReuse, into: &result) }
+        if options.previews {
+            files.append(OutputFile(path: PagePreview.stylesheetPath, content: .bytes(PagePreview.stylesheet), inputDigest: PagePipeline.previewFormat))
+            files.append(OutputFile(path: PagePreview.scriptPath, content: .bytes(PagePreview.script), inputDigest: PagePipeline.previewFormat))
+        }
+        let (cacheHeaders, headerFiles, pageLists) = Self.cacheHeadersAndPageLists(site: site, files: files, published: published,
+                                                                                   listingPages: options.publish)
+        files += headerFiles
+        result.scheduled = pages.flatMap(\.scheduled).sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
+        if context.drillIDs == nil, pages.contains(where: \.usesDrillCarousel) { result.diagnostics.append(uncheckedDrillsWarning) }
+        result.pagesTotal = pages.reduce(0) { $0 + ($1.counted ? 1 : 0) }  // not `filter`: it copied every page
+        result.coverage = context.config.locales.compactMap { coverage[$0] }
+        result.diagnostics.sort { ($0.file, $0.position) < ($1.file, $1.position) }
+
+        guard options.publish, let (publishedPages, changes) = pageLists else { return result }
+        var manifest = context.config.manifestFields
+        manifest["pages"] = .integer(publishedPages.count)
+        manifest["coverage"] = .array(result.coverage.map(\.json))
+        manifest["vocabulary"] = PagePipeline.vocabularyManifest(context.vocabulary)
+        (result.pagesAdded, result.pagesRemoved) = (changes.added, changes.removed)
+        let record = buildRecord(parent: (try? openStore().newestVersion()).flatMap { $0 }, locales: context.config.locales,
+                                 changes: Self.changesJSON(added: changes.added, changed: changes.changed, removed: changes.removed),
+                                 started: started, clock: clock, pages: pageRecords, result: result)
+        do {
+            let store = try openStore()
+            let outcome = try clock.measure(.publish) {
+                try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in
+                    try store.publish(PublishRequest(files: files, manifest: manifest, buildRecord: record), holding: lock)
+                }
+            }
+            result.outcome = outcome
+            let version = switch outcome { case .published(let version, _), .unchanged(let version): version }
+            state.published(deltaBase: !keepsSources ? nil : DeltaBase.afterFullBuild(
+                version: version, settings: settings, context: context, pages: pages, files: files, cacheHeaders: cacheHeaders,
+                result: result, manifest: manifest))
+            if case .published(let version, _) = outcome { result.diagnostics += afterPublish.run(version, config: context.config, store: store) }
+        } catch {
+            result.operationalError = "\(error)"
+        }
+        let statusPages = state.deltaBase?.publishedPages ?? result.outcome.map { _ in publishedPages }
+        clock.measure(.status) { writeStatus(result, context: context, pages: statusPages) }
+        return result
+    }
+
+    /// `build.json` of a version: what the build did and how long each stage took.
+    func buildRecord(parent: VersionID?, locales: [String], changes: JSONValue, started: UInt64, clock: StageClock,
+                     pages: JSONObject, result: SiteBuildResult) -> JSONObject {
+        JSONObject([
+            ("parent", parent.map { .string($0.description) } ?? .null),
+            ("locales", .array(locales.map { .string($0) })),
+            ("changes", changes),
+            ("seconds_before_publish", .number((Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6).rounded() / 1e3)),
+            ("stages_ms", .object(JSONObject(clock.milliseconds.map { ($0.stage.rawValue, .number(($0.ms * 100).rounded() / 100)) }))),
+            ("pages", .object(pages)),
+            ("diagnostics", .array(result.diagnostics.map(\.json))),
+            ("files_rendered", .integer(result.filesRendered)),
+        ])
+    }
+
+    /// Page ids added, changed and removed, as `build.json` lists them.
+    static func changesJSON(added: some Sequence<String>, changed: some Sequence<String>, removed: some Sequence<String>) -> JSONValue {
+        func list(_ ids: some Sequence<String>) -> JSONValue { .array(ids.sorted().map { .string($0) }) }
+        return ["added": list(added), "changed": list(changed), "removed": list(removed)]
+    }
+
+    typealias PageLists = (pages: Set<String>, changes: (added: [String], changed: [String], removed: [String]))
+
+    /// The cache header files of `files` (and what makes them, kept for deltas), and when
+    /// `listingPages`, the pages the files publish (once for the manifest, the change record and
+    /// the status) and how they changed: two passes over the same files (60,000 on a large
+    /// site), side by side. `files` is lent, not kept: the caller appends to it afterwards.
+    static func cacheHeadersAndPageLists(site: String, files: [OutputFile], published: [String: PublishedFile], listingPages: Bool)
+        -> (CacheHeaderFiles, [OutputFile], PageLists?) {
+        let ((headers, headerFiles), lists) = sideBySide({
+            var headers = CacheHeaderFiles(site: site, files: files)
+            return (headers, headers.files(published: published))
+        }, { () -> PageLists? in
+            guard listingPages else { return nil }
+            let pages = OutputPath.publishedPages(files)
+            return (pages, pageChanges(files, pages: pages, published: published))
+        })
+        return (headers, headerFiles, lists)
+    }
+
+    /// Pages added, changed (a file written anew) and removed against the newest version.
+    /// `after`: the pages the new files publish (`publishedPages(files)`).
+    static func pageChanges(_ files: [OutputFile], pages after: Set<String>,
+                            published: [String: PublishedFile]) -> (added: [String], changed: [String], removed: [String]) {
+        func pageID(_ metadata: JSONValue?) -> String? { metadata?["page_id"]?.stringValue }
+        let before = Set(published.values.compactMap { pageID($0.metadata) })
+        var changed = Set<String>()
+        for file in files {
+            if case .carried = file.content { continue }
+            guard let id = pageID(file.metadata), before.contains(id) else { continue }
+            if published[file.path]?.inputDigest != file.inputDigest { changed.insert(id) }
+        }
+        return (after.subtracting(before).sorted(), changed.sorted(), before.subtracting(after).sorted())
+    }
+
+    // MARK: Assets
+
+    private func assetFiles(_ inventory: SiteInventory, published: [String: PublishedFile], canReuse: (String) -> Bool,
+                            into result: inout SiteBuildResult) -> [OutputFile] {
+        let reader = SourceFileReader(maxBytes: 64 * 1024 * 1024)
+        var files: [OutputFile] = []
+        var digests: [String: String] = [:]
+        defer { state.replaceAssetDigests(digests) }
+        for (relative, file) in inventory.assets.sorted(by: { $0.key < $1.key }) {
+            let display = "\(displayRoot)/\(file.relativePath)"
+            let path = "assets/\(relative)"
+            if canReuse(file.path), let digest = state.assetDigest(file.path), published[path]?.sha256 == digest {
+                digests[file.path] = digest
+                files.append(OutputFile(path: path, content: .carried, inputDigest: digest))
+                continue
+            }
+            do throws(SourceReadError) {
+                let bytes = try reader.read(file.path)
+                let digest = SHA256.hash(bytes)
+                digests[file.path] = digest
+                let content: OutputFile.Content = published[path]?.sha256 == digest ? .carried : .bytes(bytes)
+                files.append(OutputFile(path: path, content: content, inputDigest: digest))
+            } catch {
+                result.diagnostics.append(.error(display, "this file \(error.message)"))
+            }
+        }
+        return files
+    }
+}

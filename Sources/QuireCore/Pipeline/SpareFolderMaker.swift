@@ -1,0 +1,36 @@
+import Synchronization
+
+/// Makes spare folders for the next save (`SiteStore.prepareSpareFolders`) on a thread of its
+/// own between builds (`quire watch`), so a save writes only what it changes. Making them stops
+/// as soon as the next build starts, and for good once closed.
+final class SpareFolderMaker: Sendable {
+    private let queue = LatestOnlyQueue(label: "quire.spares", durationFactor: 0)
+    /// Builds started so far: spare folders are made only while this stays the same.
+    private let buildsStarted = Atomic<Int>(0)
+    private let isClosing = Atomic<Bool>(false)
+
+    /// Counts a build that starts (stopping spares in the making); returns its number.
+    func buildStarts() -> Int { buildsStarted.add(1, ordering: .relaxed).newValue }
+
+    /// Makes spare folders of `store`'s newest version in the background, until build `next` starts.
+    func prepare(_ store: SiteStore, untilBuild next: Int) {
+        guard (try? store.keepSpareFolders()) != nil else { return }
+        queue.submit { [self] in
+            guard !isClosing.load(ordering: .relaxed) else { return }
+            store.prepareSpareFolders { buildsStarted.load(ordering: .relaxed) >= next || isClosing.load(ordering: .relaxed) }
+        }
+    }
+
+    /// Waits for spare folders being made in the background.
+    func flush() { queue.flush() }
+
+    /// Stops making spare folders and removes them (no staging left behind).
+    func close(_ store: SiteStore?) {
+        isClosing.store(true, ordering: .relaxed)
+        queue.flush()
+        store?.closeSpareFolders()
+    }
+
+    /// The queue's thread holds the queue until stopped.
+    func stop() { queue.stop() }
+}

@@ -1,0 +1,23 @@
+/// Writes a site's status files (`status/`) after each build: in line, or (`quire watch`) on a
+/// thread of its own at idle priority, newest only, so the next build does not wait for them and
+/// a save never shares the disk with them (ARCHITECTURE.md, "Threads").
+final class StatusWriter: Sendable {
+    private let queue = LatestOnlyQueue(label: "quire.status", minimumInterval: 0.25, idlePriority: true)
+    /// The status files' pages as the last write left them.
+    private let pageCache = StatusPageCache()
+
+    /// `pages`: the pages the newest version serves, when the builder knows them (else the store
+    /// lists them).
+    func write(_ result: SiteBuildResult, store: SiteStore, locales: [String], pages: Set<String>?, inBackground: Bool) {
+        let write: @Sendable () -> Void = { [pageCache] in
+            try? store.writeStatus(StatusReport.files(result: result, store: store, locales: locales, pages: pages, cache: pageCache))
+        }
+        if inBackground { queue.submit(write) } else { write() }
+    }
+
+    /// Waits for status files still being written in the background.
+    func flush() { queue.flush() }
+
+    /// The queue's thread holds the queue until stopped.
+    func stop() { queue.stop() }
+}

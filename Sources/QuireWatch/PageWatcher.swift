@@ -1,3 +1,4 @@
+public import Dispatch
 import Foundation
 import Synchronization
 
@@ -9,8 +10,10 @@ import Synchronization
 ///                                      git index.lock hold)       events meanwhile pile up)
 /// ```
 ///
-/// The watcher only decides what changed; it builds nothing. `onChange` runs on a serial queue
-/// of its own, never two at a time; while it runs, new events accumulate into one change set.
+/// The watcher only decides what changed; it builds nothing. `onChange` runs on `deliveryQueue`
+/// (the caller's build queue, so a change set reaches the builder in one hop; by default a serial
+/// queue of the watcher's), never two at a time; while it runs, new events accumulate into one
+/// change set.
 /// Only one inotify-backed watcher can run per process (libinotifytools is process-wide).
 public final class PageWatcher: Sendable {
     /// How often the tree is rescanned when inotify runs out of watches.
@@ -34,18 +37,21 @@ public final class PageWatcher: Sendable {
     /// - Parameters:
     ///   - root: the pages folder; relative paths are taken from the current directory.
     ///   - log: messages for the user (watch limit reached, git holding changes, ...).
-    ///   - onChange: called with each settled change set, on a serial queue of the watcher's.
+    ///   - deliveryQueue: the serial queue `onChange` runs on; it must be serial.
+    ///   - onChange: called with each settled change set, on `deliveryQueue`.
     public convenience init(
         root: String, options: WatchOptions = WatchOptions(),
         log: @escaping @Sendable (String) -> Void = { _ in },
+        deliveryQueue: DispatchQueue = DispatchQueue(label: "quire.watch.build"),
         onChange: @escaping @Sendable (ChangeSet) -> Void
     ) throws {
-        try self.init(root: root, options: options, log: log, watchBudget: nil, onChange: onChange)
+        try self.init(root: root, options: options, log: log, watchBudget: nil, deliveryQueue: deliveryQueue, onChange: onChange)
     }
 
     /// `watchBudget` pretends the inotify watch limit is that many watches (tests).
     init(
         root: String, options: WatchOptions, log: @escaping @Sendable (String) -> Void, watchBudget: Int?,
+        deliveryQueue: DispatchQueue = DispatchQueue(label: "quire.watch.build"),
         onChange: @escaping @Sendable (ChangeSet) -> Void
     ) throws {
         let absolute = Self.absolutePath(root)
@@ -58,7 +64,7 @@ public final class PageWatcher: Sendable {
         self.log = log
         self.watchBudget = watchBudget
         self.settleQueue = SettleQueue(
-            options: options, gitLock: GitIndexLock(root: absolute), log: log, onChange: onChange)
+            options: options, gitLock: GitIndexLock(root: absolute), log: log, consumerQueue: deliveryQueue, onChange: onChange)
     }
 
     deinit {

@@ -46,8 +46,11 @@ final class WatchCommand: @unchecked Sendable {
         // Listening starts before the first build: a save made while it runs is a change set
         // that waits for the build queue, never a file read once and then trusted from the cache.
         let absolutePages = URL(fileURLWithPath: pages).standardizedFileURL.path
-        let watcher = try PageWatcher(root: pages, options: options, log: { Console.shared.error("quire: watch: \($0)") }) { [self] change in
-            buildQueue.sync { self.handle(change, pagesRoot: absolutePages) }
+        // Settled change sets arrive on the build queue itself: one hop from settling to building.
+        let watcher = try PageWatcher(root: pages, options: options, log: { Console.shared.error("quire: watch: \($0)") },
+                                      deliveryQueue: buildQueue) { [self] change in
+            dispatchPrecondition(condition: .onQueue(buildQueue))
+            handle(change, pagesRoot: absolutePages)
         }
         try watcher.start()
         // A change set that came first has built its site already.

@@ -2,12 +2,13 @@ import Dispatch
 import Synchronization
 
 /// Drives a `Settler` with Dispatch: events and timers on one serial settle queue, the consumer
-/// on its own serial queue so that a slow build never blocks event intake.
+/// on its own serial queue (the builder's, when the caller names it: one hop from settling to
+/// building) so that a slow build never blocks event intake.
 ///
 /// All mutable state is touched only on `queue` (hence `@unchecked Sendable`).
 final class SettleQueue: @unchecked Sendable {
     private let queue = DispatchQueue(label: "quire.watch.settle")
-    private let consumerQueue = DispatchQueue(label: "quire.watch.build")
+    private let consumerQueue: DispatchQueue
     private let timer: any DispatchSourceTimer
     private let gitLock: GitIndexLock
     private let log: @Sendable (String) -> Void
@@ -22,8 +23,9 @@ final class SettleQueue: @unchecked Sendable {
 
     init(
         options: WatchOptions, gitLock: GitIndexLock, log: @escaping @Sendable (String) -> Void,
-        onChange: @escaping @Sendable (ChangeSet) -> Void
+        consumerQueue: DispatchQueue, onChange: @escaping @Sendable (ChangeSet) -> Void
     ) {
+        self.consumerQueue = consumerQueue
         self.settler = Settler(options: options)
         self.gitLock = gitLock
         self.log = log

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with swiftc (SwiftPM cannot link them: DESIGN.md §8) and runs
+# Builds the libFuzzer targets with swiftc (SwiftPM cannot link them: ARCHITECTURE.md, "Known traps") and runs
 # each for a while with a seed corpus taken from the test fixtures.
 #
 #   fuzz/run.sh [seconds-per-target] [target...]     default: 20 s, all targets

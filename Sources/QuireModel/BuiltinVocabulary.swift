@@ -1,5 +1,5 @@
 extension Vocabulary {
-    /// The built-in section types of DESIGN.md §1. Apps know how to render each of these.
+    /// The built-in section types (README.md, "Pages"). Apps know how to render each of these.
     public static let builtIn = Vocabulary(types: [
         SectionTypeSpec("hero_banner", summary: "Full-width image with a title and subtitle over it.", minimumAppVersion: "1.0", fields: [
             FieldSpec("image_url", .image, required: true, summary: "The banner image."),

@@ -59,7 +59,7 @@ final class Console: @unchecked Sendable {
     }
 }
 
-/// Exit codes of DESIGN.md §6.
+/// Exit codes (README.md, "The two commands").
 enum ExitCode: Int32 {
     case ok = 0
     case contentProblems = 1

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The `quire` binary as users and CI run it: exit codes (DESIGN.md §6), diagnostics on stderr,
+/// The `quire` binary as users and CI run it: exit codes (README.md, "The two commands"), diagnostics on stderr,
 /// data on stdout, and the ops commands on a real `dist/`.
 @Suite(.serialized) struct CommandLineTests {
     @Test func checkReportsContentErrorsWithExitCode1AndPositions() throws {

@@ -248,7 +248,7 @@ enum FileSystem {
 
     // MARK: - Durability
 
-    /// One `syncfs` for the whole file system holding `path` (DESIGN.md §8: not one fsync per file).
+    /// One `syncfs` for the whole file system holding `path` (ARCHITECTURE.md, "Known traps": not one fsync per file).
     static func syncFileSystem(containing path: String) throws(StoreError) {
         let descriptor = try check("open", path) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         defer { close(descriptor) }

@@ -1,4 +1,4 @@
-/// Where everything of one site lives under `dist/<site>/` (DESIGN.md §3).
+/// Where everything of one site lives under `dist/<site>/` (ARCHITECTURE.md, "The published layout").
 struct SiteLayout: Sendable {
     /// `dist/<site>`.
     let root: String

@@ -97,7 +97,7 @@ public struct NginxRules: Sendable, Equatable {
                 charset_types application/json;
 
                 # nginx's ETag is mtime + size: two versions of a page published within one second with the
-                # same size would share it (DESIGN.md section 8). Page URLs under current/ change content in
+                # same size would share it (ARCHITECTURE.md, "Known traps"). Page URLs under current/ change content in
                 # place, so validators are off and clients revalidate by TTL only.
                 etag off;
                 # Last-Modified is still sent (core nginx cannot drop it), but requests are never answered

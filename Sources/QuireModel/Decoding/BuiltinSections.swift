@@ -1,4 +1,4 @@
-/// Swift types for the built-in vocabulary (DESIGN.md §1), as Quire publishes it: text already
+/// Swift types for the built-in vocabulary (README.md, "Pages"), as Quire publishes it: text already
 /// in the page's locale, markdown pre-rendered.
 
 /// A markdown field as published: the markdown string, with the safe HTML and the block tree native

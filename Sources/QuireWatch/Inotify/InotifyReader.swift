@@ -14,7 +14,7 @@ private let inotifyToolsClaimed = Mutex<Bool>(false)
 /// thread, so the library's static state is never shared. The thread-only state below is
 /// therefore safe despite `@unchecked Sendable`.
 ///
-/// Folders need care (DESIGN.md §8): a folder created or moved in is watched and then listed,
+/// Folders need care (ARCHITECTURE.md, "Known traps"): a folder created or moved in is watched and then listed,
 /// so files written before its watch existed are still reported; a renamed folder keeps its
 /// watches, renamed with `inotifytools_replace_filename`; a folder moved out of the tree loses
 /// its watches; a deleted folder's table entries are renamed out of the way, so a new folder of

@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "quire", targets: ["quire"]),
+        .executable(name: "quire-bench", targets: ["quire-bench"]),
         .library(name: "QuireModel", targets: ["QuireModel"]),
     ],
     targets: [
@@ -30,8 +31,14 @@ let package = Package(
             dependencies: ["QuireModel", "CCmark", "CYAML", "CCrypto", "CGettextPo"],
             swiftSettings: swiftSettings),
         .target(name: "QuireWatch", dependencies: ["QuireCore", "CInotifyTools"], swiftSettings: swiftSettings),
+        // What both executables share: the option tables and their parser, the console, and the
+        // allocator (importing CMimalloc here links mimalloc into each executable).
+        .target(name: "QuireCommandLine", dependencies: ["QuireModel", "QuireCore", "CMimalloc"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "quire", dependencies: ["QuireModel", "QuireCore", "QuireWatch", "CMimalloc"], swiftSettings: swiftSettings),
+            name: "quire", dependencies: ["QuireModel", "QuireCore", "QuireWatch", "QuireCommandLine"], swiftSettings: swiftSettings),
+        // The benchmark: drives the `quire` built next to it (and `hugo server`) on generated sites.
+        .executableTarget(
+            name: "quire-bench", dependencies: ["QuireModel", "QuireCore", "QuireCommandLine"], swiftSettings: swiftSettings),
 
         .testTarget(
             name: "QuireModelTests", dependencies: ["QuireModel"],

@@ -6,7 +6,7 @@
 #   bench/ab-cold.sh PAGES ROUNDS QUIRE_A QUIRE_B ...
 #   e.g. bench/ab-cold.sh /tmp/g10k/pages 3 /tmp/old/quire .build/release/quire
 #
-# PAGES is a pages folder, for instance from `quire bench generate --out DIR --pages-count 10000`.
+# PAGES is a pages folder, for instance from `quire-bench generate --out DIR --pages-count 10000`.
 # Each build writes into a new folder under ${AB_OUT:-/tmp}; they are removed at the end (a
 # removal right before a build would slow it: see bench/RESULTS.md, recently_deleted).
 set -euo pipefail

@@ -14,8 +14,9 @@
 # --cold-cache drops the kernel's caches before each cold build (root only), so every build
 # reads its sources from the disk; without it, each finds what the step before it left cached.
 # The default is quick (1,000 pages x 3 locales); the issue's anchor is --pages 10000.
-# Needs: hugo (Debian's), GNU time (/usr/bin/time), jq, and a release build of quire
-# (built here with `swift build -c release` when --quire is not given and it is missing).
+# Needs: hugo (Debian's), GNU time (/usr/bin/time), jq, and a release build of quire and quire-bench
+# (built here when --quire is not given and they are missing; with --quire, quire-bench must be
+# beside it).
 set -euo pipefail
 
 pages=1000
@@ -56,11 +57,14 @@ fi
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 if [ -z "$quire" ]; then
     quire="$repo/.build/release/quire"
-    if [ ! -x "$quire" ]; then
-        echo "compare-hugo: building quire (release)" >&2
-        (cd "$repo" && swift build -c release --product quire >&2)
+    if [ ! -x "$quire" ] || [ ! -x "$repo/.build/release/quire-bench" ]; then
+        echo "compare-hugo: building quire and quire-bench (release)" >&2
+        (cd "$repo" && swift build -c release --product quire >&2 && swift build -c release --product quire-bench >&2)
     fi
 fi
+# The benchmark built with it, which runs the quire next to it.
+bench="$(dirname "$quire")/quire-bench"
+[ -x "$bench" ] || { echo "compare-hugo: no quire-bench next to $quire" >&2; exit 3; }
 # Same file system as the repository (not a tmpfs /tmp), removed afterwards unless --keep.
 if [ -z "$work" ]; then mkdir -p "$repo/bench/out"; work="$(mktemp -d "$repo/bench/out/compare-XXXXXX")"; else mkdir -p "$work"; fi
 cleanup() { if [ "$keep" = 0 ]; then rm -rf "$work"; else echo "compare-hugo: files kept in $work" >&2; fi; }
@@ -75,7 +79,7 @@ cpu_time() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $9 }' /proc/stat;
 cpu_at_start=$(cpu_time)
 
 say "generating $pages pages x $locales locales ($layout) in $work"
-"$quire" bench generate "${common[@]}" >&2
+"$bench" generate "${common[@]}" >&2
 
 # GNU time's "Elapsed (wall clock) time (h:mm:ss or m:ss): 0:01.23" -> seconds.
 wall_seconds() { grep 'Elapsed (wall clock)' "$1" | awk -F': ' '{print $2}' | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }'; }
@@ -127,14 +131,14 @@ files=$((pages * locales))
 # whatever else is dirty on the file system, Hugo's 30,000 files from the run before included.
 say "hugo server --renderToDisk: $edits edits"
 sync
-"$quire" bench hugo-edits "${common[@]}" --saves "$edits" --port "$port" --format json >"$work/hugo-edits.json"
+"$bench" hugo-edits "${common[@]}" --saves "$edits" --port "$port" --format json >"$work/hugo-edits.json"
 say "quire watch: $edits saves"
 sync
-"$quire" bench watch-edits "${common[@]}" --saves "$edits" --format json >"$work/quire-edits.json"
+"$bench" watch-edits "${common[@]}" --saves "$edits" --format json >"$work/quire-edits.json"
 # Equal content again: a watcher that renders no previews writes what Hugo writes.
 say "quire watch --no-preview: $edits saves"
 sync
-"$quire" bench watch-edits "${common[@]}" --saves "$edits" --no-preview --format json >"$work/quire-edits-no-preview.json"
+"$bench" watch-edits "${common[@]}" --saves "$edits" --no-preview --format json >"$work/quire-edits-no-preview.json"
 
 field() { jq -r "$2 // \"-\"" "$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a != "-") printf "%.1f", a / b; else printf "-" }'; }

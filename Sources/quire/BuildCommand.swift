@@ -1,17 +1,23 @@
 import Foundation
+import QuireCommandLine
 import QuireCore
 import QuireModel
 
 /// `quire build` publishes every site once; `quire check` validates without publishing.
 struct BuildCommand {
-    static let buildAbstract = "Validate, localize, render and publish every site once."
-    static let checkAbstract = "Validate every site without publishing (for pre-commit hooks and CI)."
+    static let buildSpec = CommandSpec(
+        "build", abstract: "Validate, localize, render and publish every site once.",
+        options: [.pages, .dist, .everySite, .format, .noPreview, .timings, .lockTimeout(30)],
+        example: "quire build --pages pages --dist /srv/quire --site shop")
+    static let checkSpec = CommandSpec(
+        "check", abstract: "Validate every site without publishing (for pre-commit hooks and CI).",
+        options: [.pages, .everySite, .format, .noPreview, .timings],
+        example: "quire check --site shop --format json")
 
     var arguments: Arguments
     var publish: Bool
 
     func run() throws -> ExitCode {
-        try arguments.rejectUnknown(flags: ["no-preview", "timings"])
         let format = try arguments.format()
         let sites = try Sites.names(pages: arguments.pages, only: arguments.site)
         if sites.isEmpty { Console.shared.error("quire: warning: no sites in \(arguments.pages)/ (one folder per site)") }
@@ -22,7 +28,7 @@ struct BuildCommand {
             options.publish = publish
             options.previews = !arguments.flag("no-preview")
             options.keepsSources = false
-            options.lockTimeout = try arguments.number("lock-timeout") ?? 30
+            options.lockTimeout = try arguments.number("lock-timeout") ?? options.lockTimeout
             options.log = { Console.shared.error("quire: \($0)") }
             options.progress = { Console.shared.progress(site, done: $0, total: $1) }
             let builder = SiteBuilder(site: site, pagesRoot: arguments.pages, distRoot: arguments.dist, options: options)
@@ -97,8 +103,4 @@ struct BuildCommand {
         object["coverage"] = .array(result.coverage.map(\.json))
         return .object(object)
     }
-}
-
-extension ExitCode: Comparable {
-    static func < (lhs: ExitCode, rhs: ExitCode) -> Bool { lhs.rawValue < rhs.rawValue }
 }

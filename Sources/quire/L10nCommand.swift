@@ -1,36 +1,55 @@
 import Foundation
+import QuireCommandLine
 import QuireCore
 import QuireModel
 
 /// `quire l10n export | import | status`: what localization teams need, without publishing.
 /// The work is in `SiteTranslations` (QuireCore); this parses arguments, prints and exits.
 struct L10nCommand {
-    static let abstract = "Translation export, import and status."
-    static let usage = """
-        usage: quire l10n export --site S --locale L [--format xliff12|xliff20|po|json] [--only missing,stale,translated] [--out DIR]
-               quire l10n import FILE... --site S [--locale L] [--replace]
-               quire l10n status [--site S] [--format text|json]
-        """
+    static let spec = CommandSpec(
+        "l10n", abstract: "Translation export, import and status.", options: [], example: "",
+        subcommands: [
+            CommandSpec(
+                "l10n export", abstract: "Write what a locale lacks as files for translators (one per page).",
+                options: [
+                    .oneSite, .pages, OptionSpec("locale", "LOCALE", absent: .required, help: "the locale to translate into"),
+                    OptionSpec("format", "xliff12|xliff20|po|json", default: "xliff12", help: "the translation file format"),
+                    OptionSpec(
+                        "only", "STATES", default: "missing,stale,translated",
+                        help: "which strings, comma-separated: missing, stale, translated"),
+                    OptionSpec("out", "DIR", absent: .meaning("l10n-export/SITE/LOCALE"), help: "where the files go"),
+                ],
+                example: "quire l10n export --site shop --locale fr --format po --only missing,stale"),
+            CommandSpec(
+                "l10n import", abstract: "Merge translated files into the site's l10n/ folder.",
+                options: [
+                    .oneSite, .pages,
+                    OptionSpec("locale", "LOCALE", absent: .meaning("the one the file names"), help: "the files' locale"),
+                    .flag("replace", help: "replace the page's translations instead of merging into them"),
+                ],
+                operands: "FILE...", example: "quire l10n import out/fr/*.po --site shop"),
+            CommandSpec(
+                "l10n status", abstract: "How much of each locale is translated, per site.",
+                options: [.pages, .everySite, .format], example: "quire l10n status --format json"),
+        ],
+        runsAlone: false)
 
     var arguments: Arguments
 
     func run() throws -> ExitCode {
-        guard let subcommand = arguments.positionals.first else { throw UsageError("l10n needs a subcommand\n\(Self.usage)") }
-        let rest = Array(arguments.positionals.dropFirst())
-        switch subcommand {
+        let files = arguments.positionals
+        switch arguments.subcommand {
         case "export":
-            try arguments.rejectUnknown(flags: [])
-            guard rest.isEmpty else { throw UsageError("l10n export takes no files (got '\(rest[0])')") }
+            guard files.isEmpty else { throw UsageError("l10n export takes no files (got '\(files[0])')", spec: arguments.spec) }
             return try export()
         case "import":
-            try arguments.rejectUnknown(flags: ["replace"])
-            guard !rest.isEmpty else { throw UsageError("l10n import needs the translated files: quire l10n import FILE... --site S") }
-            return try importFiles(rest)
+            guard !files.isEmpty else { throw UsageError("l10n import needs the translated files: quire l10n import FILE... --site S") }
+            return try importFiles(files)
         case "status":
-            try arguments.rejectUnknown(flags: [])
+            guard files.isEmpty else { throw UsageError("l10n status takes no operands (got '\(files[0])')", spec: arguments.spec) }
             return try status()
         default:
-            throw UsageError("unknown l10n subcommand '\(subcommand)'\n\(Self.usage)")
+            throw UsageError("unknown l10n subcommand '\(arguments.subcommand ?? "")'", spec: Self.spec)
         }
     }
 

@@ -1,25 +1,63 @@
 import Foundation
+import QuireCommandLine
 import QuireCore
 import QuireModel
 
 /// The ops commands: `versions`, `diff`, `rollback`, `unpin`, `verify`, `gc`, `export`.
 /// Each opens the site's store and calls one operation of it.
 struct OperationsCommand {
+    static let specs: [CommandSpec] = [
+        CommandSpec(
+            "versions", abstract: "List a site's versions.", options: [.oneSite, .dist, .format],
+            example: "quire versions --site shop --format json"),
+        CommandSpec(
+            "diff", abstract: "Show what changed between two versions.", options: [.oneSite, .dist, .format],
+            operands: "V1 V2", example: "quire diff --site shop v000011 v000012"),
+        CommandSpec(
+            "rollback", abstract: "Point current at an earlier version and pin it there.",
+            options: [.oneSite, .dist, .pagesForReplicas, .reason, .lockTimeout(30)],
+            operands: "[VERSION]", example: "quire rollback --site shop --reason 'broken banner' 11"),
+        CommandSpec(
+            "unpin", abstract: "Let the newest version go live again.",
+            options: [.oneSite, .dist, .pagesForReplicas, .reason, .lockTimeout(30)], example: "quire unpin --site shop"),
+        CommandSpec(
+            "verify", abstract: "Re-hash a version against its manifest, or a folder quire export wrote.",
+            options: [
+                OptionSpec(
+                    "site", "NAME", absent: .meaning("required unless DIR, a folder quire export wrote, is given"), help: "the site"),
+                .dist, .format,
+            ],
+            operands: "[VERSION | DIR]", example: "quire verify --site shop v000012"),
+        CommandSpec(
+            "gc", abstract: "Remove old versions beyond --keep N.",
+            options: [
+                .oneSite, .dist,
+                OptionSpec(
+                    "keep", "N", unit: "versions", absent: .required, help: "keep the newest N versions; current and a pinned one stay too"),
+                .reason, .lockTimeout(30),
+            ],
+            example: "quire gc --site shop --keep 20"),
+        CommandSpec(
+            "export", abstract: "Write a version as plain files, without symbolic links.", options: [.oneSite, .dist],
+            operands: "[VERSION] DIR", example: "quire export --site shop v000012 /tmp/shop-v12"),
+    ]
+
     var name: String
     var arguments: Arguments
 
     func run() throws -> ExitCode {
-        try arguments.rejectUnknown(flags: [])
         if name == "verify", let folder = arguments.positionals.first, (try? version(folder)) == nil {
             return try verifyExport(folder)
         }
-        guard let site = arguments.site else { throw UsageError("\(name) needs --site NAME") }
+        guard let site = arguments.site else {
+            throw UsageError("\(name) needs --site NAME (or a folder quire export wrote)", spec: arguments.spec)
+        }
         guard Identifier.isValid(site) else { throw UsageError("'\(site)' is not a site name: \(Identifier.rule)") }
         guard FileManager.default.fileExists(atPath: "\(arguments.dist)/\(site)") || name == "export" else {
             throw CommandFailure(.operational, "\(arguments.dist)/\(site): no such site in dist (run quire build first, or give --dist)")
         }
         let store = try SiteStore(dist: arguments.dist, site: site)
-        store.operationLockTimeout = try arguments.number("lock-timeout") ?? 30
+        store.operationLockTimeout = try arguments.number("lock-timeout") ?? store.operationLockTimeout
         store.operationWaiting = { Console.shared.error("quire: \($0)") }
         let format = try arguments.format()
         let reason = arguments.option("reason") ?? ""

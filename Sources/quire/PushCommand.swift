@@ -1,16 +1,24 @@
 import Foundation
+import QuireCommandLine
 import QuireCore
 
 /// `quire push --site S [--dist DIR] [DEST...]`: copies the site's versions to each destination
 /// with rsync and moves their `current` together (`ReplicaPush`). Without destinations, the
 /// site's `replicas:` in site.yaml.
 struct PushCommand {
-    static let abstract = "Copy a site's versions to other servers with rsync and move their current together."
+    static let spec = CommandSpec(
+        "push", abstract: "Copy a site's versions to other servers with rsync and move their current together.",
+        options: [
+            .oneSite, .dist,
+            OptionSpec(
+                "pages", "DIR", default: "pages", help: "the pages folder, whose site.yaml names the replicas when no DEST is given"),
+            .lockTimeout(600),
+        ],
+        operands: "[DEST...]", example: "quire push --site shop /mnt/replica rsync://mirror.example/quire")
 
     var arguments: Arguments
 
     func run() throws -> ExitCode {
-        try arguments.rejectUnknown(flags: [])
         guard let site = arguments.site else { throw UsageError("push needs --site NAME: quire push --site S [--dist DIR] DEST...") }
         guard Identifier.isValid(site) else { throw UsageError("'\(site)' is not a site name: \(Identifier.rule)") }
         guard FileManager.default.fileExists(atPath: "\(arguments.dist)/\(site)/current") else {

@@ -1,14 +1,22 @@
+import QuireCommandLine
 import QuireCore
 import QuireModel
 
 /// `quire schema [--published] [--site S]`: the JSON Schema of page sources, for editor
 /// completion, or with `--published` of the pages apps receive, for app teams' decoders.
 struct SchemaCommand {
-    static let abstract = "Print the JSON Schema of page sources (--published: of published pages)."
+    static let spec = CommandSpec(
+        "schema", abstract: "Print the JSON Schema of page sources (--published: of published pages).",
+        options: [
+            .flag("published", help: "the schema of the pages apps receive instead of their sources"),
+            OptionSpec(
+                "site", "NAME", absent: .meaning("the built-in vocabulary"), help: "the schema with this site's vocabulary and locales"),
+            OptionSpec("pages", "DIR", default: "pages", help: "the pages folder, where --site is"),
+        ],
+        example: "quire schema --published --site shop > schema/shop-published.schema.json")
     var arguments: Arguments
 
     func run() throws -> ExitCode {
-        try arguments.rejectUnknown(flags: ["published"])
         let make = arguments.flag("published") ? PublishedPageSchema.make : PageSchema.make
         guard let site = arguments.site else {
             Console.shared.json(make(.builtIn, nil))

@@ -1,4 +1,5 @@
 import Foundation
+import QuireCommandLine
 import QuireCore
 
 /// The sites under `--pages`: every folder that is not hidden, or just `--site`.
@@ -21,15 +22,5 @@ enum Sites {
             return lstat("\(pages)/\(name)", &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
         }
         return names
-    }
-}
-
-/// A command that cannot go on: printed as `quire: error: ...`, exits with `code`.
-struct CommandFailure: Error {
-    var code: ExitCode
-    var message: String
-    init(_ code: ExitCode, _ message: String) {
-        self.code = code
-        self.message = message
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import QuireCommandLine
 import QuireCore
 import QuireWatch
 
@@ -7,7 +8,26 @@ import QuireWatch
 /// serial queue, so a site never has two publishes in flight, and SIGINT/SIGTERM wait for the
 /// running build to finish before exiting (no staging is left behind).
 final class WatchCommand: @unchecked Sendable {
-    static let abstract = "Publish every site, then publish again on every change (inotify)."
+    static let spec = CommandSpec(
+        "watch", abstract: "Publish every site, then publish again on every change (inotify).",
+        options: [
+            .pages, .dist, .everySite,
+            OptionSpec(
+                "poll", "SECONDS", unit: "seconds", absent: .meaning("inotify, no polling"),
+                help: "look for changes this often instead of listening (file systems without inotify)"),
+            OptionSpec(
+                "quiet-window", "SECONDS", unit: "seconds", default: "\(WatchOptions().quietWindow)",
+                help: "publish once files have been still this long"),
+            .noPreview, .timings, .lockTimeout(30),
+            OptionSpec(
+                "serve", "[HOST:]PORT", absent: .meaning("not served"),
+                help: "serve dist/ with nginx: apps on PORT, editors (status pages, previews) on PORT+1"),
+            .flag("serve-next-free", help: "with --serve: take the next free pair of ports when these are taken"),
+            OptionSpec(
+                "serve-auth", "URL", absent: .meaning("audience variants refused"),
+                help: "with --serve: the app's auth service, asked before an audience variant is served"),
+        ],
+        example: "quire watch --pages pages --dist dist --site shop")
 
     let arguments: Arguments
     private let buildQueue = DispatchQueue(label: "quire.watch.build")
@@ -26,11 +46,11 @@ final class WatchCommand: @unchecked Sendable {
     init(arguments: Arguments) { self.arguments = arguments }
 
     func run() throws -> ExitCode {
-        try arguments.rejectUnknown(flags: ["no-preview", "timings", "serve-next-free"])
         let pages = arguments.pages
         var options = WatchOptions()
         if let window = try arguments.number("quiet-window") { options.quietWindow = window }
         options.pollInterval = try arguments.number("poll")
+        _ = try arguments.number("lock-timeout")  // a bad value is a usage error now, not at the first build
         let sites = try Sites.names(pages: pages, only: arguments.site)
         let stopped = DispatchSemaphore(value: 0)
         if let settings = try WatchServing.Settings(arguments) {
@@ -113,7 +133,7 @@ final class WatchCommand: @unchecked Sendable {
         let builder = builders[site] ?? {
             var options = BuildOptions()
             options.previews = !arguments.flag("no-preview")
-            options.lockTimeout = (try? arguments.number("lock-timeout")) ?? 30
+            options.lockTimeout = (try? arguments.number("lock-timeout")) ?? options.lockTimeout
             options.statusInBackground = true
             options.spareFolders = true
             options.log = { Console.shared.error("quire: \($0)") }

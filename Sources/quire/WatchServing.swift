@@ -1,4 +1,5 @@
 import Foundation
+import QuireCommandLine
 import QuireCore
 
 /// `quire watch --serve [HOST:]PORT`: nginx, as the watcher's child, serving `dist/` with the rules

@@ -1,55 +1,59 @@
 import Foundation
+import QuireCommandLine
 import QuireCore
 
-// `quire`: parses arguments, runs one command, prints, and picks the exit code. The work is in
-// QuireCore and QuireWatch.
+// `quire`: parses arguments against the command's option table, runs one command, prints, and
+// picks the exit code. The work is in QuireCore and QuireWatch.
+
+/// Every command, in the order `quire --help` lists them.
+let commands: [CommandSpec] =
+    [BuildCommand.buildSpec, BuildCommand.checkSpec, WatchCommand.spec] + OperationsCommand.specs
+    + [PushCommand.spec, L10nCommand.spec, SchemaCommand.spec]
 
 let usage = """
-    usage: quire <command> [--pages DIR] [--dist DIR] [--site NAME] [--format text|json] ...
+    usage: quire <command> [options]
 
     commands:
-      build      \(BuildCommand.buildAbstract)
-      check      \(BuildCommand.checkAbstract)
-      watch      \(WatchCommand.abstract)
-      versions   List a site's versions.
-      diff       Show what changed between two versions.
-      rollback   Point current at an earlier version and pin it there.
-      unpin      Let the newest version go live again.
-      verify     Re-hash a version against its manifest.
-      gc         Remove old versions beyond --keep N.
-      export     Write a version as plain files, without symbolic links.
-      push       \(PushCommand.abstract)
-      l10n       Translation export, import and status.
-      schema     \(SchemaCommand.abstract)
-      bench      Measure build and publish speed on generated sites.
+    \(commands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + " " + $0.abstract }.joined(separator: "\n"))
+
+    `quire <command> --help` lists a command's options, with their units and defaults.
     """
 
 func run(_ arguments: [String]) -> ExitCode {
-    guard let command = arguments.first else {
+    guard var command = arguments.first else {
         Console.shared.error(usage)
         return .usage
     }
+    var rest = Array(arguments.dropFirst())
     if command == "--help" || command == "-h" || command == "help" {
-        Console.shared.out(usage)
-        return .ok
+        // `quire help build` is `quire build --help`.
+        guard let named = rest.first else {
+            Console.shared.out(usage)
+            return .ok
+        }
+        command = named
+        rest = ["--help"]
     }
     do {
-        let parsed = try Arguments(Array(arguments.dropFirst()))
+        guard let spec = commands.first(where: { $0.name == command }) else { throw UsageError("unknown command '\(command)'") }
+        let parsed: Arguments
+        switch try Arguments.parse(rest, for: spec) {
+        case .help(let text):
+            Console.shared.out(text)
+            return .ok
+        case .run(let arguments): parsed = arguments
+        }
         switch command {
         case "build": return try BuildCommand(arguments: parsed, publish: true).run()
         case "check": return try BuildCommand(arguments: parsed, publish: false).run()
         case "schema": return try SchemaCommand(arguments: parsed).run()
         case "watch": return try WatchCommand(arguments: parsed).run()
         case "l10n": return try L10nCommand(arguments: parsed).run()
-        case "versions", "diff", "rollback", "unpin", "verify", "gc", "export":
-            return try OperationsCommand(name: command, arguments: parsed).run()
         case "push": return try PushCommand(arguments: parsed).run()
-        case "bench": return try BenchCommand(arguments: Array(arguments.dropFirst())).run()
-        default:
-            throw UsageError("unknown command '\(command)'")
+        default: return try OperationsCommand(name: command, arguments: parsed).run()
         }
     } catch let error as UsageError {
-        Console.shared.error("quire: error: \(error.message)\n(quire --help lists the commands)")
+        Console.shared.error("quire: error: \(error.message)\n\(error.hint ?? "(quire --help lists the commands)")")
         return .usage
     } catch let failure as CommandFailure {
         Console.shared.error("quire: error: \(failure.message)")

@@ -33,9 +33,13 @@ struct L10nWorkspace {
 
     func exists(_ relative: String) -> Bool { FileManager.default.fileExists(atPath: path(relative)) }
 
-    /// Runs `quire` with `--pages` of this workspace, in its folder.
+    /// The commands that take `--pages` (`quire <command> --help`); the others reject it.
+    static let commandsTakingPages: Set<String> = ["build", "check", "watch", "rollback", "unpin", "push", "l10n", "schema"]
+
+    /// Runs `quire` in this workspace's folder, with its `--pages` when the command takes it.
     func quire(_ arguments: [String]) throws -> CommandRun {
-        try CommandRun.run(try QuireBinary.path(), arguments + ["--pages", pages], in: root)
+        let pagesOption = arguments.first.map(Self.commandsTakingPages.contains) == true ? ["--pages", pages] : []
+        return try CommandRun.run(try QuireBinary.path(), arguments + pagesOption, in: root)
     }
 }
 

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 @testable import QuireCore
 
-/// The machine's floors `quire bench` prints. `WriteFloor` must write what the published tree
+/// The machine's floors `quire-bench` prints. `WriteFloor` must write what the published tree
 /// holds (no more, no less), and a save's barrier must leave its link on the last round;
 /// `LibraryFloor` must run libyaml over every source file and cmark over every text it is given.
 @Suite struct WriteFloorTests {

@@ -24,7 +24,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from quire_e2e import PAGES, QUIRE, SITE, Workspace, deep  # noqa: E402
+from quire_e2e import PAGES, QUIRE, SITE, Workspace, deep, quire_command  # noqa: E402
 
 KILLS = int(os.environ.get("QUIRE_TORTURE_KILLS", 2000 if deep() else 200))
 WATCH_KILLS = int(os.environ.get("QUIRE_TORTURE_WATCH_KILLS", 400 if deep() else 40))
@@ -75,7 +75,7 @@ def command_for(operation, workspace, rng):
 
 
 def popen(workspace, arguments, env):
-    command = [QUIRE, arguments[0], "--pages", workspace.pages, "--dist", workspace.dist] + arguments[1:]
+    command = quire_command(workspace, arguments)
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
 
 

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from quire_e2e import QUIRE, SITE, Workspace  # noqa: E402
+from quire_e2e import SITE, Workspace, quire_command  # noqa: E402
 
 problems = []
 
@@ -25,7 +25,7 @@ def check(condition, text):
 
 def expect_operational_failure(workspace, label, arguments, reason, env=None, prefix=()):
     current, pin, versions = workspace.current(), workspace.pinned(), workspace.versions()
-    command = list(prefix) + [QUIRE, arguments[0], "--pages", workspace.pages, "--dist", workspace.dist] + list(arguments[1:])
+    command = list(prefix) + quire_command(workspace, arguments)
     result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     message = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else ""
     print("  %-34s exit %d: %s" % (label, result.returncode, message))

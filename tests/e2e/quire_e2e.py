@@ -17,6 +17,19 @@ PAGES = ["home", "about", "news", "guides/safety"]
 LOCALES = ["en", "fr"]
 
 
+# The folder options each command takes (`quire <command> --help`): a command rejects one it
+# does not take.
+TAKES_PAGES = {"build", "check", "watch", "rollback", "unpin", "push", "l10n", "schema"}
+TAKES_DIST = {"build", "watch", "versions", "diff", "rollback", "unpin", "verify", "gc", "export", "push"}
+
+
+def quire_command(workspace, arguments):
+    """`quire COMMAND --pages P --dist D ARGUMENTS...`, with the folders COMMAND takes."""
+    name = arguments[0]
+    folders = (["--pages", workspace.pages] if name in TAKES_PAGES else []) + (["--dist", workspace.dist] if name in TAKES_DIST else [])
+    return [QUIRE, name] + folders + list(arguments[1:])
+
+
 def deep():
     return os.environ.get("QUIRE_DEEP", "0") == "1"
 
@@ -72,7 +85,7 @@ class Workspace:
         self.write_page(PAGES[self.edition % len(PAGES)], self.edition)
 
     def quire(self, *arguments, env=None, check=True):
-        command = [QUIRE] + list(arguments[:1]) + ["--pages", self.pages, "--dist", self.dist] + list(arguments[1:])
+        command = quire_command(self, arguments)
         result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         if check and result.returncode != 0:
             raise SystemExit("FAIL: %s exited %d\n%s%s" % (" ".join(command), result.returncode, result.stdout, result.stderr))

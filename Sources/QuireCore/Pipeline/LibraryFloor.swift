@@ -4,21 +4,21 @@ import Foundation
 /// over every source file, and cmark's HTML of every page-locale's markdown. With `WriteFloor`
 /// this bounds a cold build from below on a given machine: no build of the same sources and
 /// output can spend less CPU than the three together.
-public enum LibraryFloor {
-    public struct Figures: Sendable {
-        public var sourceFiles = 0
-        public var sourceBytes = 0
-        public var yamlEvents = 0
+package enum LibraryFloor {
+    package struct Figures: Sendable {
+        package var sourceFiles = 0
+        package var sourceBytes = 0
+        package var yamlEvents = 0
         /// CPU seconds of libyaml alone (the reading of the files is not counted).
-        public var yamlSeconds: Double = 0
-        public var markdownDocuments = 0
-        public var markdownBytes = 0
-        public var markdownSeconds: Double = 0
+        package var yamlSeconds: Double = 0
+        package var markdownDocuments = 0
+        package var markdownBytes = 0
+        package var markdownSeconds: Double = 0
     }
 
     /// Every `.yaml`/`.yml` file under `sources` through libyaml, then every text of `markdown`
     /// through cmark, on this thread. Throws when a file cannot be read or is not YAML.
-    public static func measure(sources: String, markdown: [String]) throws(StoreError) -> Figures {
+    package static func measure(sources: String, markdown: [String]) throws(StoreError) -> Figures {
         var figures = Figures()
         let files = try FileSystem.regularFiles(under: sources).filter { $0.name.hasSuffix(".yaml") || $0.name.hasSuffix(".yml") }
         for (folder, name, _) in files {

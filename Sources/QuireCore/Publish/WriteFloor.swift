@@ -3,31 +3,31 @@ import Foundation
 /// What the disk allows, with none of Quire's work: a published tree's files written again as
 /// they are (same count, sizes and folders) on every core through the store's own primitives,
 /// then one `syncfs`; and a save's barrier alone (a few files, one `syncfs`, a symbolic link
-/// swapped). `quire bench` prints these next to the cold build and the saves, so a missed
+/// swapped). `quire-bench` prints these next to the cold build and the saves, so a missed
 /// target says how far it is from the machine and not only from the number.
-public enum WriteFloor {
-    public struct Figures: Sendable {
-        public var folders = 0
-        public var files = 0
-        public var bytes = 0
+package enum WriteFloor {
+    package struct Figures: Sendable {
+        package var folders = 0
+        package var files = 0
+        package var bytes = 0
         /// Until every file is written and closed.
-        public var writeSeconds: Double = 0
+        package var writeSeconds: Double = 0
         /// Until the `syncfs` after them returned.
-        public var syncedSeconds: Double = 0
+        package var syncedSeconds: Double = 0
         /// CPU of this whole process over the measure (it does nothing else meanwhile).
-        public var userSeconds: Double = 0
-        public var systemSeconds: Double = 0
+        package var userSeconds: Double = 0
+        package var systemSeconds: Double = 0
     }
 
     /// The regular files under `tree` (symbolic links are not followed), grouped by folder:
     /// each folder's file sizes. Empty folders are left out.
-    public static func shape(of tree: String) throws(StoreError) -> [[Int]] {
+    package static func shape(of tree: String) throws(StoreError) -> [[Int]] {
         Dictionary(grouping: try FileSystem.regularFiles(under: tree), by: \.folder).values.map { $0.map(\.size) }
     }
 
     /// Writes files of `shape`'s sizes into new folders under `scratch` (which must not exist),
     /// folders spread over every core as a cold build's are, then syncs the file system.
-    public static func write(_ shape: [[Int]], into scratch: String) throws(StoreError) -> Figures {
+    package static func write(_ shape: [[Int]], into scratch: String) throws(StoreError) -> Figures {
         try FileSystem.makeDirectory(scratch)
         let largest = shape.lazy.flatMap { $0 }.max() ?? 0
         let filler = [UInt8](repeating: UInt8(ascii: "x"), count: largest)
@@ -53,7 +53,7 @@ public enum WriteFloor {
     /// `rounds` times: `sizes` written as new files in a new folder under `scratch`, one
     /// `syncfs`, then a symbolic link beside them swapped to that folder (`rename`), as a save
     /// publishes; each round's milliseconds. `scratch` must not exist.
-    public static func saveBarrier(sizes: [Int], rounds: Int, in scratch: String) throws(StoreError) -> [Double] {
+    package static func saveBarrier(sizes: [Int], rounds: Int, in scratch: String) throws(StoreError) -> [Double] {
         try FileSystem.makeDirectory(scratch)
         let filler = [UInt8](repeating: UInt8(ascii: "x"), count: sizes.max() ?? 0)
         var milliseconds: [Double] = []

@@ -1,21 +1,22 @@
 import Foundation
-import QuireCore
-import QuireModel
+package import QuireCore
+package import QuireModel
 
 /// Where the command line prints: diagnostics on stderr as `path:line:col: severity: message`
 /// (colour only on a terminal and never with NO_COLOR), data on stdout, all through one lock
 /// so lines from concurrent builds never interleave.
-final class Console: @unchecked Sendable {
-    static let shared = Console()
+package final class Console: @unchecked Sendable {
+    package static let shared = Console()
     private let lock = NSLock()
-    let colour: Bool
+    package let colour: Bool
 
     init() {
-        colour = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        colour =
+            isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             && ProcessInfo.processInfo.environment["TERM"] != "dumb"
     }
 
-    func diagnostic(_ diagnostic: Diagnostic) {
+    package func diagnostic(_ diagnostic: Diagnostic) {
         guard colour else { return error(diagnostic.description) }
         let colourCode = diagnostic.severity == .error ? "31" : diagnostic.severity == .warning ? "33" : "36"
         let location = "\(diagnostic.file):\(diagnostic.position.line):\(diagnostic.position.column):"
@@ -23,7 +24,7 @@ final class Console: @unchecked Sendable {
         error("\u{1B}[1m\(location)\u{1B}[0m \u{1B}[1;\(colourCode)m\(diagnostic.severity.rawValue):\u{1B}[0m \(subject)")
     }
 
-    func error(_ line: String) {
+    package func error(_ line: String) {
         clearProgress()
         write(line + "\n", to: FileHandle.standardError)
     }
@@ -31,7 +32,7 @@ final class Console: @unchecked Sendable {
     private var progressShown = false
 
     /// A one-line progress bar on stderr, only on a terminal (and only for long builds).
-    func progress(_ label: String, done: Int, total: Int) {
+    package func progress(_ label: String, done: Int, total: Int) {
         guard isatty(STDERR_FILENO) == 1, total >= 500 else { return }
         let width = 30
         let filled = total == 0 ? width : width * done / total
@@ -49,8 +50,8 @@ final class Console: @unchecked Sendable {
         lock.unlock()
         if shown { write("\r\u{1B}[K", to: FileHandle.standardError) }
     }
-    func out(_ text: String) { write(text.hasSuffix("\n") ? text : text + "\n", to: FileHandle.standardOutput) }
-    func json(_ value: JSONValue) { write(JSONWriter(pretty: true).string(value), to: FileHandle.standardOutput) }
+    package func out(_ text: String) { write(text.hasSuffix("\n") ? text : text + "\n", to: FileHandle.standardOutput) }
+    package func json(_ value: JSONValue) { write(JSONWriter(pretty: true).string(value), to: FileHandle.standardOutput) }
 
     private func write(_ text: String, to handle: FileHandle) {
         lock.lock()
@@ -60,9 +61,23 @@ final class Console: @unchecked Sendable {
 }
 
 /// Exit codes (README.md, "The two commands").
-enum ExitCode: Int32 {
+package enum ExitCode: Int32, Comparable {
     case ok = 0
     case contentProblems = 1
     case usage = 2
     case operational = 3
+}
+
+extension ExitCode {
+    package static func < (lhs: ExitCode, rhs: ExitCode) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// A command that cannot go on: printed as `quire: error: ...`, exits with `code`.
+package struct CommandFailure: Error {
+    package var code: ExitCode
+    package var message: String
+    package init(_ code: ExitCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// A generated site for `quire bench`: N pages of S sections (a hero, a ~3 KB markdown block, a
+/// A generated site for `quire-bench`: N pages of S sections (a hero, a ~3 KB markdown block, a
 /// product grid, a button that navigates to another page, then announcements), one translation
 /// file per page and extra locale, and the same markdown as a Hugo site for `compare-hugo.sh`.
 /// Everything is a pure function of the configuration and the seed, so two runs write equal bytes.

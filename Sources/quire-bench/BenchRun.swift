@@ -1,8 +1,9 @@
 import Foundation
+import QuireCommandLine
 import QuireCore
 import QuireModel
 
-/// One full `quire bench`: for each layout and size, generate the site, then
+/// One full `quire-bench` run: for each layout and size, generate the site, then
 ///
 ///   cold build (child `quire build`, with and without previews)
 ///   -> the machine's floor (`Floor`: the output written with no work, libyaml and cmark alone,
@@ -320,7 +321,7 @@ struct BenchRun {
     private func text(_ results: [SizeResult], conditions: JSONValue) -> String {
         var sections: [String] = []
         let c = conditions
-        sections.append("quire bench, \(c["date"]?.stringValue ?? ""): \(c["cores"]?.intValue ?? 0) cores (\(c["cpu"]?.stringValue ?? "")), kernel \(c["kernel"]?.stringValue ?? "")\n"
+        sections.append("quire-bench, \(c["date"]?.stringValue ?? ""): \(c["cores"]?.intValue ?? 0) cores (\(c["cpu"]?.stringValue ?? "")), kernel \(c["kernel"]?.stringValue ?? "")\n"
             + "file system \(c["file_system"]?.stringValue ?? "") (\(c["folder"]?.stringValue ?? "")); sync: \(c["sync"]?.stringValue ?? ""); allocator: \(c["allocator"]?.stringValue ?? "")\n"
             + "\(options.locales) locales, \(options.sections) sections a page, ~\(options.markdownBytes) B of markdown a page; page cache warm; load average at end \(c["load_average_at_end"]?.stringValue ?? ""); "
             + "inodes cached by the kernel at end \(c["cached_inodes_at_end"]?.intValue.map(String.init) ?? "unknown"); "

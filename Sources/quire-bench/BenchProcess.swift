@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import QuireCore
 
-/// A child process of the benchmark: `quire build` or `quire watch` (this very binary), or a tool
+/// A child process of the benchmark: `quire build` or `quire watch` (the binary next to this one), or a tool
 /// such as `stat`. Spawned with `posix_spawn` and reaped with `wait4`.
 ///
 /// Peak memory is the child's own `VmHWM` (/proc/<pid>/status), read while it runs: `ru_maxrss`
@@ -29,12 +29,12 @@ final class BenchProcess: @unchecked Sendable {
     private let lines = Mutex<[Line]>([])
     private var reader: Thread?
 
-    /// This executable, so the benchmark measures the binary it is part of.
+    /// The `quire` next to this executable: the benchmark measures the binary built with it.
     static var quireExecutable: String {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return CommandLine.arguments[0] }
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let bench = count > 0 ? String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
+        return (bench as NSString).deletingLastPathComponent + "/quire"
     }
 
     /// Starts `executable arguments`; stdout goes to /dev/null, stderr to `stderrLog` and, when

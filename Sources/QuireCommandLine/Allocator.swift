@@ -1,13 +1,14 @@
 import CMimalloc
 import Glibc
 
-/// The process's allocator. `quire` links mimalloc (Debian's `libmimalloc`), which then serves
-/// `malloc` for the whole process, Swift runtime and C libraries included: a cold build spends
-/// about a fifth less CPU than with glibc's malloc (bench/RESULTS.md, the 726aae6 runs).
-enum Allocator {
+/// The process's allocator. Both executables link mimalloc (Debian's `libmimalloc`) through this
+/// module's import, which then serves `malloc` for the whole process, Swift runtime and C
+/// libraries included: a cold build spends about a fifth less CPU than with glibc's malloc
+/// (bench/RESULTS.md, the 726aae6 runs).
+package enum Allocator {
     /// `mimalloc 2.0.9` when mimalloc serves `malloc`; `not mimalloc` when another one does (a
     /// link order that put glibc first, a sanitizer's allocator, an `LD_PRELOAD`).
-    static var name: String {
+    package static var name: String {
         guard let probe = malloc(64) else { return "unknown" }
         defer { free(probe) }
         guard mi_is_in_heap_region(probe) else { return "not mimalloc" }

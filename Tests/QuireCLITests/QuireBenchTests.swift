@@ -2,10 +2,10 @@ import Foundation
 import Testing
 import QuireTestSupport
 
-/// `quire bench` end to end, through the built binary. Figures are checked for presence and
+/// `quire-bench` end to end, through the built binaries. Figures are checked for presence and
 /// sense (counts), never against times.
 @Suite(.serialized)
-struct BenchCommandTests {
+struct QuireBenchTests {
 
     static func temporaryFolder() throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("quire-bench-test-\(UUID().uuidString)").path
@@ -13,9 +13,9 @@ struct BenchCommandTests {
         return path
     }
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
+    static func run(_ arguments: [String], executable: String = "quire-bench") throws -> (status: Int32, stdout: Data, stderr: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try QuireBinary.path())
+        process.executableURL = URL(fileURLWithPath: try QuireBinary.path(of: executable))
         process.arguments = arguments
         let output = Pipe()
         // stderr to a file, so a chatty child never blocks on a full pipe we are not reading.
@@ -37,10 +37,10 @@ struct BenchCommandTests {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         for name in ["a", "b"] {
-            let generated = try Self.run(["bench", "generate", "--out", "\(folder)/\(name)", "--pages-count", "30", "--layout", "nested"])
+            let generated = try Self.run(["generate", "--out", "\(folder)/\(name)", "--pages-count", "30", "--layout", "nested"])
             #expect(generated.status == 0, "\(generated.stderr)")
         }
-        let check = try Self.run(["check", "--pages", "\(folder)/a/pages"])
+        let check = try Self.run(["check", "--pages", "\(folder)/a/pages"], executable: "quire")
         #expect(check.status == 0, "\(check.stderr)")
         #expect(!check.stderr.contains("error:"), "\(check.stderr)")
         for relative in ["pages/bench/site.yaml", "pages/bench/group-000/page-00007.yaml", "pages/bench/l10n/fr/group-000/page-00007.yaml",
@@ -57,7 +57,7 @@ struct BenchCommandTests {
         // An earlier run's output is gone at the end (moved aside while measuring), nothing beside it.
         let stale = "\(folder)/flat-20/dist-cold-preview/stale"
         try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: true)
-        let result = try Self.run(["bench", "--pages-count", "20", "--saves", "5", "--burst", "20", "--layout", "flat",
+        let result = try Self.run(["--pages-count", "20", "--saves", "5", "--burst", "20", "--layout", "flat",
                                    "--format", "json", "--out", folder])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: stale))
@@ -70,7 +70,7 @@ struct BenchCommandTests {
         // The run kept both cores busy for seconds: the host's share of that is known, 0 to 100%.
         let stolen = Self.number(conditions["cpu_stolen_by_host_percent"])
         #expect(stolen.map { (0...100).contains($0) } == true, "conditions.cpu_stolen_by_host_percent: \(conditions["cpu_stolen_by_host_percent"] ?? "missing")")
-        // The binary's malloc is mimalloc's, not glibc's: the link put it first. Under a
+        // The benchmark's malloc (which serves its in-process builds) is mimalloc's, not glibc's: the link put it first. Under a
         // sanitizer (tests/deep/sanitizers.sh sets its options) the sanitizer's must win instead.
         let allocator = conditions["allocator"] as? String ?? "none"
         let environment = ProcessInfo.processInfo.environment

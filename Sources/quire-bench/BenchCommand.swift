@@ -1,0 +1,162 @@
+import Foundation
+import QuireCommandLine
+import QuireCore
+import QuireModel
+
+/// `quire-bench`: generates synthetic sites and measures, from outside the measured process,
+/// cold builds (`quire build` as a child: wall time, pages/s, peak RSS), save→published latency
+/// through a real `quire watch`, a burst of saves, and the per-stage time of one build. The
+/// subcommands are the steps `bench/compare-hugo.sh` runs one at a time.
+struct BenchCommand {
+    /// The generated site's shape: every subcommand takes these, so each can rebuild the model
+    /// of a site an earlier step generated.
+    private static func generatorOptions(layouts: String, layoutDefault: String) -> [OptionSpec] {
+        let standard = BenchOptions()
+        return [
+            OptionSpec(
+                "pages-count", "N,...", unit: "pages", default: standard.sizes.map(String.init).joined(separator: ","),
+                help: "site sizes, one run each (the subcommands take the first)"),
+            OptionSpec("layout", layouts, default: layoutDefault, help: "page ids all in one folder, or in folders of 100"),
+            OptionSpec("locales", "N", unit: "locales", default: "\(standard.locales)", help: "en plus N-1 translated locales"),
+            OptionSpec("sections", "N", unit: "sections", default: "\(standard.sections)", help: "sections a page"),
+            OptionSpec("markdown-bytes", "N", unit: "bytes", default: "\(standard.markdownBytes)", help: "markdown a page"),
+            OptionSpec("seed", "N", default: "\(standard.seed)", help: "the generator's seed: output is a function of the options and it"),
+        ]
+    }
+
+    private static let format = OptionSpec("format", "text|json", default: "text", help: "tables on stdout, or one JSON document")
+
+    private static var saveOptions: [OptionSpec] {
+        let standard = BenchOptions()
+        return [
+            OptionSpec("saves", "N", unit: "saves", default: "\(standard.saves)", help: "single saves measured through the watcher"),
+            OptionSpec(
+                "save-gap", "MS", unit: "milliseconds", default: "\(Int(standard.saveGap * 1000))",
+                help: "pause after a save is live, so the next lands on an idle watcher"),
+        ]
+    }
+
+    private static let out = OptionSpec("out", "DIR", absent: .required, help: "the folder with pages/ and hugo/")
+
+    static let spec = CommandSpec(
+        program: "quire-bench", "", abstract: "Measure build and publish speed on generated sites.",
+        options: generatorOptions(layouts: "flat|nested|both", layoutDefault: "both") + saveOptions + [
+            OptionSpec(
+                "save-budget", "SECONDS", unit: "seconds", default: "\(Int(BenchOptions().saveBudget))",
+                help: "most time the saves of one size may take"),
+            OptionSpec(
+                "burst", "N", unit: "files", default: "\(BenchOptions().burst)",
+                help: "files written at once for each of the two bursts; 0 skips them"),
+            .flag("no-preview", help: "build and watch without HTML previews (else cold builds both ways, the watcher with)"),
+            .flag("no-watch", help: "skip the watcher's measures"),
+            OptionSpec(
+                "out", "DIR", absent: .meaning("a fresh folder in bench/out/ or the current folder, removed after"),
+                help: "where sites and dist/ folders go; kept when given"),
+            .flag("keep-files", help: "keep the generated sites, dist/ folders and logs"),
+            format,
+        ],
+        example: "quire-bench --pages-count 1000 --saves 50 --burst 300 --layout flat",
+        subcommands: [
+            CommandSpec(
+                program: "quire-bench", "generate",
+                abstract: "Write a site to DIR/pages/bench/ and the same content as a Hugo site to DIR/hugo/.",
+                options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + [format],
+                example: "quire-bench generate --out /tmp/g --pages-count 10000 --layout nested"),
+            CommandSpec(
+                program: "quire-bench", "watch-edits", abstract: "Run quire watch on a generated DIR/pages and measure saves.",
+                options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + saveOptions + [
+                    .flag("no-preview", help: "watch without HTML previews"), format,
+                ],
+                example: "quire-bench watch-edits --out /tmp/g --pages-count 10000 --layout nested --saves 60"),
+            CommandSpec(
+                program: "quire-bench", "hugo-edits", abstract: "Run hugo server --renderToDisk on a generated DIR/hugo and measure edits.",
+                options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + saveOptions + [
+                    OptionSpec("port", "PORT", default: "\(BenchOptions().port)", help: "hugo server's port"), format,
+                ],
+                example: "quire-bench hugo-edits --out /tmp/g --pages-count 10000 --layout nested --saves 60"),
+        ])
+
+    var options: BenchOptions
+
+    func run() throws -> ExitCode {
+        do {
+            switch options.subcommand {
+            case nil: return try BenchRun(options: options).run()
+            case "generate": return try generate(options)
+            case "watch-edits": return try watchEdits(options)
+            case "hugo-edits": return try hugoEdits(options)
+            case let other?: throw UsageError("unknown subcommand '\(other)': use generate, watch-edits or hugo-edits", spec: Self.spec)
+            }
+        } catch let error as BenchError {
+            throw CommandFailure(.operational, error.description)
+        }
+    }
+
+    /// The folder a subcommand works in: `--out`, required.
+    private func folder(_ options: BenchOptions) throws -> String {
+        guard let out = options.out else { throw UsageError("quire-bench \(options.subcommand ?? ""): give the folder with --out DIR") }
+        return out
+    }
+
+    private func generate(_ options: BenchOptions) throws -> ExitCode {
+        let out = try folder(options)
+        let site = options.site(pages: options.sizes[0], layout: options.layouts[0])
+        let started = BenchClock.now
+        let bytes = try site.write(pagesRoot: "\(out)/pages")
+        try site.writeHugo(root: "\(out)/hugo")
+        let seconds = Double(BenchClock.now - started) / 1e9
+        let report: JSONValue = [
+            "pages": .string("\(out)/pages"), "hugo": .string("\(out)/hugo"), "site": .string(site.name),
+            "page_count": .integer(site.pageCount), "locales": .array(site.locales.map { .string($0) }),
+            "layout": .string(site.layout.rawValue), "source_bytes": .integer(bytes), "seconds": BenchFormat.number(seconds),
+        ]
+        if options.format == .json {
+            Console.shared.json(report)
+        } else {
+            Console.shared.out(
+                "generated \(site.pageCount) pages x \(site.locales.count) locales (\(site.layout.rawValue)) in \(out)/pages and \(out)/hugo, \(bytes / 1024) KiB of sources, \(BenchFormat.text(seconds, decimals: 2)) s"
+            )
+        }
+        return .ok
+    }
+
+    private func watchEdits(_ options: BenchOptions) throws -> ExitCode {
+        let out = try folder(options)
+        let site = options.site(pages: options.sizes[0], layout: options.layouts[0])
+        let dist = "\(out)/dist-watch"
+        var leftovers = BenchLeftovers()
+        leftovers.moveAside(dist)
+        defer { leftovers.removeAll() }
+        let session = try BenchWatchSession(
+            site: site, pagesRoot: "\(out)/pages", distRoot: dist, previews: options.previews, log: "\(out)/watch.log")
+        defer { _ = session.stop() }
+        try session.waitForFirstPublish(timeout: 900)
+        let latency = try session.measureSaves(count: options.saves, gap: options.saveGap)
+        let report: JSONValue = [
+            "tool": "quire watch", "initial_publish_s": BenchFormat.number(session.initialPublishSeconds),
+            "settled_s": BenchFormat.number(session.settleSeconds), "latency": latency.json,
+        ]
+        if options.format == .json { Console.shared.json(report) } else { Console.shared.out(JSONWriter(pretty: true).string(report)) }
+        return .ok
+    }
+
+    private func hugoEdits(_ options: BenchOptions) throws -> ExitCode {
+        let out = try folder(options)
+        let site = options.site(pages: options.sizes[0], layout: options.layouts[0])
+        let output = "\(out)/hugo-server-public"
+        var leftovers = BenchLeftovers()
+        leftovers.moveAside(output)
+        defer { leftovers.removeAll() }
+        let session = try BenchHugoSession(
+            site: site, hugoRoot: "\(out)/hugo", output: output, port: options.port, log: "\(out)/hugo-server.log")
+        defer { _ = session.stop() }
+        try session.waitForFirstRender(timeout: 900)
+        let latency = try session.measureEdits(count: options.saves, gap: max(options.saveGap, 0.2))
+        let report: JSONValue = [
+            "tool": "hugo server --renderToDisk", "initial_render_s": BenchFormat.number(session.initialRenderSeconds),
+            "latency": latency.json,
+        ]
+        if options.format == .json { Console.shared.json(report) } else { Console.shared.out(JSONWriter(pretty: true).string(report)) }
+        return .ok
+    }
+}

@@ -33,6 +33,26 @@ struct QuireBenchTests {
         return (process.terminationStatus, data, stderr)
     }
 
+    @Test func helpListsEverySubcommandAndForeignOptionsAreUsageErrors() throws {
+        let help = try Self.run(["--help"])
+        #expect(help.status == 0, "\(help.stderr)")
+        let text = String(decoding: help.stdout, as: UTF8.self)
+        let expected = [
+            "usage: quire-bench [--pages-count", "usage: quire-bench generate --out DIR", "usage: quire-bench watch-edits",
+            "usage: quire-bench hugo-edits", "  --burst N", "(files; default 1000)",
+        ]
+        for line in expected {
+            #expect(text.contains(line), "quire-bench --help lacks '\(line)'")
+        }
+        #expect(try Self.run(["generate", "-h"]).status == 0)
+        // generate measures nothing: it takes no --saves.
+        let saves = try Self.run(["generate", "--out", "/tmp/unused", "--saves", "3"])
+        #expect(saves.status == 2)
+        #expect(saves.stderr.contains("quire-bench generate does not take --saves"), "\(saves.stderr)")
+        #expect(try Self.run(["--serve", "8080"]).status == 2)
+        #expect(try Self.run(["frobnicate"]).status == 2, "an operand that is no subcommand")
+    }
+
     @Test func generatedSitePassesCheckAndIsDeterministic() throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -111,9 +111,13 @@ def check_xliff12(site):
     expect(wordcount("Members save ") == 2, "the words of promo.title without its placeholder")
 
     # A translator's tool fills the targets around the codes, moving the link.
+    body = found["promo.body"].find(f"{{{XLIFF12}}}source")
+    expect([(child.tag.split("}")[1], child.get("ctype"), child.text) for child in body] == [("bpt", "bold", "**"), ("ept", None, "**")],
+           "promo.body: bold is a <bpt ctype=\"bold\">/<ept> pair")
     translations = {
         "promo.title": ["Los miembros ahorran ", ""],
         "why.body": ["Antes de su primer partido, lea las ", "reglas", "."],
+        "promo.body": ["Inicie sesión para ver los precios para ", "miembros", "."],
     }
     for key, words in translations.items():
         source = found[key].find(f"{{{XLIFF12}}}source")
@@ -133,6 +137,7 @@ def check_xliff12(site):
     expect(published_text(page, "promo", "title") == "Los miembros ahorran {percent}", "published promo.title")
     expect(published_text(page, "why", "body") == "Antes de su primer partido, lea las [reglas](https://example.com/rules).",
            "published why.body (markdown as translated)")
+    expect(published_text(page, "promo", "body") == "Inicie sesión para ver los precios para **miembros**.", "published promo.body")
     status = site.quire("l10n", "status").stdout
     print(status, end="")
 
@@ -187,7 +192,11 @@ def check_xliff20(site):
         references = [code.get("dataRef")] if code.tag.endswith("ph") else [code.get("dataRefStart"), code.get("dataRefEnd")]
         expect([data.get(reference) for reference in references] == expected, f"{key}: original data {data} for {references}")
         expect(not any("{" in part or "example.com" in part for part in text_parts(source)), f"{key}: no code in the 2.0 text")
-    translations = {"promo.title": (["Les membres épargnent ", ""], []), "why.body": (["Lisez les ", " d'abord."], ["règles"])}
+    translations = {
+        "promo.title": (["Les membres épargnent ", ""], []),
+        "why.body": (["Lisez les ", " d'abord."], ["règles"]),
+        "promo.body": (["Connectez-vous pour les prix ", "."], ["membres"]),
+    }
     for key, (words, inner) in translations.items():
         segment = found[key].find(f"{{{XLIFF20}}}segment")
         segment.append(translate_around_codes(segment.find(f"{{{XLIFF20}}}source"), words, inner))
@@ -203,6 +212,7 @@ def check_xliff20(site):
     expect(published_text(page, "promo", "title") == "Les membres épargnent {percent}", "published fr-CA promo.title")
     body = published_text(page, "why", "body")
     expect(body == "Lisez les [règles](https://example.com/rules) d'abord.", f"published fr-CA why.body: {body!r}")
+    expect(published_text(page, "promo", "body") == "Connectez-vous pour les prix **membres**.", "published fr-CA promo.body")
 
 
 def write(path, text):

@@ -8,11 +8,11 @@ public enum InlinePiece: Equatable, Sendable {
     case text(String)
     /// A code standing alone: a `{placeholder}`, an autolink `<https://…>`.
     case code(String, kind: CodeKind)
-    /// Text between two codes: a link `[` … `](url)`, an image `![` … `](src)`.
+    /// Text between two codes: a link `[` … `](url)`, an image `![` … `](src)`, `**` … `**`.
     case span(start: String, end: String, kind: CodeKind, content: [InlinePiece])
 
     public enum CodeKind: String, Sendable {
-        case placeholder, link, image
+        case placeholder, link, image, bold, italic
     }
 
     /// The string the pieces stand for.
@@ -27,34 +27,93 @@ public enum InlinePiece: Equatable, Sendable {
 }
 
 /// Splits a string into `InlinePiece`s: `{placeholders}` everywhere (as `Placeholders` finds
-/// them), and in markdown, inline links, images and URI autolinks. The scanner only locates
-/// links; cmark decides: when the destinations it found are not exactly cmark's, in order, the
-/// links stay text (reference links, links in code spans), so a code never splits what cmark
+/// them), and in markdown, inline links, images, URI autolinks and emphasis. cmark decides what
+/// is markup: the scanner locates links, and when the destinations it found are not exactly
+/// cmark's, in order, the links stay text (reference links, links in code spans); emphasis is
+/// where cmark read it, checked against the delimiters there. So a code never splits what cmark
 /// reads as one thing.
 enum InlineCodeScanner {
     static func pieces(of text: String, isMarkdown: Bool) -> [InlinePiece] {
         let mayHoldCodes =
             UTF8Scan.contains(text, byte: UInt8(ascii: "{"))
             || (isMarkdown && MarkdownRenderer.mayHoldLinks(text))
+            || (isMarkdown && UTF8Scan.contains(text, anyOf: UInt8(ascii: "*"), UInt8(ascii: "_")))
         guard mayHoldCodes else { return text.isEmpty ? [] : [.text(text)] }
-        if isMarkdown {
-            var scan = Scan(Array(text), links: true)
-            let pieces = scan.pieces(0..<scan.characters.count)
-            if scan.destinations == MarkdownRenderer.links(in: text) { return pieces }
+        let characters = Array(text)
+        var emphasis = isMarkdown ? Self.emphasis(in: text, characters: characters) : [:]
+        for links in isMarkdown ? [true, false] : [false] {
+            var scan = Scan(characters, links: links, emphasis: emphasis)
+            let pieces = scan.pieces(0..<characters.count)
+            guard !links || scan.destinations == MarkdownRenderer.links(in: text) else { continue }
+            if scan.emphasisUsed == emphasis.count { return pieces }
+            emphasis = [:]
+            var plain = Scan(characters, links: links)
+            return plain.pieces(0..<characters.count)
         }
-        var scan = Scan(Array(text), links: false)
-        return scan.pieces(0..<scan.characters.count)
+        return [.text(text)]
+    }
+
+    /// Where each emphasis cmark found opens (character index), its delimiter's length and
+    /// where its closing delimiter starts; empty when cmark's positions do not land on matching
+    /// delimiters (they drift on continuation lines in lists and quotes).
+    private static func emphasis(in text: String, characters: [Character]) -> [Int: (length: Int, close: Int)] {
+        guard UTF8Scan.contains(text, anyOf: UInt8(ascii: "*"), UInt8(ascii: "_")), !UTF8Scan.contains(text, byte: 13) else { return [:] }
+        let positions = CommonMarkDocument(parsing: text).emphasisPositions()
+        guard !positions.isEmpty else { return [:] }
+        var lineStarts = [0]
+        var characterAtByte: [Int: Int] = [:]
+        var offset = 0
+        for (index, character) in characters.enumerated() {
+            characterAtByte[offset] = index
+            offset += character.utf8.count
+            if character == "\n" { lineStarts.append(offset) }
+        }
+        func byte(line: Int, column: Int) -> Int? {
+            guard line >= 1, line <= lineStarts.count else { return nil }
+            return lineStarts[line - 1] + column - 1
+        }
+        func isDelimiter(_ range: Range<Int>, _ delimiter: Character) -> Bool {
+            range.upperBound <= characters.count && characters[range].allSatisfy { $0 == delimiter }
+        }
+        var found: [Int: (length: Int, close: Int)] = [:]
+        var previous: (first: Int, last: Int, length: Int)?
+        for position in positions {
+            let length = position.isStrong ? 2 : 1
+            guard var first = byte(line: position.start.line, column: position.start.column),
+                var last = byte(line: position.end.line, column: position.end.column)
+            else { return [:] }
+            // `***a***`: cmark gives the inner emphasis the outer one's place.
+            if let outer = previous, outer.first == first, outer.last == last {
+                first += outer.length
+                last -= outer.length
+            }
+            previous = (first, last, length)
+            guard let open = characterAtByte[first], let close = characterAtByte[last - length + 1], open + length <= close,
+                found[open] == nil
+            else { return [:] }
+            let delimiter = characters[open]
+            guard delimiter == "*" || delimiter == "_", isDelimiter(open..<open + length, delimiter),
+                isDelimiter(close..<close + length, delimiter)
+            else { return [:] }
+            found[open] = (length, close)
+        }
+        return found
     }
 
     private struct Scan {
         let characters: [Character]
         let links: Bool
+        /// Emphasis by opening character index (`emphasis(in:characters:)`).
+        let emphasis: [Int: (length: Int, close: Int)]
         /// Link and image destinations found, in document order (compared with cmark's).
         var destinations: [String] = []
+        /// How many of `emphasis` became spans (all, unless a code span hid one).
+        var emphasisUsed = 0
 
-        init(_ characters: [Character], links: Bool) {
+        init(_ characters: [Character], links: Bool, emphasis: [Int: (length: Int, close: Int)] = [:]) {
             self.characters = characters
             self.links = links
+            self.emphasis = emphasis
         }
 
         mutating func pieces(_ range: Range<Int>) -> [InlinePiece] {
@@ -104,6 +163,15 @@ enum InlineCodeScanner {
                             start: string(index..<link.content.lowerBound), end: string(link.content.upperBound..<link.end),
                             kind: kind, content: content))
                     index = link.end
+                } else if let span = emphasis[index], span.close + span.length <= range.upperBound {
+                    flush()
+                    emphasisUsed += 1
+                    let content = pieces(index + span.length..<span.close)
+                    out.append(
+                        .span(
+                            start: string(index..<index + span.length), end: string(span.close..<span.close + span.length),
+                            kind: span.length == 2 ? .bold : .italic, content: content))
+                    index = span.close + span.length
                 } else {
                     text.append(character)
                     index += 1

@@ -234,6 +234,11 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
         guard var current = capture else { return }
         guard let frame = current.frames.popLast() else {
             // The end of <source> or <target> itself.
+            if current.role == .target, let problem = Self.unfinishedPair(current) {
+                error = .error(file, at: problem.position, problem.message)
+                parser.abortParsing()
+                return
+            }
             if var finished = unit {
                 if current.role == .source { finished.source += current.text } else { finished.target = (finished.target ?? "") + current.text }
                 unit = finished
@@ -260,25 +265,38 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
     ) -> (message: String, position: SourcePosition)? {
         let early = { (end: SourcePosition) in
             (message: "the translation has inline code <ept id=\"\(id)\"> before its <bpt id=\"\(id)\">: "
-                + "keep the start of a link before its end", position: end)
+                + "keep the start of each pair of codes (a link, bold, italic) before its end", position: end)
         }
         if name == "bpt" {
             if capture.role == .source { unit?.sourcePairIDs.insert(id) }
             if let end = capture.endsBeforeStart[id] { return early(end) }
-            capture.openPairs.append(id)
+            capture.openPairs.append((id, position))
             return nil
         }
-        if capture.openPairs.last == id {
+        if capture.openPairs.last?.id == id {
             capture.openPairs.removeLast()
             return nil
         }
-        if let inner = capture.openPairs.last, capture.openPairs.contains(id) {
+        if let inner = capture.openPairs.last?.id, capture.openPairs.contains(where: { $0.id == id }) {
             return ("inline code <ept id=\"\(id)\"> ends while <bpt id=\"\(inner)\">, which started after its <bpt>, is still open: "
                 + "nest the codes as the source does", position)
         }
         guard capture.role == .target else { return nil }
         if unit?.sourcePairIDs.contains(id) == true { return early(position) }
         capture.endsBeforeStart[id] = position  // an error if its <bpt> comes later
+        return nil
+    }
+
+    /// A 1.2 pair of codes a target starts and never ends, or ends and never starts.
+    private static func unfinishedPair(_ capture: TextCapture) -> (message: String, position: SourcePosition)? {
+        if let open = capture.openPairs.last {
+            let message = "the translation has inline code <bpt id=\"\(open.id)\"> without its <ept id=\"\(open.id)\">"
+            return (message + ": keep both codes of a pair", open.position)
+        }
+        if let end = capture.endsBeforeStart.min(by: { $0.value < $1.value }) {
+            let message = "the translation has inline code <ept id=\"\(end.key)\"> without its <bpt id=\"\(end.key)\">"
+            return (message + ": keep both codes of a pair", end.value)
+        }
         return nil
     }
 
@@ -379,8 +397,8 @@ struct TextCapture {
     var role: Role
     var text = ""
     var frames: [Frame] = []
-    /// Ids of the 1.2 `<bpt>` elements not yet ended, innermost last.
-    var openPairs: [String] = []
+    /// The 1.2 `<bpt>` elements not yet ended, innermost last.
+    var openPairs: [(id: String, position: SourcePosition)] = []
     /// 1.2 `<ept>` elements met before any `<bpt>` of their id, by id.
     var endsBeforeStart: [String: SourcePosition] = [:]
 }

@@ -62,9 +62,12 @@ struct XLIFFInlineCodes {
                         "<bpt id=\"\(id)\" ctype=\"\(kind.rawValue)\">\(XMLText.content(start))</bpt>\(inner)"
                         + "<ept id=\"\(id)\">\(XMLText.content(end))</ept>"
                 case .v20:
+                    // 2.0's types: link and image are its own; bold and italic are formatting, which
+                    // a translation may leave out (a link may not).
+                    let isLink = kind == .link || kind == .image
                     out +=
-                        "<pc id=\"\(id)\" type=\"\(kind.rawValue)\" dataRefStart=\"\(startRef)\" dataRefEnd=\"\(endRef)\""
-                        + " canDelete=\"no\">\(inner)</pc>"
+                        "<pc id=\"\(id)\" type=\"\(isLink ? kind.rawValue : "fmt")\" dataRefStart=\"\(startRef)\" dataRefEnd=\"\(endRef)\""
+                        + (isLink ? " canDelete=\"no\"" : "") + ">\(inner)</pc>"
                 }
             }
         }

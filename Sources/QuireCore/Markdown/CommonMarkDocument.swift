@@ -138,6 +138,25 @@ final class CommonMarkDocument {
         return links
     }
 
+    /// Every emphasis (`*…*`) and strong emphasis (`**…**`), in document order, where cmark
+    /// says it is: 1-based lines and byte columns of its first and last byte. cmark's inline
+    /// positions drift on continuation lines inside containers: callers check them.
+    func emphasisPositions() -> [MarkdownEmphasisPosition] {
+        var found: [MarkdownEmphasisPosition] = []
+        guard let iterator = cmark_iter_new(root) else { return found }
+        defer { cmark_iter_free(iterator) }
+        while case let event = cmark_iter_next(iterator), event != CMARK_EVENT_DONE {
+            guard event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else { continue }
+            let type = cmark_node_get_type(node)
+            guard type == CMARK_NODE_EMPH || type == CMARK_NODE_STRONG else { continue }
+            found.append(MarkdownEmphasisPosition(
+                isStrong: type == CMARK_NODE_STRONG,
+                start: (Int(cmark_node_get_start_line(node)), Int(cmark_node_get_start_column(node))),
+                end: (Int(cmark_node_get_end_line(node)), Int(cmark_node_get_end_column(node)))))
+        }
+        return found
+    }
+
     /// Whether some container (a node with children: quote, list, item, emphasis, ...) opens
     /// while `depth` containers are already open, the document counting as one. Reads node
     /// types only, so checking is cheap; taking content out never makes the tree deeper.
@@ -312,4 +331,11 @@ enum CommonMarkRemoval: Equatable {
     case rawHTML(String)
     case link(url: String)
     case image(url: String)
+}
+
+/// Where cmark read an emphasis: 1-based line and byte column of its first and last byte.
+struct MarkdownEmphasisPosition {
+    var isStrong: Bool
+    var start: (line: Int, column: Int)
+    var end: (line: Int, column: Int)
 }

@@ -57,7 +57,9 @@ enum InlineCodeScanner {
     /// where its closing delimiter starts; empty when cmark's positions do not land on matching
     /// delimiters (they drift on continuation lines in lists and quotes).
     private static func emphasis(in text: String, characters: [Character]) -> [Int: (length: Int, close: Int)] {
-        guard UTF8Scan.contains(text, anyOf: UInt8(ascii: "*"), UInt8(ascii: "_")), !UTF8Scan.contains(text, byte: 13) else { return [:] }
+        guard UTF8Scan.contains(text, anyOf: UInt8(ascii: "*"), UInt8(ascii: "_")), !UTF8Scan.contains(text, byte: 13),
+            !UTF8Scan.contains(text, byte: 0)  // cmark's positions count a NUL as U+FFFD: 3 bytes
+        else { return [:] }
         let positions = CommonMarkDocument(parsing: text).emphasisPositions()
         guard !positions.isEmpty else { return [:] }
         var lineStarts = [0]

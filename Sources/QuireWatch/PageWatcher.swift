@@ -37,7 +37,7 @@ public final class PageWatcher: Sendable {
     /// - Parameters:
     ///   - root: the pages folder; relative paths are taken from the current directory.
     ///   - log: messages for the user (watch limit reached, git holding changes, ...).
-    ///   - deliveryQueue: the serial queue `onChange` runs on; it must be serial.
+    ///   - deliveryQueue: the queue `onChange` runs on; it must be serial.
     ///   - onChange: called with each settled change set, on `deliveryQueue`.
     public convenience init(
         root: String, options: WatchOptions = WatchOptions(),

@@ -1,5 +1,5 @@
-import QuireModel
 import Foundation
+import QuireModel
 
 // The watcher's fast path (ARCHITECTURE.md, "One save, end to end"). A change set that touches
 // only page sources, translation files and the bytes of existing assets changes what other
@@ -100,16 +100,20 @@ struct DeltaBase {
     }
 
     /// The base a full build leaves behind once published.
-    static func afterFullBuild(version: VersionID, settings: SiteSettings, context: ValidationContext, pages: [PageBuild],
-                               files: [OutputFile], cacheHeaders: CacheHeaderFiles,
-                               result: SiteBuildResult, manifest: JSONObject) -> DeltaBase {
+    static func afterFullBuild(
+        version: VersionID, settings: SiteSettings, context: ValidationContext, pages: [PageBuild],
+        files: [OutputFile], cacheHeaders: CacheHeaderFiles,
+        result: SiteBuildResult, manifest: JSONObject
+    ) -> DeltaBase {
         var pagePaths: [String: Set<String>] = [:]
         for file in files {
             if let id = OutputPath.pageID(ofOutput: file.path, metadata: file.metadata) { pagePaths[id, default: []].insert(file.path) }
         }
         var base = DeltaBase(version: version, settings: settings, context: context, cacheHeaders: cacheHeaders)
         for page in pages {
-            base.update(page.pageID, summary: PageSummary(counted: page.counted, coverage: page.output?.coverage ?? [:]), paths: pagePaths[page.pageID] ?? [])
+            base.update(
+                page.pageID, summary: PageSummary(counted: page.counted, coverage: page.output?.coverage ?? [:]),
+                paths: pagePaths[page.pageID] ?? [])
             base.setScheduled(page.pageID, page.scheduled)
             base.setLinks(page.pageID, page.linkedPageIDs)
             if page.usesDrillCarousel { base.drillCarouselPages.insert(page.pageID) }

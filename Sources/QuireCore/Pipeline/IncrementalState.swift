@@ -64,8 +64,10 @@ struct IncrementalState {
     }
 
     /// What a full build's pass read and rendered replaces what was kept; not published yet.
-    mutating func keepFullPass(sources: [String: CachedSource], translations: [String: CachedTranslation],
-                               outputs: [String: (key: String, output: PageOutput)]) {
+    mutating func keepFullPass(
+        sources: [String: CachedSource], translations: [String: CachedTranslation],
+        outputs: [String: (key: String, output: PageOutput)]
+    ) {
         self.sources = sources
         self.translations = translations
         self.outputs = outputs

@@ -1,5 +1,5 @@
-import QuireModel
 import Foundation
+import QuireModel
 import Synchronization
 
 // One page of a build, from its source to its rendered files: read, parse and validate it,
@@ -26,10 +26,12 @@ struct PagePass: Sendable {
     var previousOutputs: [String: (key: String, output: PageOutput)] = [:]
     var blobs: StagingBlobs?
 
-    init(context: ValidationContext, reader: SourceFileReader, settingsDigest: String, published: [String: PublishedFile], now: Date,
-         inventory: SiteInventory, pages: Set<String>? = nil, cachedSources: [String: CachedSource],
-         cachedTranslations: [String: CachedTranslation], reuseSource: @escaping @Sendable (String) -> Bool,
-         reuseTranslation: @escaping @Sendable (String) -> Bool) {
+    init(
+        context: ValidationContext, reader: SourceFileReader, settingsDigest: String, published: [String: PublishedFile], now: Date,
+        inventory: SiteInventory, pages: Set<String>? = nil, cachedSources: [String: CachedSource],
+        cachedTranslations: [String: CachedTranslation], reuseSource: @escaping @Sendable (String) -> Bool,
+        reuseTranslation: @escaping @Sendable (String) -> Bool
+    ) {
         self.context = context
         self.reader = reader
         chains = Dictionary(uniqueKeysWithValues: context.config.locales.map { ($0, context.config.chain(for: $0)) })
@@ -50,7 +52,8 @@ struct PagePass: Sendable {
         // A delta build: only the pages it names, and only their cache entries. The builder
         // updates its caches while the pass lives, and a pass holding the whole dictionaries
         // would make each update copy them (10,000 pages' entries per edit).
-        translationFiles = Dictionary(uniqueKeysWithValues: pages.compactMap { page in inventory.translationsByPage[page].map { (page, $0) } })
+        translationFiles = Dictionary(
+            uniqueKeysWithValues: pages.compactMap { page in inventory.translationsByPage[page].map { (page, $0) } })
         let sourcePaths = pages.flatMap { inventory.pages[$0] ?? [] }.map(\.path)
         let translationPaths = (translationFiles.values.flatMap { $0 } + refusedTranslations.values.flatMap { $0 }).map(\.file.path)
         self.cachedSources = cachedSources.subset(sourcePaths)
@@ -77,13 +80,16 @@ extension PagePipeline {
     func renderPage(_ pageID: String, in pass: PagePass, clock: StageClock) -> RenderedPage {
         let sources = pass.sources[pageID] ?? []
         let source = sources.first
-        let (page, cached) = processPage(pageID, sources: sources, context: pass.context, reader: pass.reader, clock: clock,
-                                         cached: source.flatMap { pass.cachedSources[$0.path] },
-                                         reuse: source.map { pass.reuseSource($0.path) } ?? false)
+        let (page, cached) = processPage(
+            pageID, sources: sources, context: pass.context, reader: pass.reader, clock: clock,
+            cached: source.flatMap { pass.cachedSources[$0.path] },
+            reuse: source.map { pass.reuseSource($0.path) } ?? false)
         let started = DispatchTime.now().uptimeNanoseconds
-        let files = pass.translationFiles[pageID] ?? [], refused = pass.refusedTranslations[pageID] ?? []
-        let (translations, translationsCache) = loadTranslations(files, refused: refused, reader: pass.reader, context: pass.context,
-                                                                 cache: pass.cachedTranslations, reuse: pass.reuseTranslation)
+        let files = pass.translationFiles[pageID] ?? []
+        let refused = pass.refusedTranslations[pageID] ?? []
+        let (translations, translationsCache) = loadTranslations(
+            files, refused: refused, reader: pass.reader, context: pass.context,
+            cache: pass.cachedTranslations, reuse: pass.reuseTranslation)
         clock.add(.translations, DispatchTime.now().uptimeNanoseconds - started)
         let catalogs = translations.byPage[pageID] ?? []
         // Once a page: the output key and the preview's input digest both hold it.
@@ -94,20 +100,24 @@ extension PagePipeline {
             if let previous = pass.previousOutputs[pageID], previous.key == key {
                 output = previous.output.carried
             } else {
-                output = render(page, linkState: linkState, context: pass.context, chains: pass.chains, catalogs: catalogs,
-                                failedLocales: translations.failed[pageID] ?? [],
-                                settingsDigest: pass.settingsDigest, published: pass.published, now: pass.now, clock: clock, blobs: pass.blobs)
+                output = render(
+                    page, linkState: linkState, context: pass.context, chains: pass.chains, catalogs: catalogs,
+                    failedLocales: translations.failed[pageID] ?? [],
+                    settingsDigest: pass.settingsDigest, published: pass.published, now: pass.now, clock: clock, blobs: pass.blobs)
             }
         }
-        return RenderedPage(page: page, source: source, cached: cached, translationsCache: translationsCache,
-                            translationFiles: files + refused, translations: translations, outputKey: key, output: output)
+        return RenderedPage(
+            page: page, source: source, cached: cached, translationsCache: translationsCache,
+            translationFiles: files + refused, translations: translations, outputKey: key, output: output)
     }
 
     /// Every page of `pageIDs` through the pass, on every core, in order; `keep` takes what the
     /// build needs of each page at once, so the rest (its model, its catalogs) can go.
-    func renderPages<Kept: Sendable>(_ pageIDs: [String], in pass: PagePass, clock: StageClock,
-                                     progress: (@Sendable (Int, Int) -> Void)? = nil,
-                                     keep: @Sendable (RenderedPage) -> Kept) -> [Kept] {
+    func renderPages<Kept: Sendable>(
+        _ pageIDs: [String], in pass: PagePass, clock: StageClock,
+        progress: (@Sendable (Int, Int) -> Void)? = nil,
+        keep: @Sendable (RenderedPage) -> Kept
+    ) -> [Kept] {
         let done = Atomic<Int>(0)
         let slots = ResultSlots<Kept>(count: pageIDs.count)
         // Reading sources blocks when the page cache has let them go: more threads than cores.
@@ -120,9 +130,9 @@ extension PagePipeline {
     }
 }
 
-private extension Dictionary {
+extension Dictionary {
     /// The entries of `keys` that are present.
-    func subset(_ keys: some Sequence<Key>) -> [Key: Value] {
+    fileprivate func subset(_ keys: some Sequence<Key>) -> [Key: Value] {
         var kept: [Key: Value] = [:]
         for key in keys { if let value = self[key] { kept[key] = value } }
         return kept

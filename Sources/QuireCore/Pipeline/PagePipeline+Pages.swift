@@ -1,5 +1,5 @@
-import QuireModel
 import Foundation
+import QuireModel
 
 // Reading, parsing and validating pages (concurrent, per page).
 struct ProcessedPage: Sendable {
@@ -66,13 +66,19 @@ struct PageBuild: Sendable {
 extension PagePipeline {
     /// One page: `cached` is its last read (reused as is when `reuse`, its parse reused while the
     /// bytes are equal). Returns the page and what to cache for it (nil: cache nothing).
-    func processPage(_ pageID: String, sources: [SiteInventory.SourceFile], context: ValidationContext, reader: SourceFileReader,
-                     clock: StageClock, cached: CachedSource?, reuse: Bool) -> (ProcessedPage, CachedSource?) {
+    func processPage(
+        _ pageID: String, sources: [SiteInventory.SourceFile], context: ValidationContext, reader: SourceFileReader,
+        clock: StageClock, cached: CachedSource?, reuse: Bool
+    ) -> (ProcessedPage, CachedSource?) {
         let display = sources.map { "\(self.displayRoot)/\($0.relativePath)" }
         guard sources.count == 1, let source = sources.first else {
             let names = display.joined(separator: ", ")
-            let diagnostics = display.map { Diagnostic.error($0, "page id '\(pageID)' is claimed by more than one file (\(names)): keep one") }
-            return (ProcessedPage(pageID: pageID, file: display.first ?? pageID, sourceDigest: "", model: nil, diagnostics: diagnostics), nil)
+            let diagnostics = display.map {
+                Diagnostic.error($0, "page id '\(pageID)' is claimed by more than one file (\(names)): keep one")
+            }
+            return (
+                ProcessedPage(pageID: pageID, file: display.first ?? pageID, sourceDigest: "", model: nil, diagnostics: diagnostics), nil
+            )
         }
         let file = display[0]
         if reuse, let cached { return (cached.page, cached) }
@@ -82,7 +88,11 @@ extension PagePipeline {
             bytes = try reader.read(source.path)
             clock.add(.read, DispatchTime.now().uptimeNanoseconds - readStarted)
         } catch {
-            return (ProcessedPage(pageID: pageID, file: file, sourceDigest: "", model: nil, diagnostics: [.error(file, "this file \(error.message)")]), nil)
+            return (
+                ProcessedPage(
+                    pageID: pageID, file: file, sourceDigest: "", model: nil, diagnostics: [.error(file, "this file \(error.message)")]),
+                nil
+            )
         }
         let digest = clock.measure(.hash) { SHA256.hash(bytes) }
         let parsed: Result<SourceNode, Diagnostic>
@@ -91,7 +101,9 @@ extension PagePipeline {
         } else {
             let format = SourceFormat(pathExtension: SiteInventory.splitExtension(source.relativePath).pathExtension) ?? .yaml
             let limits = context.config.limits
-            parsed = clock.measure(.parse) { Result { () throws(Diagnostic) in try SourceParser.parse(bytes, format: format, file: file, limits: limits) } }
+            parsed = clock.measure(.parse) {
+                Result { () throws(Diagnostic) in try SourceParser.parse(bytes, format: format, file: file, limits: limits) }
+            }
         }
         var page = ProcessedPage(pageID: pageID, file: file, sourceDigest: digest, model: nil, diagnostics: [])
         switch parsed {

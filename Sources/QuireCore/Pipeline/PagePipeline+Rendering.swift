@@ -1,5 +1,5 @@
-import QuireModel
 import Foundation
+import QuireModel
 
 // Merging translations and rendering each locale and audience variant of a page.
 struct PageOutput: Sendable {
@@ -21,10 +21,12 @@ struct PageOutput: Sendable {
 
 extension PagePipeline {
     /// `linkState`: `page.linkState(in: context.pageIDs)`.
-    func render(_ page: ProcessedPage, linkState: String, context: ValidationContext, chains: [String: [String]],
-                        catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)], failedLocales: Set<String>,
-                        settingsDigest: String, published: [String: PublishedFile], now: Date, clock: StageClock,
-                        blobs: StagingBlobs? = nil) -> PageOutput {
+    func render(
+        _ page: ProcessedPage, linkState: String, context: ValidationContext, chains: [String: [String]],
+        catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)], failedLocales: Set<String>,
+        settingsDigest: String, published: [String: PublishedFile], now: Date, clock: StageClock,
+        blobs: StagingBlobs? = nil
+    ) -> PageOutput {
         let started = DispatchTime.now().uptimeNanoseconds
         var output = PageOutput()
         defer { output.milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6 }
@@ -41,7 +43,8 @@ extension PagePipeline {
         // A draft, or a page outside its schedule, stays out of published pages; its preview still shows it.
         let isDraft = model.isDraft || !model.schedule.isLive(at: now)
         let audiences = isDraft ? [] : PageRenderer.audiences(of: model)
-        let minimumAppVersions = Dictionary(context.vocabulary.types.compactMap { type in type.minimumAppVersion.map { (type.name, $0) } }, uniquingKeysWith: { $1 })
+        let minimumAppVersions = Dictionary(
+            context.vocabulary.types.compactMap { type in type.minimumAppVersion.map { (type.name, $0) } }, uniquingKeysWith: { $1 })
         let scheduleState = model.scheduleState(at: now)
         // The preview links the pages it names that exist: adding or removing one renders it again.
         let previewLinks = linkState.isEmpty ? "" : "+" + SHA256.hash(linkState)
@@ -63,8 +66,10 @@ extension PagePipeline {
             inputs.update("schedule:" + scheduleState)
             for catalog in catalogs where chain.contains(catalog.locale) { inputs.update(catalog.locale + catalog.digest) }
             let inputDigest = inputs.finalize()
-            let renderer = PageRenderer(locale: locale, defaultTTL: config.ttl, now: now, minimumAppVersions: minimumAppVersions,
-                                        renderMarkdown: markdown.render) { string in
+            let renderer = PageRenderer(
+                locale: locale, defaultTTL: config.ttl, now: now, minimumAppVersions: minimumAppVersions,
+                renderMarkdown: markdown.render
+            ) { string in
                 translations.resolve(string, chain: chain, defaultLocale: config.defaultLocale, stalePolicy: config.stalePolicy).text
             }
             let previewPath = "preview/\(locale)/\(page.pageID).html"
@@ -82,34 +87,47 @@ extension PagePipeline {
                     let parts = carried.metadata?["parts"]?.intValue ?? 1
                     for part in 1...max(parts, 1) {
                         let partPath = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience, part: part)
-                        output.files.append(OutputFile(path: partPath, content: .carried, inputDigest: digest, metadata: published[partPath]?.metadata))
+                        output.files.append(
+                            OutputFile(path: partPath, content: .carried, inputDigest: digest, metadata: published[partPath]?.metadata))
                     }
                     continue
                 }
                 let rendered = clock.measure(.markdown) { renderer.render(model, audience: audience) }
                 if locale == config.defaultLocale && audience == nil {
                     for (string, what) in rendered.removed {
-                        output.diagnostics.append(.warning(page.file, at: string.position, keyPath: string.keyPath, "removed \(what): apps never receive it"))
+                        output.diagnostics.append(
+                            .warning(page.file, at: string.position, keyPath: string.keyPath, "removed \(what): apps never receive it"))
                     }
                 }
                 if needsPreview {
-                    let preview = PreviewContext(site: site, locale: locale, pageID: page.pageID, version: nil, sitePageIDs: context.pageIDs)
+                    let preview = PreviewContext(
+                        site: site, locale: locale, pageID: page.pageID, version: nil, sitePageIDs: context.pageIDs)
                     let html = clock.measure(.preview) { PagePreview.html(page: rendered.page, context: preview) }
-                    output.files.append(OutputFile(path: previewPath, content: blobs?.stage(html, at: previewPath) ?? .bytes(html), inputDigest: previewDigest))
+                    output.files.append(
+                        OutputFile(
+                            path: previewPath, content: blobs?.stage(html, at: previewPath) ?? .bytes(html), inputDigest: previewDigest))
                 }
                 if isDraft { continue }
                 for (index, part) in rendered.parts.enumerated() {
                     let partPath = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience, part: index + 1)
-                    var metadata: JSONObject = ["page_id": .string(page.pageID), "locale": .string(locale), "ttl": .integer(model.ttl ?? config.ttl),
-                                                "audience": audience.map(JSONValue.string) ?? .null]
-                    if rendered.parts.count > 1 { metadata["part"] = .integer(index + 1); metadata["parts"] = .integer(rendered.parts.count) }
+                    var metadata: JSONObject = [
+                        "page_id": .string(page.pageID), "locale": .string(locale), "ttl": .integer(model.ttl ?? config.ttl),
+                        "audience": audience.map(JSONValue.string) ?? .null,
+                    ]
+                    if rendered.parts.count > 1 {
+                        metadata["part"] = .integer(index + 1)
+                        metadata["parts"] = .integer(rendered.parts.count)
+                    }
                     if published[partPath]?.inputDigest == digest && published[partPath]?.metadata == .object(metadata) {
                         output.files.append(OutputFile(path: partPath, content: .carried, inputDigest: digest, metadata: .object(metadata)))
                         continue
                     }
                     // Compact: apps download it (a third smaller than indented), and nobody edits it.
                     let bytes = clock.measure(.encode) { JSONWriter(pretty: false).bytes(part) }
-                    output.files.append(OutputFile(path: partPath, content: blobs?.stage(bytes, at: partPath) ?? .bytes(bytes), inputDigest: digest, metadata: .object(metadata)))
+                    output.files.append(
+                        OutputFile(
+                            path: partPath, content: blobs?.stage(bytes, at: partPath) ?? .bytes(bytes), inputDigest: digest,
+                            metadata: .object(metadata)))
                     output.rendered += 1
                 }
             }
@@ -134,7 +152,8 @@ extension PagePipeline {
                 files.append(OutputFile(path: "preview/\(locale)/\(pageID).html", content: .carried, inputDigest: preview.inputDigest))
             }
             // Every file of the page (variants, parts), by what its metadata says.
-            for (path, file) in published where file.metadata?["page_id"]?.stringValue == pageID && file.metadata?["locale"]?.stringValue == locale {
+            for (path, file) in published
+            where file.metadata?["page_id"]?.stringValue == pageID && file.metadata?["locale"]?.stringValue == locale {
                 files.append(OutputFile(path: path, content: .carried, inputDigest: file.inputDigest, metadata: file.metadata))
             }
         }

@@ -1,5 +1,5 @@
-import QuireModel
 import Foundation
+import QuireModel
 
 // Reading translation files, through the same reader and cache rules as pages.
 struct LoadedTranslations {
@@ -12,14 +12,17 @@ struct LoadedTranslations {
 extension PagePipeline {
     /// Reads translation files (those of one page, in a build), reusing `cache` entries while
     /// `reuse` says a file is unchanged. Returns what was loaded and what to cache for each file.
-    func loadTranslations(_ files: [SiteInventory.TranslationFile], refused: [SiteInventory.TranslationFile], reader: SourceFileReader,
-                          context: ValidationContext, cache: [String: CachedTranslation],
-                          reuse: (String) -> Bool) -> (LoadedTranslations, [String: CachedTranslation]) {
+    func loadTranslations(
+        _ files: [SiteInventory.TranslationFile], refused: [SiteInventory.TranslationFile], reader: SourceFileReader,
+        context: ValidationContext, cache: [String: CachedTranslation],
+        reuse: (String) -> Bool
+    ) -> (LoadedTranslations, [String: CachedTranslation]) {
         var loaded = LoadedTranslations()
         var cached: [String: CachedTranslation] = [:]
         for file in refused { loaded.failed[file.pageID, default: []].insert(file.locale) }
         for file in files {
-            cached[file.file.path] = load(file, into: &loaded, reader: reader, context: context, cached: cache[file.file.path], reuse: reuse(file.file.path))
+            cached[file.file.path] = load(
+                file, into: &loaded, reader: reader, context: context, cached: cache[file.file.path], reuse: reuse(file.file.path))
         }
         return (loaded, cached)
     }
@@ -32,8 +35,10 @@ extension PagePipeline {
     }
 
     /// Reads (or reuses) one translation file into `loaded`; returns what to cache for it.
-    private func load(_ translation: SiteInventory.TranslationFile, into loaded: inout LoadedTranslations, reader: SourceFileReader,
-                      context: ValidationContext, cached: CachedTranslation?, reuse: Bool) -> CachedTranslation? {
+    private func load(
+        _ translation: SiteInventory.TranslationFile, into loaded: inout LoadedTranslations, reader: SourceFileReader,
+        context: ValidationContext, cached: CachedTranslation?, reuse: Bool
+    ) -> CachedTranslation? {
         let display = "\(displayRoot)/\(translation.file.relativePath)"
         if let why = TranslationFileRules.unusedReason(locale: translation.locale, config: context.config) {
             loaded.diagnostics.append(.warning(display, "\(why): not used"))
@@ -54,7 +59,8 @@ extension PagePipeline {
             if let cached, cached.digest == digest {
                 parsed = cached.parsed
             } else {
-                let format = TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml
+                let format =
+                    TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml
                 parsed = Result { () throws(Diagnostic) in try TranslationFileReader.read(bytes, file: display, format: format) }
             }
         }

@@ -1,5 +1,5 @@
-import QuireModel
 import Foundation
+import QuireModel
 
 // The one-pass pipeline of a page (ARCHITECTURE.md, "One save, end to end"):
 //
@@ -23,8 +23,10 @@ struct PagePipeline: Sendable {
     /// What decides whether a page's output can be carried: its source, its translations, the
     /// settings, previews on or off, where it stands in its schedule, and which of the pages it
     /// links to exist.
-    func outputKey(_ page: ProcessedPage, settingsDigest: String, catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)],
-                   now: Date, linkState: String) -> String {
+    func outputKey(
+        _ page: ProcessedPage, settingsDigest: String, catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)],
+        now: Date, linkState: String
+    ) -> String {
         ([settingsDigest, page.sourceDigest, String(previews), page.model?.scheduleState(at: now) ?? "", linkState]
             + catalogs.map { $0.locale + $0.digest }.sorted()).joined(separator: "|")
     }

@@ -1,5 +1,5 @@
-import QuireModel
 import Foundation
+import QuireModel
 
 // The delta path: a change set the fast path can take (`deltaScope`; DeltaBase.swift says which)
 // builds only the pages it touches and publishes what changed against the base version, or holds
@@ -12,7 +12,8 @@ extension SiteBuilder {
     /// With `hold`, renders without publishing: the next build adds to it and publishes both.
     func deltaBuild(changed: Set<String>, hold: Bool, inventory: SiteInventory, clock: StageClock, started: UInt64) -> SiteBuildResult? {
         guard options.publish, state.lastBuildPublished, let store,
-              var scoped = state.deltaBase.flatMap({ deltaScope(changed, inventory: inventory, base: $0) }) else { return nil }
+            var scoped = state.deltaBase.flatMap({ deltaScope(changed, inventory: inventory, base: $0) })
+        else { return nil }
         // The builder gives its base up while this build changes it: one owner, so updating a
         // page's entries does not copy every other page's. (While a delta is held, the base has
         // its pages applied.)
@@ -47,10 +48,11 @@ extension SiteBuilder {
         var changes = held?.changes ?? DeltaChanges()
         // The change set's pages on both cores (a translation drop or a checkout touches
         // hundreds), against snapshots of the caches; then applied one by one.
-        var pass = PagePass(context: base.context, reader: SourceFileReader(maxBytes: config.limits.maxFileBytes),
-                            settingsDigest: base.settings.digest, published: published, now: options.now(), inventory: inventory,
-                            pages: scoped.pages, cachedSources: state.sources, cachedTranslations: state.translations,
-                            reuseSource: { _ in false }, reuseTranslation: { !changed.contains($0) })
+        var pass = PagePass(
+            context: base.context, reader: SourceFileReader(maxBytes: config.limits.maxFileBytes),
+            settingsDigest: base.settings.digest, published: published, now: options.now(), inventory: inventory,
+            pages: scoped.pages, cachedSources: state.sources, cachedTranslations: state.translations,
+            reuseSource: { _ in false }, reuseTranslation: { !changed.contains($0) })
         // Many pages (a burst, a checkout) stream their files to disk as a full build does,
         // rather than holding them all until the publish; one page keeps its bytes.
         pass.blobs = held?.blobs
@@ -61,7 +63,9 @@ extension SiteBuilder {
             apply(page, to: &changes, base: &base, scope: &scope, result: &result, now: pass.now)
         }
         for (pageID, relativePath) in scoped.removedPages {
-            remove(pageID, source: relativePath, inventory: inventory, reader: pass.reader, changed: changed, changes: &changes, base: &base, scope: &scope)
+            remove(
+                pageID, source: relativePath, inventory: inventory, reader: pass.reader, changed: changed, changes: &changes, base: &base,
+                scope: &scope)
         }
         result.filesRendered += held?.filesRendered ?? 0
         let rebuilt = Set(result.pagesRebuilt).union(held?.pagesRebuilt ?? [])
@@ -69,7 +73,8 @@ extension SiteBuilder {
         if hold && BurstHold.mayHold(scope) {
             holding = true
             state.setDeltaBase(base)
-            burst.hold(HeldDelta(changes: changes, scope: scope, blobs: pass.blobs, filesRendered: result.filesRendered, pagesRebuilt: rebuilt))
+            burst.hold(
+                HeldDelta(changes: changes, scope: scope, blobs: pass.blobs, filesRendered: result.filesRendered, pagesRebuilt: rebuilt))
             result.isHeld = true
             return result
         }
@@ -90,7 +95,8 @@ extension SiteBuilder {
 
         let drills = uncheckedDrillsWarning
         let siteWarnings = base.context.drillIDs == nil && !base.drillCarouselPages.isEmpty ? [drills] : []
-        result.diagnostics = (base.diagnostics.filter { !scope.files.contains($0.file) && $0 != drills } + changes.diagnostics + siteWarnings)
+        result.diagnostics =
+            (base.diagnostics.filter { !scope.files.contains($0.file) && $0 != drills } + changes.diagnostics + siteWarnings)
             .sorted { ($0.file, $0.position) < ($1.file, $1.position) }
         result.pageSources = base.pageSources
         result.pagesTotal = base.countedPages
@@ -99,16 +105,20 @@ extension SiteBuilder {
         (result.pagesAdded, result.pagesRemoved) = (changes.added, changes.removedPages)
         base.manifest["pages"] = .integer(base.publishedPages.count)
         base.manifest["coverage"] = .array(result.coverage.map(\.json))
-        let record = buildRecord(parent: base.version, locales: config.locales,
-                                 changes: Self.changesJSON(added: changes.added, changed: changes.changed, removed: changes.removedPages),
-                                 started: started, clock: clock, pages: changes.records, result: result)
+        let record = buildRecord(
+            parent: base.version, locales: config.locales,
+            changes: Self.changesJSON(added: changes.added, changed: changes.changed, removed: changes.removedPages),
+            started: started, clock: clock, pages: changes.records, result: result)
         do {
             var outcome = PublishOutcome.unchanged(base.version)
             if !changes.isEmpty {
-                let delta = PublishDelta(base: base.version, files: Array(changes.files.values), removed: changes.removed.sorted(),
-                                         manifest: base.manifest, buildRecord: record)
+                let delta = PublishDelta(
+                    base: base.version, files: Array(changes.files.values), removed: changes.removed.sorted(),
+                    manifest: base.manifest, buildRecord: record)
                 outcome = try clock.measure(.publish) {
-                    try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in try store.publish(delta, holding: lock) }
+                    try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in
+                        try store.publish(delta, holding: lock)
+                    }
                 }
             }
             result.outcome = outcome
@@ -127,8 +137,10 @@ extension SiteBuilder {
     }
 
     /// Takes one rendered page into the builder's caches, the base and the changes.
-    private func apply(_ rendered: RenderedPage, to changes: inout DeltaChanges, base: inout DeltaBase, scope: inout DeltaScope,
-                       result: inout SiteBuildResult, now: Date) {
+    private func apply(
+        _ rendered: RenderedPage, to changes: inout DeltaChanges, base: inout DeltaBase, scope: inout DeltaScope,
+        result: inout SiteBuildResult, now: Date
+    ) {
         let page = rendered.page
         let pageID = page.pageID
         state.keep(rendered)
@@ -150,21 +162,26 @@ extension SiteBuilder {
         base.update(pageID, summary: PageSummary(counted: page.counted, coverage: output.coverage), paths: after)
         result.filesRendered += output.rendered
         if output.rendered > 0 { result.pagesRebuilt.append(pageID) }
-        changes.records[pageID] = ["ms": .number((output.milliseconds * 100).rounded() / 100), "rendered": .integer(output.rendered), "ok": true]
+        changes.records[pageID] = [
+            "ms": .number((output.milliseconds * 100).rounded() / 100), "rendered": .integer(output.rendered), "ok": true,
+        ]
     }
 
     /// Takes a page whose source is gone out of the builder's caches and the base; its files leave
     /// the version. Its translation files, of no page now, are read for their own diagnostics, as
     /// a full build reads them.
-    private func remove(_ pageID: String, source relativePath: String, inventory: SiteInventory, reader: SourceFileReader,
-                        changed: Set<String>, changes: inout DeltaChanges, base: inout DeltaBase, scope: inout DeltaScope) {
+    private func remove(
+        _ pageID: String, source relativePath: String, inventory: SiteInventory, reader: SourceFileReader,
+        changed: Set<String>, changes: inout DeltaChanges, base: inout DeltaBase, scope: inout DeltaScope
+    ) {
         _ = changes.apply(PageOutput(), of: pageID, base: &base)
         base.remove(pageID)
         base.pageSources["\(displayRoot)/\(relativePath)"] = nil
         state.forgetPage(pageID, sourcePath: "\(siteRoot)/\(relativePath)")
         let orphans = inventory.translationsByPage[pageID] ?? []
-        let (loaded, cache) = pipeline.loadTranslations(orphans, refused: [], reader: reader, context: base.context,
-                                                        cache: state.translations, reuse: { !changed.contains($0) })
+        let (loaded, cache) = pipeline.loadTranslations(
+            orphans, refused: [], reader: reader, context: base.context,
+            cache: state.translations, reuse: { !changed.contains($0) })
         state.keepTranslations(cache)
         for file in orphans { scope.files.insert("\(displayRoot)/\(file.file.relativePath)") }
         changes.setDiagnostics(loaded.diagnostics + PagePipeline.unusedTranslationWarnings(loaded), of: pageID)
@@ -213,13 +230,16 @@ extension SiteBuilder {
         // A translation file of a page neither built before nor added now (the drill catalog, a
         // page that does not exist): full path, which reports it.
         guard scope.pages.allSatisfy({ base.pages[$0] != nil || scope.addedPages.contains($0) }),
-              translatesRemoved.isSubset(of: scope.removedPages.keys) else { return nil }
+            translatesRemoved.isSubset(of: scope.removedPages.keys)
+        else { return nil }
         return scope
     }
 
     /// Assets whose bytes changed, read again.
-    private func changedAssets(_ names: Set<String>, inventory: SiteInventory, published: [String: PublishedFile],
-                               diagnostics: inout [Diagnostic]) -> [OutputFile] {
+    private func changedAssets(
+        _ names: Set<String>, inventory: SiteInventory, published: [String: PublishedFile],
+        diagnostics: inout [Diagnostic]
+    ) -> [OutputFile] {
         let reader = SourceFileReader(maxBytes: 64 * 1024 * 1024)
         var files: [OutputFile] = []
         for name in names.sorted() {
@@ -228,7 +248,9 @@ extension SiteBuilder {
                 let bytes = try reader.read(file.path)
                 let digest = SHA256.hash(bytes)
                 state.setAssetDigest(digest, of: file.path)
-                if published["assets/\(name)"]?.sha256 != digest { files.append(OutputFile(path: "assets/\(name)", content: .bytes(bytes), inputDigest: digest)) }
+                if published["assets/\(name)"]?.sha256 != digest {
+                    files.append(OutputFile(path: "assets/\(name)", content: .bytes(bytes), inputDigest: digest))
+                }
             } catch {
                 // The asset keeps its last good copy.
                 diagnostics.append(.error("\(displayRoot)/\(file.relativePath)", "this file \(error.message)"))

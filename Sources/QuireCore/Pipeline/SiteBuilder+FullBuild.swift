@@ -1,5 +1,5 @@
-import QuireModel
 import Foundation
+import QuireModel
 
 // The full path: every page through the pipeline (carrying what the caches vouch for), the
 // whole version planned and published. `quire build` always takes it; the watcher takes it for
@@ -43,9 +43,10 @@ extension SiteBuilder {
 
         let pageIDs = inventory.pages.keys.sorted()
         let keepsSources = options.keepsSources
-        var pass = PagePass(context: context, reader: reader, settingsDigest: settings.digest, published: published, now: now,
-                            inventory: inventory, cachedSources: state.sources, cachedTranslations: state.translations,
-                            reuseSource: canReuse, reuseTranslation: isUnchanged)
+        var pass = PagePass(
+            context: context, reader: reader, settingsDigest: settings.digest, published: published, now: now,
+            inventory: inventory, cachedSources: state.sources, cachedTranslations: state.translations,
+            reuseSource: canReuse, reuseTranslation: isUnchanged)
         // An output is carried by its key, which holds which of the pages it links to exist.
         pass.previousOutputs = state.carriableOutputs(sameContext: sameContext)
         // Publishing: rendered files go to disk as they are produced, not into memory (issue 8).
@@ -69,7 +70,8 @@ extension SiteBuilder {
         // Translation files whose page does not exist: read for their own diagnostics only.
         let orphans = inventory.translations.filter { inventory.pages[$0.pageID] == nil }
         let (orphanTranslations, orphansCache) = clock.measure(.translations) {
-            pipeline.loadTranslations(orphans, refused: [], reader: reader, context: context, cache: pass.cachedTranslations, reuse: isUnchanged)
+            pipeline.loadTranslations(
+                orphans, refused: [], reader: reader, context: context, cache: pass.cachedTranslations, reuse: isUnchanged)
         }
         state.keepFullPass(sources: newSources, translations: newTranslations.merging(orphansCache) { $1 }, outputs: newOutputs)
         result.diagnostics += orphanTranslations.diagnostics + PagePipeline.unusedTranslationWarnings(orphanTranslations)
@@ -91,17 +93,23 @@ extension SiteBuilder {
                 coverage[locale]?.stale += counts.stale
                 coverage[locale]?.missing += counts.missing
             }
-            pageRecords[page.pageID] = ["ms": .number((output.milliseconds * 100).rounded() / 100),
-                                        "rendered": .integer(output.rendered), "ok": .bool(page.hasModel)]
+            pageRecords[page.pageID] = [
+                "ms": .number((output.milliseconds * 100).rounded() / 100),
+                "rendered": .integer(output.rendered), "ok": .bool(page.hasModel),
+            ]
             if !page.hasModel { files += pipeline.carry(page.pageID, locales: context.config.locales, published: published) }
         }
         files += clock.measure(.read) { assetFiles(inventory, published: published, canReuse: canReuse, into: &result) }
         if options.previews {
-            files.append(OutputFile(path: PagePreview.stylesheetPath, content: .bytes(PagePreview.stylesheet), inputDigest: PagePipeline.previewFormat))
-            files.append(OutputFile(path: PagePreview.scriptPath, content: .bytes(PagePreview.script), inputDigest: PagePipeline.previewFormat))
+            files.append(
+                OutputFile(
+                    path: PagePreview.stylesheetPath, content: .bytes(PagePreview.stylesheet), inputDigest: PagePipeline.previewFormat))
+            files.append(
+                OutputFile(path: PagePreview.scriptPath, content: .bytes(PagePreview.script), inputDigest: PagePipeline.previewFormat))
         }
-        let (cacheHeaders, headerFiles, pageLists) = Self.cacheHeadersAndPageLists(site: site, files: files, published: published,
-                                                                                   listingPages: options.publish)
+        let (cacheHeaders, headerFiles, pageLists) = Self.cacheHeadersAndPageLists(
+            site: site, files: files, published: published,
+            listingPages: options.publish)
         files += headerFiles
         result.scheduled = pages.flatMap(\.scheduled).sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
         if context.drillIDs == nil, pages.contains(where: \.usesDrillCarousel) { result.diagnostics.append(uncheckedDrillsWarning) }
@@ -115,9 +123,10 @@ extension SiteBuilder {
         manifest["coverage"] = .array(result.coverage.map(\.json))
         manifest["vocabulary"] = PagePipeline.vocabularyManifest(context.vocabulary)
         (result.pagesAdded, result.pagesRemoved) = (changes.added, changes.removed)
-        let record = buildRecord(parent: (try? openStore().newestVersion()).flatMap { $0 }, locales: context.config.locales,
-                                 changes: Self.changesJSON(added: changes.added, changed: changes.changed, removed: changes.removed),
-                                 started: started, clock: clock, pages: pageRecords, result: result)
+        let record = buildRecord(
+            parent: (try? openStore().newestVersion()).flatMap { $0 }, locales: context.config.locales,
+            changes: Self.changesJSON(added: changes.added, changed: changes.changed, removed: changes.removed),
+            started: started, clock: clock, pages: pageRecords, result: result)
         do {
             let store = try openStore()
             let outcome = try clock.measure(.publish) {
@@ -126,11 +135,19 @@ extension SiteBuilder {
                 }
             }
             result.outcome = outcome
-            let version = switch outcome { case .published(let version, _), .unchanged(let version): version }
-            state.published(deltaBase: !keepsSources ? nil : DeltaBase.afterFullBuild(
-                version: version, settings: settings, context: context, pages: pages, files: files, cacheHeaders: cacheHeaders,
-                result: result, manifest: manifest))
-            if case .published(let version, _) = outcome { result.diagnostics += afterPublish.run(version, config: context.config, store: store) }
+            let version =
+                switch outcome {
+                case .published(let version, _), .unchanged(let version): version
+                }
+            state.published(
+                deltaBase: !keepsSources
+                    ? nil
+                    : DeltaBase.afterFullBuild(
+                        version: version, settings: settings, context: context, pages: pages, files: files, cacheHeaders: cacheHeaders,
+                        result: result, manifest: manifest))
+            if case .published(let version, _) = outcome {
+                result.diagnostics += afterPublish.run(version, config: context.config, store: store)
+            }
         } catch {
             result.operationalError = "\(error)"
         }
@@ -140,8 +157,10 @@ extension SiteBuilder {
     }
 
     /// `build.json` of a version: what the build did and how long each stage took.
-    func buildRecord(parent: VersionID?, locales: [String], changes: JSONValue, started: UInt64, clock: StageClock,
-                     pages: JSONObject, result: SiteBuildResult) -> JSONObject {
+    func buildRecord(
+        parent: VersionID?, locales: [String], changes: JSONValue, started: UInt64, clock: StageClock,
+        pages: JSONObject, result: SiteBuildResult
+    ) -> JSONObject {
         JSONObject([
             ("parent", parent.map { .string($0.description) } ?? .null),
             ("locales", .array(locales.map { .string($0) })),
@@ -167,22 +186,27 @@ extension SiteBuilder {
     /// the status) and how they changed: two passes over the same files (60,000 on a large
     /// site), side by side. `files` is lent, not kept: the caller appends to it afterwards.
     static func cacheHeadersAndPageLists(site: String, files: [OutputFile], published: [String: PublishedFile], listingPages: Bool)
-        -> (CacheHeaderFiles, [OutputFile], PageLists?) {
-        let ((headers, headerFiles), lists) = sideBySide({
-            var headers = CacheHeaderFiles(site: site, files: files)
-            return (headers, headers.files(published: published))
-        }, { () -> PageLists? in
-            guard listingPages else { return nil }
-            let pages = OutputPath.publishedPages(files)
-            return (pages, pageChanges(files, pages: pages, published: published))
-        })
+        -> (CacheHeaderFiles, [OutputFile], PageLists?)
+    {
+        let ((headers, headerFiles), lists) = sideBySide(
+            {
+                var headers = CacheHeaderFiles(site: site, files: files)
+                return (headers, headers.files(published: published))
+            },
+            { () -> PageLists? in
+                guard listingPages else { return nil }
+                let pages = OutputPath.publishedPages(files)
+                return (pages, pageChanges(files, pages: pages, published: published))
+            })
         return (headers, headerFiles, lists)
     }
 
     /// Pages added, changed (a file written anew) and removed against the newest version.
     /// `after`: the pages the new files publish (`publishedPages(files)`).
-    static func pageChanges(_ files: [OutputFile], pages after: Set<String>,
-                            published: [String: PublishedFile]) -> (added: [String], changed: [String], removed: [String]) {
+    static func pageChanges(
+        _ files: [OutputFile], pages after: Set<String>,
+        published: [String: PublishedFile]
+    ) -> (added: [String], changed: [String], removed: [String]) {
         func pageID(_ metadata: JSONValue?) -> String? { metadata?["page_id"]?.stringValue }
         let before = Set(published.values.compactMap { pageID($0.metadata) })
         var changed = Set<String>()
@@ -196,8 +220,10 @@ extension SiteBuilder {
 
     // MARK: Assets
 
-    private func assetFiles(_ inventory: SiteInventory, published: [String: PublishedFile], canReuse: (String) -> Bool,
-                            into result: inout SiteBuildResult) -> [OutputFile] {
+    private func assetFiles(
+        _ inventory: SiteInventory, published: [String: PublishedFile], canReuse: (String) -> Bool,
+        into result: inout SiteBuildResult
+    ) -> [OutputFile] {
         let reader = SourceFileReader(maxBytes: 64 * 1024 * 1024)
         var files: [OutputFile] = []
         var digests: [String: String] = [:]

@@ -1,5 +1,5 @@
-import QuireModel
 import Foundation
+import QuireModel
 
 // The pipeline of one site (ARCHITECTURE.md, "One save, end to end"):
 //
@@ -110,7 +110,9 @@ public final class SiteBuilder: @unchecked Sendable {
         state.keep(inventory)
         // A folder that came or went stands for its files from here on.
         let changed = updatedPaths ?? changed
-        if updatedPaths != nil, let changed, let result = deltaBuild(changed: changed, hold: hold, inventory: inventory, clock: clock, started: started) {
+        if updatedPaths != nil, let changed,
+            let result = deltaBuild(changed: changed, hold: hold, inventory: inventory, clock: clock, started: started)
+        {
             return result
         }
         return fullBuild(inventory: inventory, changed: changed, clock: clock, started: started)
@@ -118,7 +120,9 @@ public final class SiteBuilder: @unchecked Sendable {
 
     /// Said once for the site while a page has a drill carousel and the site no drill catalog.
     var uncheckedDrillsWarning: Diagnostic {
-        .warning("\(displayRoot)/site.yaml", "drill ids are not checked: this site has no drill catalog (name one with 'drill_catalog: drills.yaml' in site.yaml)")
+        .warning(
+            "\(displayRoot)/site.yaml",
+            "drill ids are not checked: this site has no drill catalog (name one with 'drill_catalog: drills.yaml' in site.yaml)")
     }
 
     /// The files of the newest version (what can be carried); none when only checking.
@@ -139,6 +143,7 @@ public final class SiteBuilder: @unchecked Sendable {
     /// `pages`: the pages the newest version serves, when the builder knows them (else the store lists them).
     func writeStatus(_ result: SiteBuildResult, context: ValidationContext?, pages: Set<String>? = nil) {
         guard options.publish, let store = try? openStore() else { return }
-        statusWriter.write(result, store: store, locales: context?.config.locales ?? [], pages: pages, inBackground: options.statusInBackground)
+        statusWriter.write(
+            result, store: store, locales: context?.config.locales ?? [], pages: pages, inBackground: options.statusInBackground)
     }
 }

@@ -5,8 +5,6 @@ public struct HeldPublishLock: ~Copyable {
     /// The site folder whose lock it is.
     let root: String
 
-    init(root: String) { self.root = root }
-
     /// Stops a caller that lends one site's lock to another site's store.
     func check(for store: SiteStore) {
         precondition(root == store.root, "the publish lock of \(root) lent to the store of \(store.root)")

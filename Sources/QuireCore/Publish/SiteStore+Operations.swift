@@ -18,12 +18,14 @@ extension SiteStore {
                 guard let slash = path.firstIndex(of: "/") else { return false }
                 return locales.contains(String(path[..<slash])) && path.hasSuffix(".json")
             }.count
-            let changes = manifest.parent.flatMap { indexes[$0] }.map { VersionChanges(from: $0, to: files) }
+            let changes =
+                manifest.parent.flatMap { indexes[$0] }.map { VersionChanges(from: $0, to: files) }
                 ?? (manifest.parent == nil ? VersionChanges(from: [:], to: files) : nil)
-            infos.append(VersionInfo(
-                id: version, builtAt: manifest.builtAt, parent: manifest.parent, pages: pages, locales: locales,
-                bytes: manifest.folders.reduce(0) { $0 + $1.folder.bytes }, changes: changes,
-                isCurrent: version == current, isPinned: version == pinned))
+            infos.append(
+                VersionInfo(
+                    id: version, builtAt: manifest.builtAt, parent: manifest.parent, pages: pages, locales: locales,
+                    bytes: manifest.folders.reduce(0) { $0 + $1.folder.bytes }, changes: changes,
+                    isCurrent: version == current, isPinned: version == pinned))
         }
         return infos
     }
@@ -37,7 +39,9 @@ extension SiteStore {
             let all = try allVersions()
             let target: VersionID
             if let version {
-                guard all.contains(version) else { throw StoreError("site '\(site)' has no version '\(version)': list them with 'quire versions'") }
+                guard all.contains(version) else {
+                    throw StoreError("site '\(site)' has no version '\(version)': list them with 'quire versions'")
+                }
                 target = version
             } else {
                 guard let current, let before = all.last(where: { $0 < current }) else {
@@ -56,19 +60,24 @@ extension SiteStore {
         try withOperationLock { (lock) throws(StoreError) -> VersionID in
             let current = try currentVersion()
             guard let target = version ?? current else { throw StoreError("site '\(site)' has no version to pin yet") }
-            guard try allVersions().contains(target) else { throw StoreError("site '\(site)' has no version '\(target)': list them with 'quire versions'") }
+            guard try allVersions().contains(target) else {
+                throw StoreError("site '\(site)' has no version '\(target)': list them with 'quire versions'")
+            }
             try movePinned(to: target, action: .pin, from: current, reason: reason, holding: lock)
             return target
         }
     }
 
-    private func movePinned(to target: VersionID, action: HistoryEntry.Action, from current: VersionID?, reason: String,
-                            holding lock: borrowing HeldPublishLock) throws(StoreError) {
+    private func movePinned(
+        to target: VersionID, action: HistoryEntry.Action, from current: VersionID?, reason: String,
+        holding lock: borrowing HeldPublishLock
+    ) throws(StoreError) {
         // Only a complete version is served: its manifest and every folder's tree must be there.
         let manifest = try manifest(of: target)
         let trees = TreeReader(layout: layout)
         for entry in manifest.folders where !trees.isStored(entry.folder.tree) {
-            throw StoreError("version \(target) is incomplete (the tree of '\(entry.name)' is gone); run 'quire verify --version \(target)'")
+            throw StoreError(
+                "version \(target) is incomplete (the tree of '\(entry.name)' is gone); run 'quire verify --version \(target)'")
         }
         try recovery.makeDurable(target)
         // Pin, history, swap: a process stopped after the pin is finished by the next lock holder
@@ -149,9 +158,10 @@ extension SiteStore {
             CrashPoint.history.reach()
             // A gc that removed nothing is not history worth reading.
             guard !report.removedVersions.isEmpty || report.removedTrees > 0 else { return report }
-            try History(path: layout.history).append(HistoryEntry(
-                action: .gc, from: report.removedVersions.first, to: report.removedVersions.last,
-                reason: reason.isEmpty ? detail : reason + " (" + detail + ")"))
+            try History(path: layout.history).append(
+                HistoryEntry(
+                    action: .gc, from: report.removedVersions.first, to: report.removedVersions.last,
+                    reason: reason.isEmpty ? detail : reason + " (" + detail + ")"))
             return report
         }
     }

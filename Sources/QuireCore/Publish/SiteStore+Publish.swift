@@ -24,8 +24,10 @@ extension SiteStore {
 
     /// Writes the planned version (unless it equals `base`), then records and swaps it in.
     /// `makeIndex` gives the new version's file index once it is written.
-    func commit(_ planned: [(name: String, tree: PlannedTree)], base newest: VersionID?, baseManifest: VersionManifest? = nil,
-                siteFields: JSONObject, buildRecord: JSONObject, makeIndex: () -> FileIndex) throws(StoreError) -> PublishOutcome {
+    func commit(
+        _ planned: [(name: String, tree: PlannedTree)], base newest: VersionID?, baseManifest: VersionManifest? = nil,
+        siteFields: JSONObject, buildRecord: JSONObject, makeIndex: () -> FileIndex
+    ) throws(StoreError) -> PublishOutcome {
         let version = VersionID((newest?.number ?? 0) + 1)
         let folders: [(name: String, folder: VersionManifest.Folder)] = planned.map { entry in
             (entry.name, VersionManifest.Folder(tree: entry.tree.id, files: entry.tree.fileCount, bytes: entry.tree.byteCount))
@@ -50,7 +52,8 @@ extension SiteStore {
         let reason = pin.map { "current stays at \($0.version): pinned" } ?? ""
         do throws(StoreError) {
             CrashPoint.history.reach()
-            try History(path: layout.history).append(HistoryEntry(action: .publish, from: before, to: version, reason: reason), durable: pin != nil)
+            try History(path: layout.history).append(
+                HistoryEntry(action: .publish, from: before, to: version, reason: reason), durable: pin != nil)
             if pin == nil {
                 CrashPoint.swap.reach()
                 try CurrentLink(layout: layout).point(at: version, alsoSyncing: [layout.history])

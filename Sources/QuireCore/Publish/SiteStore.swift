@@ -58,8 +58,10 @@ public final class SiteStore: @unchecked Sendable {
     /// Runs `body` holding the site's publish lock, which it lends to `body` (to pass on to
     /// `publish(_:holding:)`); `waiting` is told once when another process holds it; throws after
     /// `timeout` seconds. First, what a crashed or stopped process left is put right (`StoreRecovery`).
-    public func withPublishLock<T>(timeout: Double, waiting: (String) -> Void,
-                                   _ body: (borrowing HeldPublishLock) throws -> T) throws -> T {
+    public func withPublishLock<T>(
+        timeout: Double, waiting: (String) -> Void,
+        _ body: (borrowing HeldPublishLock) throws -> T
+    ) throws -> T {
         let lock = try PublishLock(path: layout.lock, site: site, timeout: timeout, waiting: waiting)
         let held = HeldPublishLock(root: root)
         let result = Result { () throws -> T in
@@ -90,7 +92,8 @@ public final class SiteStore: @unchecked Sendable {
     /// version they keep): two `stat`s instead of listing every version on each save.
     public func newestVersion() throws(StoreError) -> VersionID? {
         if let seen = state.withLock({ $0.newestSeen }), FileSystem.exists(layout.version(seen)),
-           !FileSystem.exists(layout.version(VersionID(seen.number + 1))) {
+            !FileSystem.exists(layout.version(VersionID(seen.number + 1)))
+        {
             return seen
         }
         let newest = try allVersions().last
@@ -199,7 +202,8 @@ public final class SiteStore: @unchecked Sendable {
         guard let spares, !folders.isEmpty else { return 0 }
         // Each folder's depth counted once, not in every comparison of the sort.
         var seen = Set<String>()
-        let trees = folders
+        let trees =
+            folders
             .map { (depth: UTF8Scan.slashes(in: $0.key), folder: $0) }
             .sorted { ($0.depth, $0.folder.key) < ($1.depth, $1.folder.key) }
             .compactMap { seen.insert($0.folder.value.id).inserted ? (id: $0.folder.value.id, manifest: $0.folder.value.manifest) : nil }

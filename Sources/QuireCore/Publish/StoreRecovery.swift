@@ -50,14 +50,17 @@ final class StoreRecovery: Sendable {
         for name in try FileSystem.list(layout.staging) where !StagingLease.isInUse(name, staging: layout.staging) {
             try FileSystem.removeTree(layout.staging + "/" + name)
         }
-        for name in try FileSystem.list(layout.root) where name.hasPrefix("current.tmp-") { try FileSystem.remove(layout.root + "/" + name) }
+        for name in try FileSystem.list(layout.root) where name.hasPrefix("current.tmp-") {
+            try FileSystem.remove(layout.root + "/" + name)
+        }
         // `pin.tmp-<pid>`: only lock holders write in state/.
         for name in try FileSystem.list(layout.state) where name.contains(".tmp-") { try FileSystem.remove(layout.state + "/" + name) }
         // Status files are written without the lock (by a watcher, in the background): only a
         // dead process's temporary files go.
         for name in (try? FileSystem.list(layout.status)) ?? [] {
             guard let range = name.range(of: ".tmp-", options: .backwards), let pid = pid_t(name[range.upperBound...]),
-                  kill(pid, 0) == -1, errno == ESRCH else { continue }
+                kill(pid, 0) == -1, errno == ESRCH
+            else { continue }
             try FileSystem.remove(layout.status + "/" + name)
         }
     }
@@ -72,9 +75,12 @@ final class StoreRecovery: Sendable {
         guard manifest.folders.allSatisfy({ trees.isStored($0.folder.tree) }) else { return }
         let pinned = try store.pinnedVersion() != nil
         try makeDurable(target)
-        try History(path: layout.history).append(HistoryEntry(
-            action: pinned ? .rollback : .publish, from: current, to: target,
-            reason: "completing the swap of a process that was stopped before it (current follows the \(pinned ? "pin" : "newest version"))"))
+        try History(path: layout.history).append(
+            HistoryEntry(
+                action: pinned ? .rollback : .publish, from: current, to: target,
+                reason:
+                    "completing the swap of a process that was stopped before it (current follows the \(pinned ? "pin" : "newest version"))"
+            ))
         CrashPoint.swap.reach()
         try CurrentLink(layout: layout).point(at: target)
     }
@@ -88,9 +94,12 @@ final class StoreRecovery: Sendable {
         guard !progress.withLock({ $0.historyChecked }) else { return }
         if let newest = try store.newestVersion(), try newestRecordedVersion().map({ $0 < newest }) ?? true {
             try makeDurable(newest)
-            try History(path: layout.history).append(HistoryEntry(
-                action: .publish, from: nil, to: newest,
-                reason: "recorded late: the history had no line for this version (its publisher was stopped, or a system crash lost the line)"))
+            try History(path: layout.history).append(
+                HistoryEntry(
+                    action: .publish, from: nil, to: newest,
+                    reason:
+                        "recorded late: the history had no line for this version (its publisher was stopped, or a system crash lost the line)"
+                ))
         }
         progress.withLock { $0.historyChecked = true }
     }
@@ -117,9 +126,10 @@ final class StoreRecovery: Sendable {
                     problem = error.description
                 }
                 store.retire(version)
-                try History(path: layout.history).append(HistoryEntry(
-                    action: .gc, from: version, to: version,
-                    reason: "taken out after a restart: it was not whole on disk (\(problem))"))
+                try History(path: layout.history).append(
+                    HistoryEntry(
+                        action: .gc, from: version, to: version,
+                        reason: "taken out after a restart: it was not whole on disk (\(problem))"))
             }
             let all = try store.allVersions()
             _ = try GarbageCollector(layout: layout, children: store.treeChildren).collect(versions: all, keeping: Set(all))

@@ -264,8 +264,8 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
         _ name: String, id: String, at position: SourcePosition, in capture: inout TextCapture
     ) -> (message: String, position: SourcePosition)? {
         let early = { (end: SourcePosition) in
-            (message: "the translation has inline code <ept id=\"\(id)\"> before its <bpt id=\"\(id)\">: "
-                + "keep the start of each pair of codes (a link, bold, italic) before its end", position: end)
+            let message = "the translation has inline code <ept id=\"\(id)\"> before its <bpt id=\"\(id)\">: "
+            return (message + "keep the start of each pair of codes (a link, bold, italic) before its end", end)
         }
         if name == "bpt" {
             if capture.role == .source { unit?.sourcePairIDs.insert(id) }
@@ -278,8 +278,8 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
             return nil
         }
         if let inner = capture.openPairs.last?.id, capture.openPairs.contains(where: { $0.id == id }) {
-            return ("inline code <ept id=\"\(id)\"> ends while <bpt id=\"\(inner)\">, which started after its <bpt>, is still open: "
-                + "nest the codes as the source does", position)
+            let message = "inline code <ept id=\"\(id)\"> ends while <bpt id=\"\(inner)\">, which started after its <bpt>, is still open"
+            return (message + ": nest the codes as the source does", position)
         }
         guard capture.role == .target else { return nil }
         if unit?.sourcePairIDs.contains(id) == true { return early(position) }

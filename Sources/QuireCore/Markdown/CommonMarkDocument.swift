@@ -149,10 +149,9 @@ final class CommonMarkDocument {
             guard event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else { continue }
             let type = cmark_node_get_type(node)
             guard type == CMARK_NODE_EMPH || type == CMARK_NODE_STRONG else { continue }
-            found.append(MarkdownEmphasisPosition(
-                isStrong: type == CMARK_NODE_STRONG,
-                start: (Int(cmark_node_get_start_line(node)), Int(cmark_node_get_start_column(node))),
-                end: (Int(cmark_node_get_end_line(node)), Int(cmark_node_get_end_column(node)))))
+            let start = (Int(cmark_node_get_start_line(node)), Int(cmark_node_get_start_column(node)))
+            let end = (Int(cmark_node_get_end_line(node)), Int(cmark_node_get_end_column(node)))
+            found.append(MarkdownEmphasisPosition(isStrong: type == CMARK_NODE_STRONG, start: start, end: end))
         }
         return found
     }

@@ -124,15 +124,27 @@ package struct CommandSpec: Sendable {
         return text.joined(separator: "\n")
     }
 
-    /// `  --lock-timeout SECONDS  wait for another publish this long (seconds; default 30)`.
-    static func optionLines(_ options: [OptionSpec]) -> String {
-        let width = min((options.map(\.spelled.count).max() ?? 0) + 2, 30)
+    /// `  --lock-timeout SECONDS  wait this long for the site's lock (seconds; default 30)`, the help
+    /// folded under itself to lines of at most `lineWidth` columns.
+    static func optionLines(_ options: [OptionSpec], lineWidth: Int = 100) -> String {
+        let column = min((options.map(\.spelled.count).max() ?? 0) + 2, 30) + 2
+        let indent = String(repeating: " ", count: column)
         return options.map { option in
-            let spelled = option.spelled
-            let pad =
-                spelled.count + 2 > width
-                ? "\n" + String(repeating: " ", count: width + 2) : String(repeating: " ", count: width - spelled.count)
-            return "  \(spelled)\(pad)\(option.help) \(option.unitAndDefault)"
+            let lead = "  \(option.spelled)"
+            var lines = lead.count + 2 > column ? [lead, indent] : [lead + String(repeating: " ", count: column - lead.count)]
+            // The unit and default stay on one line when they fit on one.
+            let tail = option.unitAndDefault
+            let tailWords = tail.count <= lineWidth - column ? [Substring(tail)] : tail.split(separator: " ")
+            let words = option.help.split(separator: " ") + tailWords
+            for word in words {
+                let line = lines[lines.count - 1]
+                if line.count > column && line.count + 1 + word.count > lineWidth {
+                    lines.append(indent + word)
+                } else {
+                    lines[lines.count - 1] += (line.count > column ? " " : "") + word
+                }
+            }
+            return lines.joined(separator: "\n")
         }.joined(separator: "\n")
     }
 }

@@ -27,7 +27,7 @@ final class WatchCommand: @unchecked Sendable {
                 "serve-auth", "URL", absent: .meaning("audience variants refused"),
                 help: "with --serve: the app's auth service, asked before an audience variant is served"),
         ],
-        example: "quire watch --pages pages --dist dist --site shop")
+        example: "quire watch --pages pages --dist dist --serve 127.0.0.1:8080")
 
     let arguments: Arguments
     private let buildQueue = DispatchQueue(label: "quire.watch.build")

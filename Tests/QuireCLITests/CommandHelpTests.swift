@@ -44,14 +44,16 @@ import Testing
                 #expect(run.status == 0, "quire \(command) \(spelling): exit \(run.status)\n\(run.stderr)")
                 #expect(run.stdout.hasPrefix("usage: quire \(command)"), "quire \(command) \(spelling):\n\(run.stdout)")
                 #expect(run.stdout.contains("\nexample"), "quire \(command) --help has no example")
-                // An option's line, and the next one when its help did not fit beside it.
+                // An option's line, and the indented ones its help is folded to.
                 let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false)
                 let options = lines.indices.filter { lines[$0].hasPrefix("  --") }
                 #expect(!options.isEmpty, "quire \(command) --help lists no option")
                 for index in options {
-                    let help = lines[index] + (index + 1 < lines.count && lines[index + 1].hasPrefix("      ") ? lines[index + 1] : "")
+                    let folded = lines[(index + 1)...].prefix { $0.hasPrefix("      ") }
+                    let help = ([lines[index]] + folded).joined(separator: " ")
                     #expect(help.contains("default") || help.contains("required)"), "no default: \(help)")
                 }
+                #expect(lines.allSatisfy { $0.count <= 100 }, "quire \(command) --help has lines over 100 columns")
             }
         }
         // A unit is named where the value counts something.

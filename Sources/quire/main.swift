@@ -34,8 +34,11 @@ func run(_ arguments: [String]) -> ExitCode {
         command = named
         rest = ["--help"]
     }
+    // The command whose --help a usage error points to, once known.
+    var running: CommandSpec?
     do {
         guard let spec = commands.first(where: { $0.name == command }) else { throw UsageError("unknown command '\(command)'") }
+        running = spec
         let parsed: Arguments
         switch try Arguments.parse(rest, for: spec) {
         case .help(let text):
@@ -43,6 +46,7 @@ func run(_ arguments: [String]) -> ExitCode {
             return .ok
         case .run(let arguments): parsed = arguments
         }
+        running = parsed.spec
         switch command {
         case "build": return try BuildCommand(arguments: parsed, publish: true).run()
         case "check": return try BuildCommand(arguments: parsed, publish: false).run()
@@ -53,7 +57,8 @@ func run(_ arguments: [String]) -> ExitCode {
         default: return try OperationsCommand(name: command, arguments: parsed).run()
         }
     } catch let error as UsageError {
-        Console.shared.error("quire: error: \(error.message)\n\(error.hint ?? "(quire --help lists the commands)")")
+        let hint = error.hint ?? running.map { "(\($0.invocation) --help lists its options)" } ?? "(quire --help lists the commands)"
+        Console.shared.error("quire: error: \(error.message)\n\(hint)")
         return .usage
     } catch let failure as CommandFailure {
         Console.shared.error("quire: error: \(failure.message)")

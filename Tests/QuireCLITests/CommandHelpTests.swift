@@ -85,6 +85,10 @@ import Testing
         let gc = try Self.quire(["gc", "--site", "shop"])
         #expect(gc.status == 2)
         #expect(gc.stderr.contains("needs --keep N"), "\(gc.stderr)")
+        // Every usage error points to the help of the command it is about.
+        let noFiles = try Self.quire(["l10n", "import", "--site", "shop"])
+        #expect(noFiles.status == 2)
+        #expect(noFiles.stderr.contains("(quire l10n import --help lists its options)"), "\(noFiles.stderr)")
     }
 
     /// README's synopsis block: the fenced block with a `quire versions` line. Each line that

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import QuireModel
 import Testing
+
 @testable import QuireCore
 
 /// `quire push` with the real rsync: folder replicas, and a replica behind an rsync daemon on loopback.
@@ -83,7 +84,10 @@ struct ReplicationTests {
         let missing = later.path + "/not-mounted"
         var report = try push(dist, [reachable.path, missing])
         #expect(report.destinations[0].state == .current)
-        guard case .unreachable = report.destinations[1].state else { Issue.record("\(report.destinations[1].state)"); return }
+        guard case .unreachable = report.destinations[1].state else {
+            Issue.record("\(report.destinations[1].state)")
+            return
+        }
         #expect(!FileSystem.exists(missing))
         for title in ["Two", "Three", "Four"] { try publish(store, title) }
         try FileSystem.makeDirectory(missing)
@@ -117,17 +121,25 @@ struct ReplicationTests {
         try publish(store, "Two")
         // What a push killed mid-copy leaves: a tree folder without its manifest, a file missing,
         // rsync's temporary file in it.
-        let tree = try #require(try FileSystem.list(store.layout.trees).first { name in
-            !name.hasSuffix(".json") && !FileSystem.exists(replica.path + "/trex/trees/" + name)
-        })
+        let tree = try #require(
+            try FileSystem.list(store.layout.trees).first { name in
+                !name.hasSuffix(".json") && !FileSystem.exists(replica.path + "/trex/trees/" + name)
+            })
         let copy = replica.path + "/trex/trees/" + tree
         try FileSystem.makeDirectory(copy)
         try FileSystem.createFile(copy + "/.trex-store.json.Xy12Ab", Array("partial".utf8))
+        // And what a push killed while writing a tree manifest or the link `current` leaves.
+        let strayManifest = replica.path + "/trex/trees/." + tree + ".json.Qw34Er"
+        try FileSystem.createFile(strayManifest, Array("{".utf8))
+        let strayLink = replica.path + "/trex/.current.Zx56Cv"
+        try FileSystem.symbolicLink("versions/v000002", at: strayLink)
         _ = try push(dist, [replica.path])
         let (current, problems) = try verified(replica.path)
         #expect(current == VersionID(2) && problems.isEmpty, "\(problems)")
         #expect(!FileSystem.exists(copy + "/.trex-store.json.Xy12Ab"))
         #expect(FileSystem.exists(copy + ".json"))
+        #expect(lstatInfo(strayManifest) == nil && lstatInfo(strayLink) == nil)
+        #expect(try FileSystem.list(replica.path + "/trex").filter { $0.hasPrefix(".") }.isEmpty)
     }
 
     @Test func aReplicaBehindAnRsyncDaemonOnLoopback() throws {
@@ -148,7 +160,61 @@ struct ReplicationTests {
         #expect(current == VersionID(1) && problems.isEmpty)
         daemon.stop()
         report = try push(dist, [destination])
-        guard case .unreachable = report.destinations[0].state else { Issue.record("\(report.destinations[0].state)"); return }
+        guard case .unreachable = report.destinations[0].state else {
+            Issue.record("\(report.destinations[0].state)")
+            return
+        }
+    }
+
+    /// `quire watch` pushes while saves publish and `keep:` removes old versions: a version the
+    /// push set out to copy may be gone before rsync reads it.
+    @Test func versionsTheOriginRemovesDuringAPushAreSkipped() throws {
+        let (dist, replica) = (TemporaryDist(), TemporaryDist())
+        let store = try dist.store()
+        for title in ["One", "Two", "Three"] { try publish(store, title) }
+        let snapshot = try PushSnapshot.take(store)
+        try store.gc(keep: 1)
+        let report = try ReplicaPush(dist: dist.path, site: "trex").push(
+            to: [ReplicaDestination(replica.path)], lock: nil, startingFrom: snapshot)
+        #expect(report.destinations.map(\.state) == [.current], "\(report.destinations)")
+        let (current, problems) = try verified(replica.path)
+        #expect(current == VersionID(3) && problems.isEmpty, "\(problems)")
+        #expect(try FileSystem.list(replica.path + "/trex/versions") == ["v000003"])
+    }
+
+    @Test func aPushWhoseCurrentTheOriginRemovedCopiesTheNewCurrent() throws {
+        let (dist, replica) = (TemporaryDist(), TemporaryDist())
+        let store = try dist.store()
+        for title in ["One", "Two"] { try publish(store, title) }
+        let snapshot = try PushSnapshot.take(store)
+        try publish(store, "Three")
+        try store.gc(keep: 1)
+        let report = try ReplicaPush(dist: dist.path, site: "trex").push(
+            to: [ReplicaDestination(replica.path)], lock: nil, startingFrom: snapshot)
+        #expect(report.version == VersionID(3) && report.destinations.map(\.state) == [.current], "\(report.destinations)")
+        let (current, problems) = try verified(replica.path)
+        #expect(current == VersionID(3) && problems.isEmpty, "\(problems)")
+        #expect(readText(replica.path + "/trex/current/en/trex-store.json") == #"{"title":"Three"}"#)
+    }
+
+    /// What a push killed by SIGKILL leaves: its rsync still running, its own descriptor closed
+    /// without unlocking. The next push must wait for that rsync.
+    @Test func anRsyncOutlivingItsPushHoldsThePushLock() throws {
+        let dist = TemporaryDist()
+        let path = dist.path + "/push-lock"
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        try #require(descriptor >= 0 && flock(descriptor, LOCK_EX) == 0)
+        let started = dist.path + "/started"
+        let child = Thread {
+            _ = try? ChildProcess.run(executable: "/bin/sh", arguments: ["-c", "touch \(started); sleep 1"], sharing: descriptor)
+        }
+        child.start()
+        while !FileSystem.exists(started) { usleep(10_000) }
+        close(descriptor)
+        #expect(throws: StoreError.self) { _ = try PublishLock(path: path, site: "trex", timeout: 0.2) { _ in } }
+        var waited: [String] = []
+        _ = try PublishLock(path: path, site: "trex", name: "push lock", timeout: 5) { waited.append($0) }
+        #expect(waited.count == 1 && waited[0].contains("push lock"), "\(waited)")
     }
 
     @Test func destinationsAreToldApart() throws {
@@ -170,7 +236,8 @@ final class RsyncDaemon {
 
     init(module: String) throws {
         config = module + ".rsyncd.conf"
-        let text = "use chroot = no\nmunge symlinks = no\nuid = root\ngid = root\n[replica]\npath = \(module)\nread only = no\n"
+        let text =
+            "use chroot = no\nmunge symlinks = no\nuid = root\ngid = root\n[replica]\npath = \(module)\nread only = no\n"
             + "[frozen]\npath = \(module)\nread only = yes\n"
         try text.write(toFile: config, atomically: true, encoding: .utf8)
         var lastError: (any Error)?
@@ -180,7 +247,10 @@ final class RsyncDaemon {
             process.executableURL = URL(fileURLWithPath: Rsync.executable!)
             process.arguments = ["--daemon", "--no-detach", "--address=127.0.0.1", "--port=\(candidate)", "--config=\(config)"]
             process.standardError = FileHandle.nullDevice
-            do { try process.run() } catch { lastError = error; continue }
+            do { try process.run() } catch {
+                lastError = error
+                continue
+            }
             usleep(300_000)
             if process.isRunning {
                 port = candidate

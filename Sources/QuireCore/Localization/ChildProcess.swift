@@ -28,8 +28,14 @@ struct ChildProcessError: Error {
 
 /// Runs a program with `posix_spawn` (no shell), stdin and stderr on /dev/null (or stderr with
 /// stdout when `mergingStandardError`), and collects its standard output. Blocking: call it off the main queue.
+/// `sharing` hands the child a descriptor as its fd 3 (`ChildProcess.sharedDescriptor`): a lock
+/// held through it stays held while the child runs, even if this process dies first.
 enum ChildProcess {
-    static func run(executable: String, arguments: [String], mergingStandardError: Bool = false) throws(ChildProcessError) -> ChildProcessOutput {
+    static let sharedDescriptor: Int32 = 3
+
+    static func run(
+        executable: String, arguments: [String], mergingStandardError: Bool = false, sharing shared: Int32? = nil
+    ) throws(ChildProcessError) -> ChildProcessOutput {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw ChildProcessError("pipe", errno: errno) }
         let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
@@ -48,6 +54,17 @@ enum ChildProcess {
             posix_spawn_file_actions_adddup2(&actions, writeEnd, 2)
         } else {
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        // Last, once the pipe is on stdout. dup2 onto another number clears close-on-exec; a
+        // descriptor that already is 3 goes through 4 first (dup2 onto itself would keep the flag).
+        if let shared {
+            if shared == Self.sharedDescriptor {
+                posix_spawn_file_actions_adddup2(&actions, shared, Self.sharedDescriptor + 1)
+                posix_spawn_file_actions_adddup2(&actions, Self.sharedDescriptor + 1, Self.sharedDescriptor)
+                posix_spawn_file_actions_addclose(&actions, Self.sharedDescriptor + 1)
+            } else {
+                posix_spawn_file_actions_adddup2(&actions, shared, Self.sharedDescriptor)
+            }
         }
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]

@@ -3,10 +3,13 @@ import Glibc
 /// The site's publish lock: `flock` on `state/lock`, which holds the holder's pid so a waiting
 /// process can say whom it waits for. The kernel drops the lock when the holder dies.
 struct PublishLock: ~Copyable {
-    private let descriptor: Int32
+    /// Shared with a child process (`ChildProcess.run(sharing:)`), it keeps the lock held until
+    /// that child exits too: flock belongs to the open file, not to the process.
+    let descriptor: Int32
 
     /// Tries until `timeout` seconds have passed; `waiting` is told once if someone holds it.
-    init(path: String, site: String, timeout: Double, waiting: (String) -> Void) throws(StoreError) {
+    /// `name` says which of the site's locks it is in messages.
+    init(path: String, site: String, name: String = "publish lock", timeout: Double, waiting: (String) -> Void) throws(StoreError) {
         let descriptor = try FileSystem.check("open the lock", path) { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, FileSystem.fileMode) }
         var told = false
         let start = Self.now()
@@ -18,12 +21,12 @@ struct PublishLock: ~Copyable {
             }
             let holder = Self.holder(descriptor).map { "pid \($0)" } ?? "another process"
             if !told {
-                waiting("waiting for the publish lock of site '\(site)' held by \(holder)")
+                waiting("waiting for the \(name) of site '\(site)' held by \(holder)")
                 told = true
             }
             if Self.now() - start >= timeout {
                 close(descriptor)
-                throw StoreError("the publish lock of site '\(site)' is held by \(holder); gave up after \(timeout) s (lock file '\(path)')")
+                throw StoreError("the \(name) of site '\(site)' is held by \(holder); gave up after \(timeout) s (lock file '\(path)')")
             }
             usleep(50_000)
         }

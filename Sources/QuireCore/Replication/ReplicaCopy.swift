@@ -17,13 +17,18 @@ struct ReplicaCopy {
     let origin: String
     /// A private scratch folder for this destination's file lists.
     let work: String
-    private var rsync: Rsync { Rsync(destination: destination) }
+    /// The push lock's descriptor, which every rsync holds too.
+    let lock: Int32?
+    private var rsync: Rsync { Rsync(destination: destination, lock: lock) }
     /// What the destination held before the copy: versions, and trees by name (`<id>`, `<id>.json`).
     private(set) var heldVersions: Set<String> = []
     private(set) var heldTrees: Set<String> = []
+    /// Temporary links left by flips killed before their rename.
+    private(set) var strayLinks: Set<String> = []
 
-    init(destination: ReplicaDestination, site: String, origin: String, work: String) {
+    init(destination: ReplicaDestination, site: String, origin: String, work: String, lock: Int32?) {
         self.destination = destination
+        self.lock = lock
         self.site = site
         self.origin = origin.hasPrefix("/") ? origin : "./" + origin
         self.work = work
@@ -31,41 +36,48 @@ struct ReplicaCopy {
 
     mutating func copy(_ snapshot: PushSnapshot) throws(StoreError) -> Outcome {
         if destination.isMissingFolder { return .unreachable("no such folder") }
-        // The site's folders, made on a first push (rsync makes one missing level only).
-        let skeleton = work + "/skeleton"
-        try FileSystem.makeDirectories(skeleton + "/" + site + "/versions")
-        try FileSystem.makeDirectory(skeleton + "/" + site + "/trees", ignoringExisting: true)
-        let made = try rsync.run(["-r", skeleton + "/", destination.rsyncRoot])
-        if let problem = problem(made) { return problem }
-
-        let trees = try rsync.list(destination.rsyncPath(site: site, "trees/"))
-        if let problem = problem(trees) { return problem }
-        heldTrees = Set(Rsync.names(trees.output))
-        let versions = try rsync.list(destination.rsyncPath(site: site, "versions/"))
-        if let problem = problem(versions) { return problem }
-        heldVersions = Set(Rsync.names(versions.output))
+        try FileSystem.makeDirectories(skeleton + "/versions")
+        try FileSystem.makeDirectory(skeleton + "/trees", ignoringExisting: true)
+        var listing = try list()
+        if listing.status == Rsync.partialTransfer {
+            // No site folder yet: made on a first push (rsync makes one missing level only).
+            let made = try rsync.run(["-r", work + "/skeleton/", destination.rsyncRoot])
+            if let problem = problem(made) { return problem }
+            listing = try list()
+        }
+        if let problem = problem(listing) { return problem }
+        let names = Rsync.names(listing.output)
+        heldTrees = Set(names.filter { $0.hasPrefix("trees/") }.map { String($0.dropFirst("trees/".count)) })
+        heldVersions = Set(names.filter { $0.hasPrefix("versions/") }.map { String($0.dropFirst("versions/".count)) })
+        strayLinks = Set(names.filter { $0.hasPrefix(".current.") })
 
         // Trees the destination lacks, or holds without the manifest that says they are whole.
         // Every transfer runs from the site's folder to the site's folder: an rsync daemon
-        // without chroot cuts link targets that climb above the folder it writes into.
+        // without chroot cuts link targets that climb above the folder it writes into. What a gc
+        // on the origin (keep:) removes meanwhile is skipped: `ReplicaPush` checks that the
+        // version `current` is to name was not among it.
         let missing = snapshot.trees.filter { !heldTrees.contains($0 + ".json") }.sorted()
         if !missing.isEmpty {
             let folders = try listFile("trees", missing.map { "trees/" + $0 + "/" })
-            if let problem = try transfer(["-rlpt", "--delete", "--files-from=" + folders]) { return problem }
+            if let problem = try transfer(["-rlpt", "--delete", "--ignore-missing-args", "--files-from=" + folders]) { return problem }
             let manifests = try listFile("manifests", missing.map { "trees/" + $0 + ".json" })
-            if let problem = try transfer(["-lpt", "--files-from=" + manifests]) { return problem }
+            if let problem = try transfer(["-lpt", "--ignore-missing-args", "--files-from=" + manifests]) { return problem }
         }
         // Version folders are a manifest and a few links: all of them go every time.
         let versionList = try listFile("versions", snapshot.versions.map { "versions/" + $0.description + "/" })
-        if let problem = try transfer(["-rlpt", "--delete", "--files-from=" + versionList]) { return problem }
+        if let problem = try transfer(["-rlpt", "--delete", "--ignore-missing-args", "--files-from=" + versionList]) { return problem }
 
         // The check: what was sent now compared by content, and every version folder.
-        let checked = try listFile("check", missing.flatMap { ["trees/" + $0 + "/", "trees/" + $0 + ".json"] }
-            + snapshot.versions.map { "versions/" + $0.description + "/" })
-        let comparison = try rsync.run(["-rlpt", "--dry-run", "--itemize-changes", "--checksum", "--files-from=" + checked,
-                                        origin + "/", destination.rsyncPath(site: site)])
-        if let problem = problem(comparison) { return problem }
-        let differences = comparison.output.split(separator: "\n").filter { !$0.isEmpty }
+        let checked = try listFile(
+            "check",
+            missing.flatMap { ["trees/" + $0 + "/", "trees/" + $0 + ".json"] }
+                + snapshot.versions.map { "versions/" + $0.description + "/" })
+        let comparison = try rsync.run([
+            "-rlpt", "--dry-run", "--itemize-changes", "--checksum", "--ignore-missing-args",
+            "--files-from=" + checked, origin + "/", destination.rsyncPath(site: site),
+        ])
+        if let problem = problem(comparison, vanishing: true) { return problem }
+        let differences = comparison.output.split(separator: "\n").filter(Rsync.isItemized)
         guard differences.isEmpty else {
             return .failed("the copy differs from the origin after rsync: \(differences.prefix(3).joined(separator: "; "))")
         }
@@ -83,36 +95,54 @@ struct ReplicaCopy {
     }
 
     /// Removes what the origin no longer has (its `keep:`), once `current` names a kept version:
-    /// versions first, then trees' manifests, then their folders.
+    /// versions and trees' manifests first (and links a killed flip left), then the trees' folders
+    /// and anything else left in trees/. Each run deletes from the site's folder what its patterns
+    /// name and an empty site folder lacks; everything else is excluded, so kept.
     func trim(to snapshot: PushSnapshot) throws(StoreError) -> Outcome {
         let keptVersions = Set(snapshot.versions.map(\.description))
         let oldVersions = heldVersions.subtracting(keptVersions).sorted()
         let oldTrees = heldTrees.filter { name in
             !snapshot.trees.contains(name.hasSuffix(".json") ? String(name.dropLast(5)) : name)
         }
-        let steps: [(folder: String, patterns: [String])] = [
-            ("versions/", oldVersions.map { "/" + $0 + "/***" }),
-            ("trees/", oldTrees.filter { $0.hasSuffix(".json") }.sorted().map { "/" + $0 }),
-            ("trees/", oldTrees.filter { !$0.hasSuffix(".json") }.sorted().map { "/" + $0 + "/***" }),
+        let manifests = oldTrees.filter { $0.hasSuffix(".json") }.sorted()
+        let folders = oldTrees.filter { !$0.hasSuffix(".json") }.sorted()
+        let steps: [[String]] = [
+            strayLinks.sorted().map { "/" + $0 } + oldVersions.flatMap { ["/versions/" + $0, "/versions/" + $0 + "/***"] }
+                + manifests.map { "/trees/" + $0 },
+            folders.flatMap { ["/trees/" + $0, "/trees/" + $0 + "/***"] },
         ]
-        let empty = work + "/empty"
-        try FileSystem.makeDirectory(empty, ignoringExisting: true)
-        for (index, step) in steps.enumerated() where !step.patterns.isEmpty {
-            let patterns = try listFile("remove-\(index)", step.patterns)
-            let removed = try rsync.run(["-r", "--delete", "--include-from=" + patterns, "--exclude=*", empty + "/",
-                                         destination.rsyncPath(site: site, step.folder)])
+        for (index, patterns) in steps.enumerated() where !patterns.isEmpty {
+            let rules = try listFile("remove-\(index)", ["/versions/", "/trees/"] + patterns)
+            let removed = try rsync.run([
+                "-r", "--delete", "--include-from=" + rules, "--exclude=*", skeleton + "/",
+                destination.rsyncPath(site: site),
+            ])
             if let problem = problem(removed) { return problem }
         }
         return .whole
     }
 
-    /// rsync from the origin's site folder to the destination's.
-    private func transfer(_ options: [String]) throws(StoreError) -> Outcome? {
-        problem(try rsync.run(options + [origin + "/", destination.rsyncPath(site: site)]))
+    /// What the destination's site folder holds in trees/ and versions/, and the temporary links
+    /// of flips killed before their rename (`.current.<random>`), in one listing.
+    private func list() throws(StoreError) -> Rsync.Outcome {
+        try rsync.run([
+            "--list-only", "-r", "--include=/trees/", "--include=/versions/", "--include=/trees/*", "--include=/versions/*",
+            "--include=/.current.*", "--exclude=*", destination.rsyncPath(site: site),
+        ])
     }
 
-    private func problem(_ outcome: Rsync.Outcome) -> Outcome? {
-        if outcome.succeeded { return nil }
+    /// An empty site folder (`versions/`, `trees/`): made on the destination by a first push, and
+    /// the side old things are missing from when they are removed.
+    private var skeleton: String { work + "/skeleton/" + site }
+
+    /// rsync from the origin's site folder to the destination's.
+    private func transfer(_ options: [String]) throws(StoreError) -> Outcome? {
+        problem(try rsync.run(options + [origin + "/", destination.rsyncPath(site: site)]), vanishing: true)
+    }
+
+    /// `vanishing`: files a gc on the origin removed while rsync read them are no problem.
+    private func problem(_ outcome: Rsync.Outcome, vanishing: Bool = false) -> Outcome? {
+        if outcome.succeeded || (vanishing && outcome.vanished) { return nil }
         return outcome.isUnreachable ? .unreachable(outcome.message) : .failed(outcome.message)
     }
 

@@ -33,38 +33,47 @@ public struct ReplicaPush {
     }
 
     /// Pushes serially per origin site (`state/push-lock`): pushes from a watcher and a command
-    /// never interleave their steps on one destination.
-    public func run(to destinations: [ReplicaDestination], lockTimeout: Double = 600,
-                    waiting: (String) -> Void = { _ in }) throws(StoreError) -> Report {
-        let lock = try PublishLock(path: store.layout.state + "/push-lock", site: store.site, timeout: lockTimeout, waiting: waiting)
-        let report = try push(to: destinations)
+    /// never interleave their steps on one destination. Every rsync holds the lock too, so an
+    /// rsync left running by a push killed mid-step finishes before the next push starts.
+    public func run(
+        to destinations: [ReplicaDestination], lockTimeout: Double = 600,
+        waiting: (String) -> Void = { _ in }
+    ) throws(StoreError) -> Report {
+        let lock = try PublishLock(
+            path: store.layout.state + "/push-lock", site: store.site, name: "push lock",
+            timeout: lockTimeout, waiting: waiting)
+        let report = try push(to: destinations, lock: lock.descriptor)
         _ = consume lock
         return report
     }
 
-    private func push(to destinations: [ReplicaDestination]) throws(StoreError) -> Report {
-        let snapshot = try PushSnapshot.take(store)
+    /// `startingFrom`: a snapshot taken earlier (tests: the origin changes after it is taken).
+    func push(to destinations: [ReplicaDestination], lock: Int32?, startingFrom first: PushSnapshot? = nil) throws(StoreError) -> Report {
         let work = try Self.scratchFolder()
         defer { try? FileSystem.removeTree(work) }
-
         var copies = destinations.enumerated().map { index, destination in
-            ReplicaCopy(destination: destination, site: store.site, origin: store.root, work: work + "/\(index)")
+            ReplicaCopy(destination: destination, site: store.site, origin: store.root, work: work + "/\(index)", lock: lock)
         }
         for copy in copies { try FileSystem.makeDirectory(copy.work) }
-        // Each destination on its own thread: a slow one does not hold up the others' copies.
-        let outcomes = Mutex([ReplicaCopy.Outcome?](repeating: nil, count: copies.count))
-        let results = Mutex(copies)
-        DispatchQueue.concurrentPerform(iterations: copies.count) { index in
-            var copy = results.withLock { $0[index] }
-            let outcome: ReplicaCopy.Outcome
-            do throws(StoreError) { outcome = try copy.copy(snapshot) } catch { outcome = .failed(error.description) }
-            outcomes.withLock { $0[index] = outcome }
-            results.withLock { $0[index] = copy }
-        }
-        copies = results.withLock { $0 }
-        var states = outcomes.withLock { $0 }.map { Self.state($0 ?? .failed("not copied")) }
-        if states.contains(where: { if case .failed = $0 { true } else { false } }) {
-            return record(Report(version: snapshot.current, destinations: Array(zip(destinations, states))))
+
+        var snapshot: PushSnapshot
+        if let first { snapshot = first } else { snapshot = try PushSnapshot.take(store) }
+        var states: [Report.State] = []
+        for attempt in 1...Self.attempts {
+            states = Self.copy(&copies, snapshot)
+            if states.contains(where: { if case .failed = $0 { true } else { false } }) {
+                return record(Report(version: snapshot.current, destinations: Array(zip(destinations, states))))
+            }
+            // The copies skip what a gc on the origin removed meanwhile. A gc removes a version whole
+            // (one rename) before the trees only it reaches: the version `current` is to name, still
+            // there now, was there whole throughout. If a gc took it (current moved on), copy again.
+            if FileSystem.exists(store.layout.versionManifest(snapshot.current)) { break }
+            if attempt == Self.attempts {
+                let reason = "the origin removed \(snapshot.current) (keep:) during each of \(attempt) tries"
+                states = states.map { if case .current = $0 { .failed(reason) } else { $0 } }
+                return record(Report(version: snapshot.current, destinations: Array(zip(destinations, states))))
+            }
+            snapshot = try PushSnapshot.take(store)
         }
         // Every reachable destination holds the whole snapshot: now the pointers, one after another.
         for (index, copy) in copies.enumerated() where states[index] == .current {
@@ -80,6 +89,23 @@ public struct ReplicaPush {
             }
         }
         return record(report)
+    }
+
+    private static let attempts = 3
+
+    /// Each destination on its own thread: a slow one does not hold up the others' copies.
+    private static func copy(_ copies: inout [ReplicaCopy], _ snapshot: PushSnapshot) -> [Report.State] {
+        let outcomes = Mutex([ReplicaCopy.Outcome?](repeating: nil, count: copies.count))
+        let results = Mutex(copies)
+        DispatchQueue.concurrentPerform(iterations: copies.count) { index in
+            var copy = results.withLock { $0[index] }
+            let outcome: ReplicaCopy.Outcome
+            do throws(StoreError) { outcome = try copy.copy(snapshot) } catch { outcome = .failed(error.description) }
+            outcomes.withLock { $0[index] = outcome }
+            results.withLock { $0[index] = copy }
+        }
+        copies = results.withLock { $0 }
+        return outcomes.withLock { $0 }.map { state($0 ?? .failed("not copied")) }
     }
 
     private static func state(_ outcome: ReplicaCopy.Outcome) -> Report.State {

@@ -7,6 +7,9 @@ struct Rsync {
         var status: Int32
         var output: String
         var succeeded: Bool { status == 0 }
+        /// Exit code 23 (`Rsync.partialTransfer`): some files could not be read, e.g. a folder that is not there.
+        /// Exit code 24: source files vanished while rsync read them.
+        var vanished: Bool { status == 24 }
         /// rsync's exit codes for a destination it could not talk to: 5 (protocol start),
         /// 10 (socket), 12 (data stream), 30 and 35 (timeouts), 255 (ssh); and a folder that is not there.
         var isUnreachable: Bool { [5, 10, 12, 30, 35, 255].contains(status) }
@@ -16,11 +19,15 @@ struct Rsync {
         }
     }
 
+    static let partialTransfer: Int32 = 23
     static let executable: String? = ["/usr/bin/rsync", "/bin/rsync", "/usr/local/bin/rsync"].first { access($0, X_OK) == 0 }
     /// Seconds without progress before rsync gives up on a destination.
     static let ioTimeout = 60
 
     let destination: ReplicaDestination
+    /// The push lock, held by every rsync too: one left running by a push killed mid-step
+    /// finishes that step before the next push starts.
+    let lock: Int32?
 
     /// Options every run gets: no ownership (the replica's user owns its files), permissions as
     /// the origin sets them (readable by the web server), no folder times (folders are not served).
@@ -39,7 +46,9 @@ struct Rsync {
             throw StoreError("quire push needs rsync: install it (apt-get install rsync)")
         }
         do {
-            let result = try ChildProcess.run(executable: executable, arguments: common + arguments, mergingStandardError: true)
+            let result = try ChildProcess.run(
+                executable: executable, arguments: common + arguments, mergingStandardError: true,
+                sharing: lock)
             let status: Int32
             switch result.status {
             case .exited(let code): status = code
@@ -51,9 +60,10 @@ struct Rsync {
         }
     }
 
-    /// The names in a folder of the destination (nil: the folder is not there yet).
-    func list(_ path: String) throws(StoreError) -> Outcome {
-        try run(["--list-only", path])
+    /// Whether a line of `--itemize-changes` output describes an item (`>f+++++++++ path`), not a message.
+    static func isItemized(_ line: Substring) -> Bool {
+        let characters = Array(line.prefix(12))
+        return characters.count == 12 && "<>ch.*".contains(characters[0]) && "fdLDS".contains(characters[1]) && characters[11] == " "
     }
 
     /// The last field of each `--list-only` line, without `.`.

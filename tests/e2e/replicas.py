@@ -202,7 +202,7 @@ def part_watch(workspace, replicas, record):
         builds = len([line for line in lines if ": published v" in line])
         pushes = len([line for line in lines if ": current is v" in line]) // len(replicas)
         for line in lines:
-            check("error" not in line, "watch: %s" % line)
+            check("error:" not in line and "unreachable" not in line and "failed" not in line, "watch: %s" % line)
         return saves, builds, pushes
     finally:
         watcher.process.send_signal(signal.SIGTERM)
@@ -245,7 +245,7 @@ def part_kills(workspace, replicas, record, rng):
         published.update(workspace.versions())
         whole_group = rng.random() < 0.5
         push = subprocess.Popen(push_command(workspace, replicas), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                start_new_session=True)
+                                text=True, start_new_session=True)
         time.sleep(rng.uniform(0, duration))
         if push.poll() is None:
             if whole_group:
@@ -257,6 +257,8 @@ def part_kills(workspace, replicas, record, rng):
             outcomes["finished first"] += 1
         _, errors = push.communicate()
         check(push.returncode in (0, -signal.SIGKILL), "push %d exited %d: %s" % (number, push.returncode, errors))
+        if "waiting for the push lock" in errors:
+            outcomes["waited for the rsync of a killed push"] += 1
         for replica in replicas:
             status, output = replica.verify()
             check(status == 0, "after kill %d: quire verify --dist %s exited %d: %s" % (number, replica.dist, status, output))

@@ -89,6 +89,11 @@ struct ReplicationTests {
             return
         }
         #expect(!FileSystem.exists(missing))
+        // The status page names each replica with its version, and the one left out as unreachable.
+        let status: JSONValue = ["site": "trex", "replicas": .array(ReplicaRecord(layout: store.layout).entries())]
+        let page = String(decoding: StatusPage.html(status: status), as: UTF8.self)
+        #expect(page.contains("<code>\(reachable.path)</code> · v000001 · checked at"), "\(page)")
+        #expect(page.contains("<code>\(missing)</code> · no version (unreachable: no such folder)"), "\(page)")
         for title in ["Two", "Three", "Four"] { try publish(store, title) }
         try FileSystem.makeDirectory(missing)
         report = try push(dist, [reachable.path, missing])

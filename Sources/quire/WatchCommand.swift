@@ -32,7 +32,6 @@ final class WatchCommand: @unchecked Sendable {
     let arguments: Arguments
     private let buildQueue = DispatchQueue(label: "quire.watch.build")
     private var builders: [String: SiteBuilder] = [:]
-    private var signalSources: [any DispatchSourceSignal] = []
     /// Per site, the rebuild at its next `publish_at` / `expires_at` (touched on `buildQueue` only).
     private var scheduleTimers: [String: any DispatchSourceTimer] = [:]
     /// Per site, the wait before the next try after a publish failed (touched on `buildQueue` only).
@@ -95,13 +94,7 @@ final class WatchCommand: @unchecked Sendable {
 
     /// SIGINT and SIGTERM signal `stopped` instead of ending the process.
     private func stopOnSignals(_ stopped: DispatchSemaphore) {
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { stopped.signal() }
-            source.resume()
-            signalSources.append(source)
-        }
+        StopSignals.install { stopped.signal() }
     }
 
     /// Which sites a change touches: the first path component under the pages folder.

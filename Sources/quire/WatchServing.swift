@@ -170,7 +170,8 @@ final class WatchServing: @unchecked Sendable {
     /// and one preview's, from the status file.
     private func announce(_ site: String, deadline: Date) {
         let statusFolder = "\(dist)/\(site)/status"
-        guard FileManager.default.fileExists(atPath: "\(statusFolder)/index.html") else {
+        let files = ["index.html", "status.json"]
+        guard files.allSatisfy({ FileManager.default.fileExists(atPath: "\(statusFolder)/\($0)") }) else {
             if Date() < deadline {
                 DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { self.announce(site, deadline: deadline) }
             }

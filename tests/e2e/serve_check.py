@@ -8,7 +8,8 @@
     preview in headless Chromium, through the served URL, after a save;
   - audience variants: refused without --serve-auth; with it, refused without a token, served with
     the right audience's token, refused with another audience's (a small auth service of this test's);
-  - nginx gone (its processes, its ports free) after SIGTERM and after kill -9 of the watcher;
+  - nginx gone (its processes, its ports free) after SIGTERM and after kill -9 of the watcher; nginx
+    ended by someone else: the watcher says so and goes on publishing;
   - a taken port (either of the two): exit 3 and a clear message, fast; --serve-next-free moves on;
     nginx missing: exit 3 (root only: hidden in a private mount namespace).
 """
@@ -26,7 +27,17 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cdp import Chromium, ProtocolError  # noqa: E402
-from quire_e2e import QUIRE, SITE, Watcher, Workspace, poll  # noqa: E402
+import quire_e2e  # noqa: E402
+from quire_e2e import QUIRE, SITE, Workspace, poll  # noqa: E402
+
+STARTED = []
+
+
+def Watcher(*arguments, **keywords):
+    """quire_e2e.Watcher, remembered so that a failing run leaves no watcher behind."""
+    watcher = quire_e2e.Watcher(*arguments, **keywords)
+    STARTED.append(watcher)
+    return watcher
 
 failures = []
 TOKENS = {"Bearer token-members": "members", "Bearer token-staff": "staff"}
@@ -263,6 +274,21 @@ def stop_and_check_gone(watcher, ports, how):
         expect(not os.path.exists("/tmp/quire-nginx-%d" % watcher.process.pid), "SIGTERM: nginx's folder left behind")
 
 
+def check_nginx_gone_first(workspace):
+    """nginx ended by someone else: the watcher says so and goes on publishing."""
+    watcher = Watcher(workspace, ["--site", SITE, "--no-preview", "--serve", "127.0.0.1:%d" % free_pair()])
+    expect(poll(lambda: any(": status page " in l for l in watcher.lines), timeout=30), "third watcher: " + watcher.tail())
+    os.kill(nginx_processes(watcher.process.pid)[0], signal.SIGTERM)
+    said = poll(lambda: [l for l in watcher.lines if "nginx stopped" in l], timeout=10)
+    expect(said and "no longer served" in said[0], "nginx ended under the watcher: nothing said (%s)" % watcher.tail())
+    mark = watcher.mark()
+    workspace.edit()
+    expect(poll(lambda: any("published v" in l for l in watcher.builds_since(mark)), timeout=15),
+           "after nginx ended, a save was not published: " + watcher.tail())
+    watcher.process.send_signal(signal.SIGTERM)
+    expect(watcher.process.wait(20) == 0, "the watcher whose nginx ended did not exit 0 on SIGTERM")
+
+
 def run_quire(workspace, *options, timeout=15):
     started = time.time()
     try:
@@ -334,9 +360,14 @@ def main():
         check_variants(port, gated=False)
         stop_and_check_gone(watcher, [port, port + 1], "kill -9")
 
+        check_nginx_gone_first(workspace)
         check_refusals(workspace)
     finally:
         auth.server.shutdown()
+        for watcher in STARTED:
+            if watcher.process.poll() is None:
+                watcher.process.send_signal(signal.SIGTERM)
+                watcher.process.wait(20)
     print("serve: %d check(s) failed, %.1f s" % (len(failures), time.time() - started) if failures
           else "serve: ok, %.1f s" % (time.time() - started), flush=True)
     if failures:

@@ -15,6 +15,16 @@ struct PageWatcherTests {
         #expect(await fixture.waitFor("store.yaml"))
     }
 
+    @Test("change sets are delivered on the queue the caller names (quire watch: its build queue)")
+    func deliveredOnTheCallersQueue() async throws {
+        let fixture = try WatchFixture()
+        defer { fixture.tearDown() }
+        try fixture.shell("echo 'title: Store' > store.yaml && echo 'title: About' > about.yaml")
+        #expect(await fixture.waitFor("store.yaml", "about.yaml"))
+        #expect(!fixture.deliveredOnQueue.isEmpty)
+        #expect(fixture.deliveredOnQueue.allSatisfy { $0 })
+    }
+
     @Test("cp, mv in, mv out and rm are reported")
     func copyMoveRemove() async throws {
         let fixture = try WatchFixture()

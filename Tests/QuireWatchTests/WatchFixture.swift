@@ -11,8 +11,12 @@ final class WatchFixture: Sendable {
     private let recorded = Recorded()
 
     private final class Recorded: Sendable {
-        let state = Mutex<(changeSets: [ChangeSet], log: [String])>(([], []))
+        let state = Mutex<(changeSets: [ChangeSet], log: [String], onDeliveryQueue: [Bool])>(([], [], []))
     }
+
+    /// The queue change sets are delivered on, marked so a delivery can tell it runs there.
+    private static let deliveryKey = DispatchSpecificKey<Bool>()
+    private let deliveryQueue = DispatchQueue(label: "quire.watch.test-delivery")
 
     init(options: WatchOptions = WatchOptions(), watchBudget: Int? = nil, prepare: (String) throws -> Void = { _ in }) throws {
         var template = Array("/tmp/quire-watch-XXXXXX".utf8CString)
@@ -24,11 +28,18 @@ final class WatchFixture: Sendable {
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
         try prepare(root)
         let recorded = self.recorded
+        deliveryQueue.setSpecific(key: Self.deliveryKey, value: true)
         watcher = try PageWatcher(
             root: root, options: options,
             log: { message in recorded.state.withLock { $0.log.append(message) } },
-            watchBudget: watchBudget,
-            onChange: { changeSet in recorded.state.withLock { $0.changeSets.append(changeSet) } })
+            watchBudget: watchBudget, deliveryQueue: deliveryQueue,
+            onChange: { changeSet in
+                let onQueue = DispatchQueue.getSpecific(key: Self.deliveryKey) == true
+                recorded.state.withLock {
+                    $0.changeSets.append(changeSet)
+                    $0.onDeliveryQueue.append(onQueue)
+                }
+            })
         try watcher.start()
     }
 
@@ -39,6 +50,8 @@ final class WatchFixture: Sendable {
 
     var changeSets: [ChangeSet] { recorded.state.withLock { $0.changeSets } }
     var log: [String] { recorded.state.withLock { $0.log } }
+    /// For each change set, whether it was delivered on the queue the fixture gave the watcher.
+    var deliveredOnQueue: [Bool] { recorded.state.withLock { $0.onDeliveryQueue } }
     var reportedPaths: Set<String> { changeSets.reduce(into: []) { $0.formUnion($1.paths) } }
 
     func path(_ relative: String) -> String { root + "/" + relative }

@@ -56,7 +56,7 @@ final class WatchCommand: @unchecked Sendable {
             // SIGINT and SIGTERM are handled from before nginx starts: the watcher never dies of
             // one while its nginx is not yet tied to it, and nginx always stops with it.
             stopOnSignals(stopped)
-            let serving = WatchServing(settings, dist: arguments.dist)
+            let serving = WatchServing(settings, dist: arguments.dist, previews: !arguments.flag("no-preview"))
             try serving.start()
             self.serving = serving
         }

@@ -49,9 +49,11 @@ final class WatchServing: @unchecked Sendable {
     private let lock = NSLock()
     /// Per site, the identity of the TTL map nginx last loaded (device, inode, size, mtime).
     private var ttlMaps: [String: [Int]] = [:]
-    private var announced: Set<String> = []
+    private let previews: Bool
+    private var links: EditorLinks?
 
-    init(_ settings: Settings, dist: String) {
+    init(_ settings: Settings, dist: String, previews: Bool) {
+        self.previews = previews
         self.settings = settings
         self.dist = URL(fileURLWithPath: dist).standardizedFileURL.path
         shownDist = dist
@@ -93,6 +95,7 @@ final class WatchServing: @unchecked Sendable {
             throw CommandFailure(.operational, "cannot serve on \(address): \(error)")
         }
         self.nginx = nginx
+        links = EditorLinks(dist: dist, editors: address.next.url, previews: previews)
         let gate = settings.auth.map { "audience variants checked by \($0.server)" } ?? "audience variants refused"
         Console.shared.error("quire: nginx serves \(shownDist): \(address.url)/ for apps (\(gate)), \(address.next.url)/ for editors")
     }
@@ -146,8 +149,8 @@ final class WatchServing: @unchecked Sendable {
         return (String(cString: user.pointee.pw_name), String(cString: group.pointee.gr_name))
     }
 
-    /// After each build of `site`: reloads nginx when the TTL map it serves changed, and the first
-    /// time, tells the status page and a preview once they are on disk.
+    /// After each build of `site`: reloads nginx when the TTL map it serves changed; tells the
+    /// site's status page and a preview once they are on disk (`EditorLinks`).
     func built(_ result: SiteBuildResult) {
         guard let nginx else { return }
         let site = result.site
@@ -155,8 +158,7 @@ final class WatchServing: @unchecked Sendable {
             let identity = ttlMapIdentity(site)
             if lock.withLock({ ttlMaps.updateValue(identity, forKey: site) != identity }) { nginx.reload() }
         }
-        guard lock.withLock({ announced.insert(site).inserted }) else { return }
-        announce(site, deadline: Date().addingTimeInterval(60))
+        links?.built(site)
     }
 
     /// What tells one TTL map file from another: versions share the file while their TTLs stay the same.
@@ -164,42 +166,6 @@ final class WatchServing: @unchecked Sendable {
         var info = stat()
         guard stat("\(dist)/\(site)/current/\(CacheHeaderFiles.nginxMapName)", &info) == 0 else { return [] }
         return [Int(info.st_dev), Int(info.st_ino), Int(info.st_size), info.st_mtim.tv_sec, info.st_mtim.tv_nsec]
-    }
-
-    /// The status page's URL once its file exists (the watcher writes status in the background),
-    /// and one preview's, from the status file.
-    private func announce(_ site: String, deadline: Date) {
-        let statusFolder = "\(dist)/\(site)/status"
-        let files = ["index.html", "status.json"]
-        guard files.allSatisfy({ FileManager.default.fileExists(atPath: "\(statusFolder)/\($0)") }) else {
-            if Date() < deadline {
-                DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { self.announce(site, deadline: deadline) }
-            }
-            return
-        }
-        let editors = address.next.url
-        Console.shared.error("quire: \(site): status page \(editors)/\(site)/status/")
-        if let preview = Self.somePreview(statusFolder: statusFolder) {
-            Console.shared.error("quire: \(site): preview \(editors)/\(site)/\(preview)")
-        }
-    }
-
-    /// A preview `status.json` lists (preferring a top-level page, in the first locale), as a
-    /// path under the site, if its file exists.
-    private static func somePreview(statusFolder: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: "\(statusFolder)/status.json"),
-            let status = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let pages = status["pages"] as? [String: Any]
-        else { return nil }
-        let ids = pages.keys.sorted { ($0.contains("/") ? 1 : 0, $0) < ($1.contains("/") ? 1 : 0, $1) }
-        for id in ids {
-            guard let page = pages[id] as? [String: Any], let previews = page["preview"] as? [String: String] else { continue }
-            let locale = (page["locales"] as? [String])?.first { previews[$0] != nil } ?? previews.keys.sorted().first
-            guard let locale, let relative = previews[locale], relative.hasPrefix("../") else { continue }
-            let path = String(relative.dropFirst(3))
-            if FileManager.default.fileExists(atPath: "\(statusFolder)/../\(path)") { return path }
-        }
-        return nil
     }
 
     /// Stops nginx (it frees its ports before this returns) and removes its folder.

@@ -4,8 +4,8 @@
     the publish), versions/ immutable, no ETag; status/, state/, trees/, staging/, previews, build
     records and TTL maps refused; the editors' listener (next port): status page and previews,
     never state/;
-  - the status page's and a preview's URLs printed once the status file exists; live reload of that
-    preview in headless Chromium, through the served URL, after a save;
+  - the status page's and a preview's URLs printed once the status file exists (the preview's once a
+    build published one); live reload of that preview in headless Chromium, through the served URL;
   - audience variants: refused without --serve-auth; with it, refused without a token, served with
     the right audience's token, refused with another audience's (a small auth service of this test's);
   - nginx gone (its processes, its ports free) after SIGTERM and after kill -9 of the watcher; nginx
@@ -289,6 +289,21 @@ def check_nginx_gone_first(workspace):
     expect(watcher.process.wait(20) == 0, "the watcher whose nginx ended did not exit 0 on SIGTERM")
 
 
+def check_preview_told_later(workspace):
+    """A first build that publishes nothing: the status page is told; the preview once one is published."""
+    site_yaml = os.path.join(workspace.site_dir, "site.yaml")
+    good = open(site_yaml).read()
+    workspace.write("site.yaml", good.replace("audiences:\n  roles: [members, staff]\n", "audiences: [members, staff]\n"))
+    watcher = Watcher(workspace, ["--site", SITE, "--serve", "127.0.0.1:%d" % free_pair()])
+    expect(poll(lambda: any(": status page " in l for l in watcher.lines), timeout=30), "broken site: no status page told: " + watcher.tail())
+    expect(not any(": preview " in l for l in watcher.lines), "broken site: a preview told though nothing was published")
+    workspace.write("site.yaml", good)
+    told = poll(lambda: [l for l in watcher.lines if ": preview " in l], timeout=20)
+    expect(told and "/%s/current/preview/" % SITE in told[0], "fixed site: no preview told: " + watcher.tail())
+    watcher.process.send_signal(signal.SIGTERM)
+    expect(watcher.process.wait(20) == 0, "the watcher of the fixed site did not exit 0 on SIGTERM")
+
+
 def run_quire(workspace, *options, timeout=15):
     started = time.time()
     try:
@@ -361,6 +376,7 @@ def main():
         stop_and_check_gone(watcher, [port, port + 1], "kill -9")
 
         check_nginx_gone_first(workspace)
+        check_preview_told_later(workspace)
         check_refusals(workspace)
     finally:
         auth.server.shutdown()

@@ -112,13 +112,27 @@ import Testing
         return options
     }
 
+    /// The options the paragraph under the synopsis block says once for several commands ("Each
+    /// takes `--pages DIR` ... where it uses them"): the synopsis lines leave them out.
+    static func readmeCommonOptions() throws -> Set<String> {
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        guard let start = text.range(of: "\nEach takes ") else { return [] }
+        let paragraph = text[start.upperBound...].components(separatedBy: "\n\n")[0]
+        let words = paragraph.split(whereSeparator: { " `\n".contains($0) })
+        return Set(words.filter { $0.hasPrefix("--") }.map { String($0.dropFirst(2)) })
+    }
+
     @Test func readmeSynopsisListsWhatHelpLists() throws {
         let synopsis = try Self.readmeSynopsis()
+        let common = try Self.readmeCommonOptions()
         let commands = try Self.commands()
         #expect(Set(synopsis.keys) == Set(commands), "README's synopsis covers \(synopsis.keys.sorted()); quire --help lists \(commands)")
+        var helpOptions: Set<String> = []
         for command in commands {
-            let help = Self.options(inHelp: try Self.quire([command, "--help"]).stdout)
-            let readme = synopsis[command] ?? []
+            let all = Self.options(inHelp: try Self.quire([command, "--help"]).stdout)
+            helpOptions.formUnion(all)
+            let help = all.subtracting(common)
+            let readme = (synopsis[command] ?? []).subtracting(common)
             #expect(
                 help == readme,
                 """
@@ -126,6 +140,7 @@ import Testing
                 only in --help: \(help.subtracting(readme).sorted()), only in README: \(readme.subtracting(help).sorted())
                 """)
         }
+        #expect(common.isSubset(of: helpOptions), "README says every command takes \(common.subtracting(helpOptions).sorted()); none does")
     }
 
     @Test func bothExecutablesGetTheirMallocFromMimalloc() throws {

@@ -367,6 +367,8 @@ def main():
         check_variants(port, gated=True)
         check_ttl_reload(workspace, watcher, port)
         check_live_reload(workspace, watcher, urls["preview"])
+        complaints = [l for l in watcher.lines if re.match(r"quire: nginx: (warn|error|crit|alert|emerg)", l)]
+        expect(not complaints, "nginx complained: %r" % complaints[:5])
         stop_and_check_gone(watcher, [port, port + 1], "SIGTERM")
 
         port = free_pair()

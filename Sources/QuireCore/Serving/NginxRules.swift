@@ -103,6 +103,8 @@ public struct NginxRules: Sendable, Equatable {
                 # Last-Modified is still sent (core nginx cannot drop it), but requests are never answered
                 # 304 from it: an If-Modified-Since header is ignored.
                 if_modified_since off;
+                # A page not (yet) published is an answer, not an error worth a log line.
+                log_not_found off;
 
                 # Never public: live state, publish lock and history, staging, shared trees by id, previews,
                 # build records.

@@ -77,6 +77,27 @@ struct ReplicationTests {
         #expect(Set(trees) == Set(try FileSystem.list(store.layout.trees).filter { !$0.hasSuffix(".json") }))
     }
 
+    @Test func aFolderListedInPartsTravelsWithItsPartsAndRetentionTrimsThem() throws {
+        let (dist, replica) = (TemporaryDist(), TemporaryDist())
+        let store = try dist.store()
+        let folder = { (edit: String) in
+            (0..<700).map { page(String(format: "en/all/p-%03d.json", $0), $0 == 350 ? edit : #"{"n":\#($0)}"#) }
+        }
+        try publish(store, "One", extra: folder("one"))
+        try publish(store, "Two", extra: folder("two"))
+        _ = try push(dist, [replica.path])
+        var (current, problems) = try verified(replica.path)
+        #expect(current == VersionID(2) && problems.isEmpty, "\(problems)")
+        #expect(readText(replica.path + "/trex/current/en/all/p-350.json") == "two")
+        try store.gc(keep: 1)
+        _ = try push(dist, [replica.path])
+        (current, problems) = try verified(replica.path)
+        #expect(current == VersionID(2) && problems.isEmpty, "\(problems)")
+        // Manifests and parts: the replica holds what the origin holds.
+        let manifests = { (root: String) in Set(try FileSystem.list(root + "/trex/trees").filter { $0.hasSuffix(".json") }) }
+        #expect(try manifests(replica.path) == manifests(dist.path))
+    }
+
     @Test func anUnreachableReplicaIsLeftOutThenCaughtUpByOnePush() throws {
         let (dist, reachable, later) = (TemporaryDist(), TemporaryDist(), TemporaryDist())
         let store = try dist.store()

@@ -97,7 +97,8 @@ STEPS = {
 
 
 def part_one():
-    workspace = Workspace(prefix="quire-crash-steps-")
+    # Folders of over 512 pages: their manifests are stored in parts.
+    workspace = Workspace(prefix="quire-crash-steps-", catalog=600)
     rng = random.Random(1)
     stopped = collections.Counter()
     for _ in range(4):
@@ -301,7 +302,7 @@ def dead_status_temporaries(workspace, watcher):
 
 
 def part_three():
-    workspace = Workspace(prefix="quire-crash-watch-")
+    workspace = Workspace(prefix="quire-crash-watch-", catalog=600)
     status_leftovers = set()
     rng = random.Random(3)
     hits = collections.Counter()  # step -> kills

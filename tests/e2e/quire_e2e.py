@@ -37,7 +37,7 @@ def deep():
 class Workspace:
     """`<tmp>/pages/load/...` and `<tmp>/dist/`, every folder 0755 (nginx workers read it)."""
 
-    def __init__(self, keep=None, prefix="quire-e2e-"):
+    def __init__(self, keep=None, prefix="quire-e2e-", catalog=0):
         self.path = tempfile.mkdtemp(prefix=prefix)
         os.chmod(self.path, 0o755)
         self.pages = os.path.join(self.path, "pages")
@@ -58,6 +58,9 @@ class Workspace:
             handle.write(bytes(range(256)) * 8)
         for page in PAGES:
             self.write_page(page, 0)
+        # Pages beside the others: past 512 entries, a folder's manifest is stored in parts.
+        for number in range(catalog):
+            self.write("item-%04d.yaml" % number, "title: Item %d\nsections:\n  - type: divider\n    id: line\n" % number)
 
     def write(self, name, text):
         path = os.path.join(self.site_dir, name)
@@ -116,10 +119,17 @@ class Workspace:
             manifest = json.load(handle)
         files = {}
 
+        def entries(tree):
+            with open(os.path.join(self.site_root, "trees", tree + ".json")) as handle:
+                listed = json.load(handle)
+            if "parts" not in listed:
+                return listed["entries"]
+            # A large folder is listed in parts, each a manifest of a run of its entries.
+            return [entry for part in listed["parts"] for entry in entries(part["part"])]
+
         def walk(tree, prefix):
             if tree not in cache:
-                with open(os.path.join(self.site_root, "trees", tree + ".json")) as handle:
-                    cache[tree] = json.load(handle)["entries"]
+                cache[tree] = entries(tree)
             for entry in cache[tree]:
                 path = prefix + "/" + entry["name"]
                 if entry["kind"] == "tree":

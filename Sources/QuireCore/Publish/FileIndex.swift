@@ -120,8 +120,7 @@ final class TreeReader {
 
     func manifest(_ id: String) throws(StoreError) -> TreeManifest {
         if let cached = cache[id] { return cached }
-        let path = layout.treeManifest(id)
-        let manifest = try TreeManifest(parsing: FileSystem.readFile(path), path: path)
+        let manifest = try TreeManifest.read(id, layout: layout)
         cache[id] = manifest
         return manifest
     }

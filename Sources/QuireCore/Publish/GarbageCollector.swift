@@ -45,7 +45,8 @@ struct GarbageCollector {
             try FileSystem.rename(layout.tree(id), to: garbage + "/" + id)
             removedTrees += 1
         }
-        // Unreachable manifests left without their folder (a folder removed by hand).
+        // Unreachable manifests left without their folder (a folder removed by hand), and parts
+        // of manifests no kept version reaches.
         for name in stored where name.hasSuffix(".json") && !reachable.contains(String(name.dropLast(5))) {
             if FileSystem.exists(layout.trees + "/" + name) { try FileSystem.remove(layout.trees + "/" + name) }
         }
@@ -56,24 +57,28 @@ struct GarbageCollector {
         return CollectionReport(removedVersions: removed, removedTrees: removedTrees)
     }
 
+    /// A tree, its parts (`trees/<part>.json`, kept by the second sweep) and its subtrees.
     private func mark(_ id: String, reachable: inout Set<String>) throws(StoreError) {
         guard reachable.insert(id).inserted else { return }
-        for child in try children.of(id, layout: layout) { try mark(child, reachable: &reachable) }
+        let tree = try children.of(id, layout: layout)
+        reachable.formUnion(tree.parts)
+        for child in tree.subtrees { try mark(child, reachable: &reachable) }
     }
 }
 
-/// The subfolder trees of each tree a store has read (see `GarbageCollector.children`).
+/// The subfolder trees and the parts of each tree a store has read (see `GarbageCollector.children`).
 final class TreeChildren: @unchecked Sendable {
     // NSLock rather than Mutex: ThreadSanitizer sees its ordering (see StageClock).
     private let lock = NSLock()
-    private var known: [String: [String]] = [:]
+    private var known: [String: (subtrees: [String], parts: [String])] = [:]
 
-    func of(_ id: String, layout: SiteLayout) throws(StoreError) -> [String] {
+    func of(_ id: String, layout: SiteLayout) throws(StoreError) -> (subtrees: [String], parts: [String]) {
         if let children = lock.withLock({ known[id] }) { return children }
-        let path = layout.treeManifest(id)
-        let children = try TreeManifest(parsing: FileSystem.readFile(path), path: path).entries.compactMap { entry -> String? in
+        let manifest = try TreeManifest.read(id, layout: layout)
+        let subtrees = manifest.entries.compactMap { entry -> String? in
             if case .tree(let child) = entry.kind { child } else { nil }
         }
+        let children = (subtrees, manifest.parts.map(\.id))
         lock.withLock { known[id] = children }
         return children
     }

@@ -23,34 +23,68 @@ struct TreeManifest: Sendable, Equatable {
     /// The canonical bytes, and their SHA-256: the tree's id. Computed once: a publish needs both.
     let bytes: [UInt8]
     let id: String
+    /// A folder of many entries is listed in parts (`TreeManifest+Parts`): runs of its entries,
+    /// each stored as a manifest of its own that `bytes` names by id. Empty for a folder listed whole.
+    let parts: [TreeManifest]
+    /// The parts this manifest made (not taken from a stored manifest): a publish writes them.
+    let newParts: [TreeManifest]
     /// Where each entry's object lies in `bytes` (nil when read back from disk): a manifest made
     /// from this one by `updating` copies the entries it keeps instead of encoding them again, so
     /// an edit in a folder of 10,000 files encodes one entry, not 10,000.
     private let entryRanges: [Range<Int>]?
 
     init(entries: [Entry]) {
-        self.init(sorted: entries.sorted { $0.name.utf8Precedes($1.name) }, keeping: nil, of: nil)
+        self.init(canonical: entries.sorted { $0.name.utf8Precedes($1.name) })
+    }
+
+    /// Listed whole, or in parts when there are many entries.
+    init(canonical sorted: [Entry]) {
+        if sorted.count > Self.partedFrom {
+            let parts = Self.cut(sorted)
+            self.init(sorted: sorted, parts: parts, new: parts)
+        } else {
+            self.init(sorted: sorted, keeping: nil, of: nil)
+        }
     }
 
     /// `kept[i]`: the index in `previous` of an entry that is unchanged from it.
-    private init(sorted entries: [Entry], keeping kept: [Int?]?, of previous: TreeManifest?) {
+    init(sorted entries: [Entry], keeping kept: [Int?]?, of previous: TreeManifest?) {
         self.entries = entries
         (bytes, entryRanges) = Self.encode(entries, keeping: kept, of: previous)
         id = SHA256.hash(bytes)
+        parts = []
+        newParts = []
     }
 
-    /// Read back from disk: the stored bytes are kept as they are (and hashed, so a changed file
-    /// no longer matches its id).
-    private init(entries: [Entry], stored: [UInt8]) {
+    /// A manifest in parts; `parts` are the runs of `entries` in order.
+    init(sorted entries: [Entry], parts: [TreeManifest], new: [TreeManifest]) {
         self.entries = entries
-        bytes = stored
-        id = SHA256.hash(stored)
+        self.parts = parts
+        newParts = new
+        bytes = Self.encodeParts(parts)
+        id = SHA256.hash(bytes)
         entryRanges = nil
     }
 
     /// This manifest with `changes` applied by name (nil removes the entry). The same as a
     /// manifest of the resulting entries, but costs the changes, not the folder's size.
     func updating(_ changes: [String: Kind?]) -> TreeManifest {
+        let (entries, kept) = applying(changes)
+        if entries.count > Self.partedFrom {
+            return parts.isEmpty ? TreeManifest(canonical: entries) : updatingParts(changes, to: entries)
+        }
+        return parts.isEmpty ? TreeManifest(sorted: entries, keeping: kept, of: self) : TreeManifest(sorted: entries, keeping: nil, of: nil)
+    }
+
+    /// A part's update: a part is listed whole whatever its length.
+    func updatingWhole(_ changes: [String: Kind?]) -> TreeManifest {
+        let (entries, kept) = applying(changes)
+        return TreeManifest(sorted: entries, keeping: kept, of: self)
+    }
+
+    /// The entries with `changes` applied, and for each the index of the entry of this manifest
+    /// it keeps unchanged.
+    func applying(_ changes: [String: Kind?]) -> (entries: [Entry], kept: [Int?]) {
         var entries = self.entries
         var kept: [Int?] = entries.indices.map { $0 }
         for (name, kind) in changes {
@@ -69,7 +103,7 @@ struct TreeManifest: Sendable, Equatable {
             default: break
             }
         }
-        return TreeManifest(sorted: entries, keeping: kept, of: self)
+        return (entries, kept)
     }
 
     /// The entry named `name`, found by bisection.
@@ -78,7 +112,7 @@ struct TreeManifest: Sendable, Equatable {
         return index < entries.count && entries[index].name == name ? entries[index] : nil
     }
 
-    private static func insertionIndex(of name: String, in entries: [Entry]) -> Int {
+    static func insertionIndex(of name: String, in entries: [Entry]) -> Int {
         var (low, high) = (0, entries.count)
         while low < high {
             let middle = (low + high) / 2
@@ -142,9 +176,21 @@ struct TreeManifest: Sendable, Equatable {
         out.append(contentsOf: "\n    }".utf8)
     }
 
-    init(parsing bytes: [UInt8], path: String) throws(StoreError) {
-        guard let value = StoredJSONReader.parse(bytes), value["format"]?.intValue == Self.format,
-            let listed = value["entries"]?.arrayValue
+    /// Parses stored bytes; a manifest in parts reads each part through `part` (its id -> its
+    /// bytes), which are checked against the id.
+    init(parsing bytes: [UInt8], path: String, part: (String) throws(StoreError) -> [UInt8]) throws(StoreError) {
+        guard let value = StoredJSONReader.parse(bytes) else { throw StoreError("the tree manifest '\(path)' is damaged: not JSON") }
+        if value["format"]?.intValue == Self.partedFormat {
+            let parts = try Self.parseParts(value, path: path, part: part)
+            self.init(entries: parts.flatMap(\.entries), stored: bytes, parts: parts)
+        } else {
+            self.init(entries: try Self.parseEntries(value, path: path), stored: bytes, parts: [])
+        }
+    }
+
+    /// The entries of a manifest listed whole (a folder's, or a part's).
+    static func parseEntries(_ value: JSONValue, path: String) throws(StoreError) -> [Entry] {
+        guard value["format"]?.intValue == Self.format, let listed = value["entries"]?.arrayValue
         else { throw StoreError("the tree manifest '\(path)' is damaged: not a format \(Self.format) tree manifest") }
         var entries: [Entry] = []
         for item in listed {
@@ -162,7 +208,26 @@ struct TreeManifest: Sendable, Equatable {
                 throw StoreError("the tree manifest '\(path)' is damaged: entry '\(name)' is neither a file nor a tree")
             }
         }
-        self.init(entries: entries, stored: bytes)
+        return entries
+    }
+
+    /// Stored as `trees/<id>.json` in `layout`, with its parts beside it.
+    static func read(_ id: String, layout: SiteLayout) throws(StoreError) -> TreeManifest {
+        let path = layout.treeManifest(id)
+        return try TreeManifest(parsing: FileSystem.readFile(path), path: path) { part throws(StoreError) in
+            try FileSystem.readFile(layout.treeManifest(part))
+        }
+    }
+
+    /// Read back from disk: the stored bytes are kept as they are (and hashed, so a changed file
+    /// no longer matches its id).
+    init(entries: [Entry], stored: [UInt8], parts: [TreeManifest]) {
+        self.entries = entries
+        bytes = stored
+        id = SHA256.hash(stored)
+        self.parts = parts
+        newParts = []
+        entryRanges = nil
     }
 }
 

@@ -14,6 +14,10 @@ struct TreeWriter {
     private(set) var written: [String] = []
     private var seen: Set<String> = []
     private var pending: [PlannedTree] = []
+    /// Per pending tree, the parts of its manifest to write (`TreeManifest+Parts`): those it made,
+    /// each once.
+    private var pendingParts: [[TreeManifest]] = []
+    private var seenParts: Set<String> = []
 
     init(trees: TreeReader, stagingTrees: String, spares: SpareFolders? = nil) {
         self.trees = trees
@@ -30,17 +34,23 @@ struct TreeWriter {
         seen.insert(tree.id)
         for subtree in tree.subtrees.values { add(subtree) }
         pending.append(tree)
+        pendingParts.append(tree.manifest.newParts.filter { seenParts.insert($0.id).inserted })
         written.append(tree.id)
     }
 
     /// Writes the added trees, on both cores: each is a folder of its own, linking only to
     /// stored files and naming its subfolders, so none waits for another.
     func writeAll() throws(StoreError) {
-        let (pending, stagingTrees, spares) = (pending, stagingTrees, spares)
-        try FirstFailure.concurrentPerform(iterations: pending.count) { index throws(StoreError) in
+        let (pending, pendingParts, stagingTrees, spares) = (pending, pendingParts, stagingTrees, spares)
+        if pendingParts.contains(where: { !$0.isEmpty }) { try FileSystem.makeDirectory(stagingParts) }
+        try FirstFailure.concurrentPerform(iterations: pending.count) { [stagingParts] index throws(StoreError) in
+            for part in pendingParts[index] { try FileSystem.createFile(stagingParts + "/" + part.id + ".json", part.bytes) }
             try Self.write(pending[index], into: stagingTrees, spares: spares)
         }
     }
+
+    /// Parts of manifests, apart from the trees: a part's id may also be a tree's.
+    private var stagingParts: String { stagingTrees + ".parts" }
 
     private static func write(_ tree: PlannedTree, into stagingTrees: String, spares: SpareFolders?) throws(StoreError) {
         let folder = stagingTrees + "/" + tree.id
@@ -113,15 +123,17 @@ struct TreeWriter {
         return (try? FileSystem.rename(String(blobFolder), to: folder)) != nil
     }
 
-    /// Moves the staged trees into `trees/`: the folder first, the manifest last. An equal tree
+    /// Moves the staged trees into `trees/`: the parts and folder first, the manifest last. An equal tree
     /// stored already (by an earlier version, or left by a crash after its folder) keeps its
     /// folder: `rename` never replaces a folder that has entries, and every tree has one. The
     /// manifest is replaced by the same bytes (its name is their hash). No lookup comes first:
     /// in a `trees/` of many names, each costs as much as the rename.
     func moveIntoPlace() throws(StoreError) {
-        for id in written {
+        for (id, parts) in zip(written, pendingParts) {
             let staged = stagingTrees + "/" + id
             CrashPoint.move.reach()
+            // A manifest's parts before it: with the manifest, a tree is stored.
+            for part in parts { try FileSystem.rename(stagingParts + "/" + part.id + ".json", to: trees.layout.treeManifest(part.id)) }
             do {
                 try FileSystem.rename(staged, to: trees.layout.tree(id))
             } catch where error.errorNumber == ENOTEMPTY || error.errorNumber == EEXIST {}

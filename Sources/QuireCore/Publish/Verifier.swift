@@ -59,7 +59,14 @@ struct Verifier {
         let bytes = try FileSystem.readFile(manifestPath)
         guard SHA256.hash(bytes) == id else { return report(.changed, path, "the tree manifest '\(manifestPath)' no longer matches its id") }
         let tree: TreeManifest
-        do { tree = try TreeManifest(parsing: bytes, path: manifestPath) } catch { return report(.changed, path, error.description) }
+        do {
+            tree = try TreeManifest(parsing: bytes, path: manifestPath) { [layout] part throws(StoreError) in
+                guard FileSystem.exists(layout.treeManifest(part)) else {
+                    throw StoreError("the tree manifest '\(manifestPath)': its part '\(layout.treeManifest(part))' is gone")
+                }
+                return try FileSystem.readFile(layout.treeManifest(part))
+            }
+        } catch { return report(.changed, path, error.description) }
         let folder = layout.tree(id)
         guard FileSystem.exists(folder) else { return report(.missing, path, "the tree folder '\(folder)' is gone") }
 

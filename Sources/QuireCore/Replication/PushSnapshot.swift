@@ -6,6 +6,8 @@ struct PushSnapshot {
     let current: VersionID
     let versions: [VersionID]
     let trees: Set<String>
+    /// The parts of the trees listed in parts (`trees/<part>.json`, no folder).
+    let parts: Set<String>
 
     /// Read without the publish lock (a push must not delay saves): a gc that removes a version
     /// while it is read makes the read start over.
@@ -28,14 +30,19 @@ struct PushSnapshot {
         let versions = try store.allVersions()
         guard versions.contains(current) else { throw StoreError("'\(store.layout.current)' names \(current), which is not in versions/") }
         var trees: Set<String> = []
+        var parts: Set<String> = []
         for version in versions {
-            for entry in try store.manifest(of: version).folders { try mark(entry.folder.tree, in: store, reachable: &trees) }
+            for entry in try store.manifest(of: version).folders {
+                try mark(entry.folder.tree, in: store, reachable: &trees, parts: &parts)
+            }
         }
-        return PushSnapshot(current: current, versions: versions, trees: trees)
+        return PushSnapshot(current: current, versions: versions, trees: trees, parts: parts)
     }
 
-    private static func mark(_ id: String, in store: SiteStore, reachable: inout Set<String>) throws(StoreError) {
+    private static func mark(_ id: String, in store: SiteStore, reachable: inout Set<String>, parts: inout Set<String>) throws(StoreError) {
         guard reachable.insert(id).inserted else { return }
-        for child in try store.treeChildren.of(id, layout: store.layout) { try mark(child, in: store, reachable: &reachable) }
+        let tree = try store.treeChildren.of(id, layout: store.layout)
+        parts.formUnion(tree.parts)
+        for child in tree.subtrees { try mark(child, in: store, reachable: &reachable, parts: &parts) }
     }
 }

@@ -57,9 +57,15 @@ struct ReplicaCopy {
         // on the origin (keep:) removes meanwhile is skipped: `ReplicaPush` checks that the
         // version `current` is to name was not among it.
         let missing = snapshot.trees.filter { !heldTrees.contains($0 + ".json") }.sorted()
+        // A large folder's manifest lists parts: they go before the manifests that name them.
+        let missingParts = snapshot.parts.filter { !heldTrees.contains($0 + ".json") && !snapshot.trees.contains($0) }.sorted()
         if !missing.isEmpty {
             let folders = try listFile("trees", missing.map { "trees/" + $0 + "/" })
             if let problem = try transfer(["-rlpt", "--delete", "--ignore-missing-args", "--files-from=" + folders]) { return problem }
+            if !missingParts.isEmpty {
+                let parts = try listFile("parts", missingParts.map { "trees/" + $0 + ".json" })
+                if let problem = try transfer(["-lpt", "--ignore-missing-args", "--files-from=" + parts]) { return problem }
+            }
             let manifests = try listFile("manifests", missing.map { "trees/" + $0 + ".json" })
             if let problem = try transfer(["-lpt", "--ignore-missing-args", "--files-from=" + manifests]) { return problem }
         }
@@ -71,6 +77,7 @@ struct ReplicaCopy {
         let checked = try listFile(
             "check",
             missing.flatMap { ["trees/" + $0 + "/", "trees/" + $0 + ".json"] }
+                + (missing.isEmpty ? [] : missingParts.map { "trees/" + $0 + ".json" })
                 + snapshot.versions.map { "versions/" + $0.description + "/" })
         let comparison = try rsync.run([
             "-rlpt", "--dry-run", "--itemize-changes", "--checksum", "--ignore-missing-args",
@@ -102,7 +109,8 @@ struct ReplicaCopy {
         let keptVersions = Set(snapshot.versions.map(\.description))
         let oldVersions = heldVersions.subtracting(keptVersions).sorted()
         let oldTrees = heldTrees.filter { name in
-            !snapshot.trees.contains(name.hasSuffix(".json") ? String(name.dropLast(5)) : name)
+            let id = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
+            return !snapshot.trees.contains(id) && !(name.hasSuffix(".json") && snapshot.parts.contains(id))
         }
         let manifests = oldTrees.filter { $0.hasSuffix(".json") }.sorted()
         let folders = oldTrees.filter { !$0.hasSuffix(".json") }.sorted()

@@ -1,0 +1,176 @@
+import Foundation
+import QuireModel
+import Testing
+@testable import QuireCore
+
+/// A folder of many entries is listed in parts (`TreeManifest+Parts`): however the manifest is
+/// made (whole, or by edits), equal entries must give equal parts and an equal id, an edit must
+/// make only the parts around it, and the store must keep, check, collect and publish the parts.
+@Suite("Tree manifests in parts")
+struct TreeManifestPartsTests {
+    private static func file(_ name: String, _ seed: Int) -> TreeManifest.Entry {
+        let digest = SHA256.hash(Array("\(name)-\(seed)".utf8))
+        let file = PublishedFile(sha256: digest, size: seed, inputDigest: digest, metadata: ["page_id": .string(name)])
+        return .init(name: name, kind: .file(file))
+    }
+
+    private static func names(_ count: Int) -> [String] { (0..<count).map { String(format: "page-%05d.json", $0 * 3) } }
+
+    /// The manifest's parts by id, as the store keeps them.
+    private static func reread(_ manifest: TreeManifest) throws -> TreeManifest {
+        let parts = Dictionary(manifest.parts.map { ($0.id, $0.bytes) }, uniquingKeysWith: { first, _ in first })
+        return try TreeManifest(parsing: manifest.bytes, path: "t.json") { id throws(StoreError) in
+            guard let bytes = parts[id] else { throw StoreError("no part \(id)") }
+            return bytes
+        }
+    }
+
+    @Test("a large folder is listed in parts that read back as its entries")
+    func partsReadBack() throws {
+        let entries = Self.names(3000).enumerated().map { Self.file($1, $0) }
+        let manifest = TreeManifest(entries: entries.shuffled())
+        #expect(manifest.entries == entries)
+        #expect(manifest.parts.count > 3)
+        #expect(manifest.parts.allSatisfy { $0.entries.count <= TreeManifest.longestPart && $0.parts.isEmpty })
+        #expect(manifest.parts.flatMap(\.entries) == entries)
+        #expect(manifest.parts.allSatisfy { $0.id == SHA256.hash($0.bytes) })
+        #expect(manifest.id == SHA256.hash(manifest.bytes))
+        #expect(manifest.bytes.count < 40_000, "the list names parts, not entries")
+        let parsed = try Self.reread(manifest)
+        #expect(parsed.entries == entries)
+        #expect(parsed.id == manifest.id)
+        // A small folder is listed whole, as before.
+        #expect(TreeManifest(entries: Array(entries.prefix(TreeManifest.partedFrom))).parts.isEmpty)
+    }
+
+    @Test("edits give the manifest of the resulting entries, and make only the parts they touch")
+    func editsMatchAFreshManifest() throws {
+        var generator = SplitMix(seed: 34)
+        var entries = Self.names(2000).enumerated().map { Self.file($1, $0) }
+        var manifest = TreeManifest(entries: entries)
+        for round in 0..<80 {
+            var changes: [String: TreeManifest.Kind?] = [:]
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: if let entry = entries.randomElement(using: &generator) { changes[entry.name] = .some(nil) }
+                case 1:
+                    let name = String(format: "page-%05d.json", Int.random(in: 0..<7000, using: &generator))
+                    changes[name] = Self.file(name, round * 100).kind
+                case 2: if let entry = entries.first { changes[entry.name] = Self.file(entry.name, round * 7).kind }
+                default:
+                    if let entry = entries.randomElement(using: &generator) { changes[entry.name] = Self.file(entry.name, round * 13).kind }
+                }
+            }
+            let updated = manifest.updating(changes)
+            var byName = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
+            for (name, kind) in changes { byName[name] = kind.map { TreeManifest.Entry(name: name, kind: $0) } }
+            entries = byName.values.sorted { $0.name.utf8Precedes($1.name) }
+            let fresh = TreeManifest(entries: entries)
+            #expect(updated.entries == fresh.entries)
+            #expect(updated.bytes == fresh.bytes, "round \(round)")
+            #expect(updated.id == fresh.id)
+            #expect(updated.parts.map(\.id) == fresh.parts.map(\.id))
+            #expect(updated.parts.map(\.bytes) == fresh.parts.map(\.bytes))
+            // What the edit made is what the earlier manifest lacked, and stays near the changes.
+            let before = Set(manifest.parts.map(\.id))
+            #expect(Set(updated.newParts.map(\.id)) == Set(updated.parts.map(\.id)).subtracting(before))
+            #expect(updated.newParts.count <= 3 * changes.count, "round \(round): \(updated.newParts.count) new parts")
+            #expect(try Self.reread(updated).entries == entries)
+            manifest = updated
+        }
+    }
+
+    @Test("a folder that grows past the threshold is listed in parts, and whole again when it shrinks")
+    func crossingTheThreshold() {
+        let entries = Self.names(TreeManifest.partedFrom + 1).enumerated().map { Self.file($1, $0) }
+        let whole = TreeManifest(entries: Array(entries.dropLast()))
+        #expect(whole.parts.isEmpty)
+        let grown = whole.updating([entries.last!.name: entries.last!.kind])
+        #expect(!grown.parts.isEmpty)
+        #expect(grown.bytes == TreeManifest(entries: entries).bytes)
+        let shrunk = grown.updating([entries.last!.name: TreeManifest.Kind?.none])
+        #expect(shrunk.parts.isEmpty)
+        #expect(shrunk.bytes == whole.bytes)
+    }
+
+    @Test("the store publishes, verifies, collects and delta-publishes a folder in parts")
+    func storeKeepsParts() throws {
+        let dist = TemporaryDist()
+        let store = try dist.store()
+        try store.keepSpareFolders()
+        let folder = (0..<1500).map { page(String(format: "en/p-%05d.json", $0), #"{"n":\#($0)}"#) }
+        _ = try store.publish(request(baseFiles + folder))
+        let trees = dist.path + "/trex/trees"
+        // Manifests without a folder.
+        let partsStored = {
+            try FileSystem.list(trees).filter { $0.hasSuffix(".json") && !FileSystem.exists(trees + "/" + String($0.dropLast(5))) }
+        }
+        let first = try partsStored()
+        #expect(first.count > 3, "the parts of en, beside the manifests")
+        #expect(try store.verify().isEmpty)
+
+        for round in 0..<3 {
+            store.prepareSpareFolders { false }
+            let base = try #require(try store.newestVersion())
+            let files = [page("en/p-00700.json", #"{"n":"edit \#(round)"}"#), page("en/p-00701x.json", "{}")]
+            let delta = PublishDelta(
+                base: base, files: files, removed: round == 0 ? ["en/p-00010.json"] : [],
+                manifest: JSONObject([("locales", ["en", "fr"])]), buildRecord: JSONObject())
+            #expect(try store.publish(delta) == .published(VersionID(base.number + 1), isCurrent: true))
+            #expect(try store.verify().isEmpty)
+        }
+        #expect(store.spareFoldersTaken == 3, "each edit of en through its spare")
+        #expect(readText(dist.path + "/trex/current/en/p-00700.json") == #"{"n":"edit 2"}"#)
+        #expect(!FileSystem.exists(dist.path + "/trex/current/en/p-00010.json"))
+        // Only the parts around the edits are new.
+        let afterEdits = try partsStored()
+        #expect(afterEdits.count < first.count + 10)
+
+        // A fresh index (another process) reads the parts back: a delta over it, and a full build of
+        // the same files, give the newest version's tree.
+        let other = try dist.store()
+        let newest = try #require(try store.newestVersion())
+        let reread = try other.files(of: newest)
+        #expect(reread == (try store.files(of: newest)))
+
+        // Broken or missing parts are found by verify.
+        let layout = SiteLayout(root: dist.path + "/trex")
+        let enParts = try TreeManifest.read(try #require(treeOfEn(dist)), layout: layout).parts.map { $0.id + ".json" }
+        let part = try #require(enParts.first { !first.contains($0) }, "a part the edits made")
+        let bytes = try FileSystem.readFile(trees + "/" + part)
+        try FileSystem.remove(trees + "/" + part)
+        #expect(try !store.verify().isEmpty)
+        try FileSystem.createFile(trees + "/" + part, Array("{}".utf8))
+        #expect(try !store.verify().isEmpty)
+        try FileSystem.remove(trees + "/" + part)
+        try FileSystem.createFile(trees + "/" + part, bytes)
+        #expect(try store.verify().isEmpty)
+
+        // gc keeps the newest version's parts and removes the others.
+        store.closeSpareFolders()
+        _ = try store.gc(keep: 1)
+        let kept = try partsStored()
+        #expect(kept.count < afterEdits.count)
+        let manifest = try TreeManifest.read(try #require(treeOfEn(dist)), layout: layout)
+        #expect(!manifest.parts.isEmpty)
+        #expect(Set(manifest.parts.map { $0.id + ".json" }).isSubset(of: Set(kept)))
+        #expect(try store.verify().isEmpty)
+    }
+
+    /// A seeded generator: a failing round can be run again.
+    private struct SplitMix: RandomNumberGenerator {
+        var seed: UInt64
+        mutating func next() -> UInt64 {
+            seed &+= 0x9e37_79b9_7f4a_7c15
+            var z = seed
+            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// The tree id `current/en` links to.
+    private func treeOfEn(_ dist: TemporaryDist) -> String? {
+        link(dist.path + "/trex/current/en").map { String($0.split(separator: "/").last ?? "") }
+    }
+}

@@ -23,8 +23,8 @@ import Testing
         }
 
         /// Publishes the same delta to both, after making the spares of the newest version.
-        func delta(files: [OutputFile], removed: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
-            withSpares.prepareSpareFolders { false }
+        func delta(files: [OutputFile], removed: [String] = [], preparing: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            if preparing { withSpares.prepareSpareFolders { false } }
             for store in [withSpares, without] {
                 let base = try #require(try store.newestVersion())
                 let delta = PublishDelta(base: base, files: files, removed: removed, manifest: JSONObject([("locales", ["en", "fr"])]),
@@ -143,6 +143,28 @@ import Testing
         #expect(stoppedInside, "a round stopped inside the big folder and left its part")
         try pair.delta(files: [page("en/all/p-150.json", #"{"n":"edited"}"#)])
         #expect(pair.withSpares.spareFoldersTaken == 2, "en/all and en, the big one finished across rounds")
+    }
+
+    @Test func aSaveTakesAHalfMadeSpareAndLinksWhatItLacks() throws {
+        let folder = (0..<300).map { page(String(format: "en/all/p-%03d.json", $0), #"{"n":\#($0)}"#) }
+        let pair = try Pair(Self.site + folder)
+        // assets, en and fr first, then en/all: stopped at its 128th link.
+        var asked = 0
+        pair.withSpares.prepareSpareFolders {
+            asked += 1
+            return asked > 5
+        }
+        #expect(pair.spares.contains("\(try #require(treeID(pair, "en/all"))).tmp"))
+        // One entry it holds and one it lacks are dropped; one it lacks is edited.
+        try pair.delta(
+            files: [page("en/all/p-150.json", #"{"n":"edited"}"#)], removed: ["en/all/p-010.json", "en/all/p-200.json"], preparing: false)
+        #expect(pair.withSpares.spareFoldersTaken == 2, "en whole, en/all half made")
+        #expect(!pair.spares.contains { $0.hasSuffix(".tmp") })
+    }
+
+    /// The tree id of a folder of the newest version.
+    private func treeID(_ pair: Pair, _ path: String) -> String? {
+        link(pair.spared.path + "/trex/current/" + path).map { String($0.split(separator: "/").last ?? "") }
     }
 
     @Test func anotherProcessesCleanupKeepsTheSparesAndClosingRemovesThem() throws {

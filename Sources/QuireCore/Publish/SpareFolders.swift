@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -30,12 +31,38 @@ public final class SpareFolders: Sendable {
 
     deinit { close() }
 
-    /// Moves the spare of tree `id` to `destination`; false when there is none.
-    func take(_ id: String, as destination: String) -> Bool {
-        guard !isClosed.load(ordering: .acquiring), (try? FileSystem.rename(lease.folder + "/" + id, to: destination)) != nil else {
-            return false
+    /// Rounds of `prepare` running now: a half-made spare is taken only once none links into it.
+    private let rounds = Atomic<Int>(0)
+
+    /// How much of a tree a taken spare holds.
+    enum Taken {
+        case whole
+        /// Made in part by a round a save stopped: the publish links the entries it lacks.
+        case partial
+    }
+
+    /// Moves the spare of tree `id` to `destination`; nil when there is none.
+    func take(_ id: String, as destination: String) -> Taken? {
+        guard !isClosed.load(ordering: .acquiring) else { return nil }
+        if (try? FileSystem.rename(lease.folder + "/" + id, to: destination)) != nil {
+            taken.add(1, ordering: .relaxed)
+            return .whole
         }
+        // A spare of 10,000 entries stopped half-way: its links are as many fewer for the save
+        // to make. The round stops within 64 links of a save's start; until then it may be
+        // linking into it.
+        guard FileSystem.exists(lease.folder + "/" + id + Self.partSuffix), roundsStopped(within: 0.05),
+              (try? FileSystem.rename(lease.folder + "/" + id + Self.partSuffix, to: destination)) != nil else { return nil }
         taken.add(1, ordering: .relaxed)
+        return .partial
+    }
+
+    private func roundsStopped(within seconds: Double) -> Bool {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        while rounds.load(ordering: .acquiring) > 0 {
+            guard DispatchTime.now().uptimeNanoseconds < deadline else { return false }
+            usleep(100)
+        }
         return true
     }
 
@@ -55,6 +82,7 @@ public final class SpareFolders: Sendable {
         let have = Set(present)
         var made = 0
         var linked = false
+        rounds.add(1, ordering: .acquiringAndReleasing)
         for tree in trees where !have.contains(tree.id) {
             guard !shouldStop(), !isClosed.load(ordering: .acquiring) else { break }
             linked = true
@@ -63,6 +91,7 @@ public final class SpareFolders: Sendable {
                 made += 1
             }
         }
+        rounds.subtract(1, ordering: .acquiringAndReleasing)
         // Their folders on disk before the next save, whose one `syncfs` would write them otherwise.
         if linked { _ = SyncFS.call(lease.lockDescriptor) }
         return made

@@ -60,7 +60,7 @@ struct TreeWriter {
         let adopted = !fromSpare && adoptStagedFolder(of: tree, as: folder)
         if !adopted && !fromSpare { try FileSystem.makeDirectory(folder) }
         let target: DirectoryHandle
-        if let spare { target = spare } else { target = try DirectoryHandle(folder) }
+        if let spare { target = spare.folder } else { target = try DirectoryHandle(folder) }
         var stored = StoredEntries(target: target)
         for (name, source) in tree.files {
             switch source {
@@ -71,9 +71,11 @@ struct TreeWriter {
                 try stored.link(String(path[path.index(after: slash)...]), in: path[..<slash], as: name, else: .copy)
             }
         }
-        // An edited tree: what it keeps from its earlier tree, by name (a spare holds it already).
-        if let base = tree.linkedFrom, !fromSpare {
-            for entry in tree.manifest.entries where tree.files[entry.name] == nil && tree.subtrees[entry.name] == nil {
+        // An edited tree: what it keeps from its earlier tree, by name (a whole spare holds it
+        // already, a half-made one what it names).
+        if let base = tree.linkedFrom, spare == nil || spare?.holds != nil {
+            let held = spare?.holds ?? []
+            for entry in tree.manifest.entries where tree.files[entry.name] == nil && tree.subtrees[entry.name] == nil && !held.contains(entry.name) {
                 let replacement: StoredEntries.Replacement = switch entry.kind { case .file: .copy; case .tree(let id): .subtreeLink(id) }
                 try stored.link(entry.name, in: base[...], as: entry.name, else: replacement)
             }
@@ -89,22 +91,43 @@ struct TreeWriter {
         try FileSystem.createFile(folder + ".json", tree.manifest.bytes)
     }
 
+    /// A spare taken for a tree: its folder, and unless it is whole, the names it holds.
+    private struct TakenSpare {
+        var folder: DirectoryHandle
+        var holds: Set<String>?
+    }
+
+    /// Folders up to this many entries have their spare counted before it is used (a stray or a
+    /// missing entry is found); a larger one is used as made: whole, or never renamed to its
+    /// name (counting 10,000 entries took as long as the rest of a save).
+    static let countedSpareEntries = 2000
+
     /// An edited tree's folder made from the spare copy of its earlier tree: the entries it
     /// replaces or drops are removed (a cost of the change, not of the folder), and the caller
     /// writes the new ones through the handle returned. Nil when there is no spare, or it does
     /// not hold as many entries as the earlier tree (then it is removed).
-    private static func takeSpare(of tree: PlannedTree, as folder: String, from spares: SpareFolders?) throws(StoreError) -> DirectoryHandle? {
+    private static func takeSpare(of tree: PlannedTree, as folder: String, from spares: SpareFolders?) throws(StoreError) -> TakenSpare? {
         guard let spares, let base = tree.linkedFrom, let slash = base.lastIndex(of: "/"),
-              spares.take(String(base[base.index(after: slash)...]), as: folder) else { return nil }
+              let taken = spares.take(String(base[base.index(after: slash)...]), as: folder) else { return nil }
         let target = try DirectoryHandle(folder)
-        guard try target.entryCount() == tree.linkedEntryCount else {
-            try FileSystem.removeTree(folder)
-            return nil
+        var holds: Set<String>?
+        switch taken {
+        case .partial: holds = Set(try target.entries().map(\.name))
+        case .whole:
+            if tree.linkedEntryCount <= countedSpareEntries, try target.entryCount() != tree.linkedEntryCount {
+                try FileSystem.removeTree(folder)
+                return nil
+            }
         }
-        for name in tree.droppedNames { try target.remove(name) }
+        let partial = holds != nil
+        for name in tree.droppedNames { try target.remove(name, ifPresent: partial) }
         for name in tree.files.keys { try target.remove(name, ifPresent: true) }
         for name in tree.subtrees.keys { try target.remove(name, ifPresent: true) }
-        return target
+        // A half-made spare holds none of what the tree drops or changes any more.
+        holds?.subtract(tree.droppedNames)
+        holds?.subtract(tree.files.keys)
+        holds?.subtract(tree.subtrees.keys)
+        return TakenSpare(folder: target, holds: holds)
     }
 
     /// When the tree's staged files are all of one staging folder, under their names there, and

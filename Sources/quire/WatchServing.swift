@@ -69,8 +69,8 @@ final class WatchServing: @unchecked Sendable {
         if let character = NginxRules.unservablePathCharacter(dist) {
             throw CommandFailure(.operational, "\(dist): nginx cannot serve a folder whose path holds '\(character)'")
         }
-        address = try freeAddress()
         Self.removeLeftovers()
+        address = try freeAddress()
         let folder = "\(Self.folderPrefix)\(getpid())"
         try? FileManager.default.removeItem(atPath: folder)
         do {
@@ -116,7 +116,9 @@ final class WatchServing: @unchecked Sendable {
                 let command = FileManager.default.contents(atPath: "/proc/\(nginx)/cmdline"),
                 String(decoding: command, as: UTF8.self).contains("\(folder)/nginx.conf")
             {
+                // Gone before the ports are chosen: it may hold the ones this watcher wants.
                 kill(nginx, SIGTERM)
+                for _ in 0..<200 where kill(nginx, 0) == 0 { usleep(10_000) }
             }
             try? FileManager.default.removeItem(atPath: folder)
         }

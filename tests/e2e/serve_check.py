@@ -9,7 +9,8 @@
   - audience variants: refused without --serve-auth; with it, refused without a token, served with
     the right audience's token, refused with another audience's (a small auth service of this test's);
   - nginx gone (its processes, its ports free) after SIGTERM and after kill -9 of the watcher; nginx
-    ended by someone else: the watcher says so and goes on publishing;
+    ended by someone else: the watcher says so and goes on publishing; an nginx left by a watcher
+    that is gone: the next one stops it and takes the port;
   - a taken port (either of the two): exit 3 and a clear message, fast; --serve-next-free moves on;
     nginx missing: exit 3 (root only: hidden in a private mount namespace).
 """
@@ -304,6 +305,35 @@ def check_preview_told_later(workspace):
     expect(watcher.process.wait(20) == 0, "the watcher of the fixed site did not exit 0 on SIGTERM")
 
 
+def check_leftover_nginx(workspace):
+    """An nginx left by a watcher that is gone (killed in the instant before nginx tied itself to
+    it): the next watcher stops it and takes the port."""
+    port = free_pair()
+    first = Watcher(workspace, ["--site", SITE, "--no-preview", "--serve", "127.0.0.1:%d" % port])
+    expect(poll(lambda: any(": status page " in l for l in first.lines), timeout=30), "leftover: first watcher: " + first.tail())
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    own, left = "/tmp/quire-nginx-%d" % first.process.pid, "/tmp/quire-nginx-%d" % dead.pid
+    with open(own + "/nginx.conf") as handle:
+        config = handle.read().replace(own, left)
+    first.process.send_signal(signal.SIGTERM)
+    first.process.wait(20)
+    os.makedirs(left, exist_ok=True)
+    with open(left + "/nginx.conf", "w") as handle:
+        handle.write(config)
+    orphan = subprocess.Popen(["nginx", "-e", "stderr", "-c", left + "/nginx.conf"], stderr=subprocess.DEVNULL, start_new_session=True)
+    expect(poll(lambda: not port_free(port), timeout=10), "leftover: the stand-in nginx did not listen")
+    second = Watcher(workspace, ["--site", SITE, "--no-preview", "--serve", "127.0.0.1:%d" % port])
+    served = poll(lambda: any(": status page " in l for l in second.lines) or second.process.poll() is not None, timeout=30)
+    expect(served and second.process.poll() is None and "instead" not in " ".join(second.lines),
+           "leftover nginx on port %d: the next watcher did not take the port: %s" % (port, second.tail()))
+    expect(poll(lambda: orphan.poll() is not None, timeout=5) and not os.path.exists(left), "leftover nginx or its folder still there")
+    if orphan.poll() is None:
+        orphan.kill()
+    second.process.send_signal(signal.SIGTERM)
+    expect(second.process.wait(20) == 0, "leftover: the second watcher did not exit 0 on SIGTERM")
+
+
 def run_quire(workspace, *options, timeout=15):
     started = time.time()
     try:
@@ -379,6 +409,7 @@ def main():
 
         check_nginx_gone_first(workspace)
         check_preview_told_later(workspace)
+        check_leftover_nginx(workspace)
         check_refusals(workspace)
     finally:
         auth.server.shutdown()

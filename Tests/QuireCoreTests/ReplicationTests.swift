@@ -159,7 +159,12 @@ struct ReplicationTests {
         try FileSystem.createFile(strayManifest, Array("{".utf8))
         let strayLink = replica.path + "/trex/.current.Zx56Cv"
         try FileSystem.symbolicLink("versions/v000002", at: strayLink)
+        // And on the origin, the killed push's scratch files.
+        let scratch = store.layout.state + "/push"
+        try FileSystem.makeDirectories(scratch + "/0")
+        try FileSystem.createFile(scratch + "/0/trees.list", Array("trees/gone/\n".utf8))
         _ = try push(dist, [replica.path])
+        #expect(!FileSystem.exists(scratch))
         let (current, problems) = try verified(replica.path)
         #expect(current == VersionID(2) && problems.isEmpty, "\(problems)")
         #expect(!FileSystem.exists(copy + "/.trex-store.json.Xy12Ab"))

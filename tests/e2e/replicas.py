@@ -271,6 +271,8 @@ def final_push(workspace, replicas):
     """One push after the kills: every replica holds what the origin holds, nothing else."""
     result = workspace.quire("push", "--site", SITE, *[replica.destination for replica in replicas])
     origin_trees = sorted(os.listdir(os.path.join(workspace.site_root, "trees")))
+    scratch = os.path.join(workspace.site_root, "state", "push")
+    check(not os.path.exists(scratch), "final: the pushes left their scratch folder %s" % scratch)
     for replica in replicas:
         check(replica.current() == workspace.current(), "final: %s current %s, origin %s" % (replica.name, replica.current(), workspace.current()))
         check(replica.listing("versions") == workspace.versions(), "final: %s versions %s, origin (keep: %d) %s" % (

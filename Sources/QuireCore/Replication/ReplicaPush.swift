@@ -49,7 +49,11 @@ public struct ReplicaPush {
 
     /// `startingFrom`: a snapshot taken earlier (tests: the origin changes after it is taken).
     func push(to destinations: [ReplicaDestination], lock: Int32?, startingFrom first: PushSnapshot? = nil) throws(StoreError) -> Report {
-        let work = try Self.scratchFolder()
+        // Scratch files (rsync's file lists, the link it sends) in `state/push/`, made afresh by
+        // each push: pushes hold the push lock, so what a killed one left is removed by the next.
+        let work = store.layout.state + "/push"
+        if FileSystem.exists(work) { try FileSystem.removeTree(work) }
+        try FileSystem.makeDirectory(work)
         defer { try? FileSystem.removeTree(work) }
         var copies = destinations.enumerated().map { index, destination in
             ReplicaCopy(destination: destination, site: store.site, origin: store.root, work: work + "/\(index)", lock: lock)
@@ -119,13 +123,5 @@ public struct ReplicaPush {
     private func record(_ report: Report) -> Report {
         ReplicaRecord(layout: store.layout).update(with: report, store: store)
         return report
-    }
-
-    private static func scratchFolder() throws(StoreError) -> String {
-        var template = Array((NSTemporaryDirectory() + "/quire-push-XXXXXX").utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw StoreError.system("create a scratch folder in", NSTemporaryDirectory(), errorNumber: errno)
-        }
-        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -21,7 +21,7 @@ final class WatchCommand: @unchecked Sendable {
             .noPreview, .timings, .lockTimeout(30),
             OptionSpec(
                 "serve", "[HOST:]PORT", absent: .meaning("not served"),
-                help: "serve dist/ with nginx: apps on PORT, editors (status pages, previews) on PORT+1"),
+                help: "serve dist/ with nginx: apps on PORT, editors (status pages, previews) on PORT+1; HOST: 127.0.0.1 if omitted"),
             .flag("serve-next-free", help: "with --serve: take the next free pair of ports when these are taken"),
             OptionSpec(
                 "serve-auth", "URL", absent: .meaning("audience variants refused"),

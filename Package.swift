@@ -3,8 +3,8 @@ import PackageDescription
 
 // Upcoming features for every Swift target, in one place.
 let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),          // `any P` spelled out
-    .enableUpcomingFeature("InternalImportsByDefault"), // C modules never leak into dependents
+    .enableUpcomingFeature("ExistentialAny"),  // `any P` spelled out
+    .enableUpcomingFeature("InternalImportsByDefault"),  // C modules never leak into dependents
 ]
 
 let package = Package(

@@ -60,7 +60,10 @@ public struct JSONWriter: Sendable {
         case .string(let text): Self.writeString(text, into: &out)
         case .encoded(let json): out.append(json.bytes)
         case .array(let items):
-            if items.isEmpty { out.append("[]"); return }
+            if items.isEmpty {
+                out.append("[]")
+                return
+            }
             out.append(UInt8(ascii: "["))
             // Elements are read in place through the buffer: iterating the array would copy
             // (retain and release) every element on the way.
@@ -74,7 +77,10 @@ public struct JSONWriter: Sendable {
             newline(depth, into: &out)
             out.append(UInt8(ascii: "]"))
         case .object(let object):
-            if object.isEmpty { out.append("{}"); return }
+            if object.isEmpty {
+                out.append("{}")
+                return
+            }
             out.append(UInt8(ascii: "{"))
             object.members.withUnsafeBufferPointer { members in
                 for index in members.indices {
@@ -174,7 +180,8 @@ public struct JSONWriter: Sendable {
         let highBits: UInt64 = 0x8080_8080_8080_8080
         func zeroBytes(_ value: UInt64) -> UInt64 { (value &- ones) & ~value }
         let control = (word &- ones &* 0x20) & ~word
-        return (control | zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C))
+        return
+            (control | zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C))
             | zeroBytes(word ^ (ones &* 0x7F))) & highBits
     }
 

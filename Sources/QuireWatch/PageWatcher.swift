@@ -98,7 +98,10 @@ public final class PageWatcher: Sendable {
     public func stop() {
         let (reader, poller) = sources.withLock { sources in
             sources.isStopped = true
-            defer { sources.reader = nil; sources.poller = nil }
+            defer {
+                sources.reader = nil
+                sources.poller = nil
+            }
             return (sources.reader, sources.poller)
         }
         reader?.stop()

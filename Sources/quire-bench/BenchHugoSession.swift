@@ -20,9 +20,13 @@ final class BenchHugoSession {
         runTag = "h\(getpid())t\(BenchClock.now % 1_000_000_007)"
         let candidates: [String] = ["/usr/bin/hugo", "/usr/local/bin/hugo"]
         let hugo = candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/hugo"
-        process = try BenchProcess(hugo, ["server", "--renderToDisk", "--source", hugoRoot, "--destination", output,
-                                          "--port", "\(port)", "--bind", "127.0.0.1", "--disableLiveReload", "--watch"],
-                                   stderrLog: log, captureStderr: true)
+        process = try BenchProcess(
+            hugo,
+            [
+                "server", "--renderToDisk", "--source", hugoRoot, "--destination", output,
+                "--port", "\(port)", "--bind", "127.0.0.1", "--disableLiveReload", "--watch",
+            ],
+            stderrLog: log, captureStderr: true)
     }
 
     func renderedPath(page index: Int) -> String { "\(output)/\(site.defaultLocale)/\(site.pageID(index))/index.html" }
@@ -34,7 +38,7 @@ final class BenchHugoSession {
         while BenchClock.now < deadline {
             if let bytes = BenchWatchSession.readFile(last), !bytes.isEmpty {
                 initialRenderSeconds = Double(BenchClock.now - process.started) / 1e9
-                sleep(2) // hugo starts watching after its first render
+                sleep(2)  // hugo starts watching after its first render
                 return
             }
             usleep(5_000)
@@ -47,7 +51,9 @@ final class BenchHugoSession {
         for edit in 0..<count {
             let page = (edit &* 7919 &+ 13) % site.pageCount
             let target = renderedPath(page: page)
-            guard let before = BenchWatchSession.readFile(target), before.count > 64 else { throw BenchError("hugo did not render \(target)") }
+            guard let before = BenchWatchSession.readFile(target), before.count > 64 else {
+                throw BenchError("hugo did not render \(target)")
+            }
             let tail = Array(before.suffix(64))
             let token = "Edited \(runTag)e\(edit)"
             let text = site.hugoPage(page, locale: site.defaultLocale, title: token)
@@ -75,7 +81,11 @@ final class BenchHugoSession {
                 if now > deadline { break }
                 if arrived == nil { usleep(200) }
             }
-            if let arrived { latency.milliseconds.append(BenchClock.milliseconds(from: started, to: arrived)) } else { latency.timeouts += 1 }
+            if let arrived {
+                latency.milliseconds.append(BenchClock.milliseconds(from: started, to: arrived))
+            } else {
+                latency.timeouts += 1
+            }
             usleep(UInt32(gap * 1e6))
         }
         return latency

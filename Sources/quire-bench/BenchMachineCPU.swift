@@ -11,7 +11,8 @@ struct BenchMachineCPU {
     /// Nil where there is no `/proc/stat` or its first line is not the `cpu` total.
     static var now: BenchMachineCPU? {
         guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-              let line = text.split(separator: "\n").first, line.hasPrefix("cpu ") else { return nil }
+            let line = text.split(separator: "\n").first, line.hasPrefix("cpu ")
+        else { return nil }
         // cpu user nice system idle iowait irq softirq steal ...
         let fields = line.split(separator: " ").dropFirst().compactMap { UInt64($0) }
         guard fields.count >= 8 else { return nil }

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import QuireCore
+import Synchronization
 
 /// A child process of the benchmark: `quire build` or `quire watch` (the binary next to this one), or a tool
 /// such as `stat`. Spawned with `posix_spawn` and reaped with `wait4`.
@@ -123,14 +123,16 @@ final class BenchProcess: @unchecked Sendable {
     private func exited(status: Int32, usage: rusage, peak: Int) -> Exit {
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         let time = ResourceUsage(usage)
-        return Exit(status: exitStatus, wallSeconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9,
-                    peakRSSKilobytes: peak > 0 ? peak : Int(usage.ru_maxrss), userSeconds: time.user, systemSeconds: time.system)
+        return Exit(
+            status: exitStatus, wallSeconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9,
+            peakRSSKilobytes: peak > 0 ? peak : Int(usage.ru_maxrss), userSeconds: time.user, systemSeconds: time.system)
     }
 
     /// The child's peak resident set so far (`VmHWM`, KiB); 0 once it has exited.
     var peakRSSKilobytes: Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return 0 }
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
     }
 
@@ -138,7 +140,8 @@ final class BenchProcess: @unchecked Sendable {
     /// once it has exited.
     var cpuSeconds: Double? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let end = stat.lastIndex(of: ")") else { return nil }
+            let end = stat.lastIndex(of: ")")
+        else { return nil }
         // After the command name (which may hold spaces): state is field 3, utime 14, stime 15.
         let fields = stat[stat.index(after: end)...].split(separator: " ")
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }

@@ -30,29 +30,36 @@ extension BenchRun {
             object["problems"] = .array(result.problems.map { .string($0) })
             return .object(object)
         }
-        return .object(JSONObject([
-            ("conditions", conditions),
-            ("runs", .array(runs)),
-            ("ratios", .array(ratios(results).map { ratio in
-                .object(JSONObject([
-                    ("layout", .string(ratio.layout)), ("large", .integer(ratio.large)), ("small", .integer(ratio.small)),
-                    ("save_p50", BenchFormat.number(ratio.p50)), ("save_p99", BenchFormat.number(ratio.p99)),
-                    ("edit_build_wall", BenchFormat.number(ratio.editWall)),
-                ]))
-            })),
-        ]))
+        return .object(
+            JSONObject([
+                ("conditions", conditions),
+                ("runs", .array(runs)),
+                (
+                    "ratios",
+                    .array(
+                        ratios(results).map { ratio in
+                            .object(
+                                JSONObject([
+                                    ("layout", .string(ratio.layout)), ("large", .integer(ratio.large)), ("small", .integer(ratio.small)),
+                                    ("save_p50", BenchFormat.number(ratio.p50)), ("save_p99", BenchFormat.number(ratio.p99)),
+                                    ("edit_build_wall", BenchFormat.number(ratio.editWall)),
+                                ]))
+                        })
+                ),
+            ]))
     }
 
     static func pageSetJSON(_ latency: BenchWatchSession.Latency) -> JSONValue {
         let statistics = BenchStatistics(latency.milliseconds)
-        return .object(JSONObject([
-            ("pages", .integer(latency.milliseconds.count + latency.timeouts)),
-            ("p50_ms", BenchFormat.number(statistics.percentile(50))),
-            ("p90_ms", BenchFormat.number(statistics.percentile(90))),
-            ("max_ms", BenchFormat.number(statistics.maximum)),
-            ("torn_reads", .integer(latency.tornReads)),
-            ("timeouts", .integer(latency.timeouts)),
-        ]))
+        return .object(
+            JSONObject([
+                ("pages", .integer(latency.milliseconds.count + latency.timeouts)),
+                ("p50_ms", BenchFormat.number(statistics.percentile(50))),
+                ("p90_ms", BenchFormat.number(statistics.percentile(90))),
+                ("max_ms", BenchFormat.number(statistics.maximum)),
+                ("torn_reads", .integer(latency.tornReads)),
+                ("timeouts", .integer(latency.timeouts)),
+            ]))
     }
 
     static func stagesJSON(_ stages: [(stage: String, ms: Double)], wall: Double) -> JSONValue {
@@ -82,83 +89,115 @@ extension BenchRun {
             }
             let largeStats = BenchStatistics(large.latency?.milliseconds ?? [])
             let smallStats = BenchStatistics(small.latency?.milliseconds ?? [])
-            return Ratio(layout: layout.rawValue, large: large.pages, small: small.pages,
-                         p50: divide(largeStats.percentile(50), smallStats.percentile(50)),
-                         p99: divide(largeStats.percentile(99), smallStats.percentile(99)),
-                         editWall: divide(large.stagesEditWall, small.stagesEditWall))
+            return Ratio(
+                layout: layout.rawValue, large: large.pages, small: small.pages,
+                p50: divide(largeStats.percentile(50), smallStats.percentile(50)),
+                p99: divide(largeStats.percentile(99), smallStats.percentile(99)),
+                editWall: divide(large.stagesEditWall, small.stagesEditWall))
         }
     }
 
     func text(_ results: [SizeResult], conditions: JSONValue) -> String {
         var sections: [String] = []
         let c = conditions
-        sections.append("quire-bench, \(c["date"]?.stringValue ?? ""): \(c["cores"]?.intValue ?? 0) cores (\(c["cpu"]?.stringValue ?? "")), kernel \(c["kernel"]?.stringValue ?? "")\n"
-            + "file system \(c["file_system"]?.stringValue ?? "") (\(c["folder"]?.stringValue ?? "")); sync: \(c["sync"]?.stringValue ?? ""); allocator: \(c["allocator"]?.stringValue ?? "")\n"
-            + "\(options.locales) locales, \(options.sections) sections a page, ~\(options.markdownBytes) B of markdown a page; page cache warm; load average at end \(c["load_average_at_end"]?.stringValue ?? ""); "
-            + "inodes cached by the kernel at end \(c["cached_inodes_at_end"]?.intValue.map(String.init) ?? "unknown"); "
-            + "busy CPU time the host took (steal) \(c["cpu_stolen_by_host_percent"].flatMap(BenchFormat.percent) ?? "unknown")")
+        sections.append(
+            "quire-bench, \(c["date"]?.stringValue ?? ""): \(c["cores"]?.intValue ?? 0) cores (\(c["cpu"]?.stringValue ?? "")), kernel \(c["kernel"]?.stringValue ?? "")\n"
+                + "file system \(c["file_system"]?.stringValue ?? "") (\(c["folder"]?.stringValue ?? "")); sync: \(c["sync"]?.stringValue ?? ""); allocator: \(c["allocator"]?.stringValue ?? "")\n"
+                + "\(options.locales) locales, \(options.sections) sections a page, ~\(options.markdownBytes) B of markdown a page; page cache warm; load average at end \(c["load_average_at_end"]?.stringValue ?? ""); "
+                + "inodes cached by the kernel at end \(c["cached_inodes_at_end"]?.intValue.map(String.init) ?? "unknown"); "
+                + "busy CPU time the host took (steal) \(c["cpu_stolen_by_host_percent"].flatMap(BenchFormat.percent) ?? "unknown")")
 
         var cold: [[String]] = []
         for result in results {
             for build in result.coldBuilds {
-                cold.append([result.label, "\(result.pages * result.locales)", build.previews ? "on" : "off",
-                             BenchFormat.text(build.exit.wallSeconds, decimals: 2), BenchFormat.text(Double(result.pages) / build.exit.wallSeconds, decimals: 0),
-                             BenchFormat.text(Double(result.pages * result.locales) / build.exit.wallSeconds, decimals: 0),
-                             BenchFormat.text(BenchFormat.mebibytes(build.exit.peakRSSKilobytes), decimals: 0),
-                             BenchFormat.text(build.exit.userSeconds + build.exit.systemSeconds, decimals: 2), "\(build.exit.status)"])
+                cold.append([
+                    result.label, "\(result.pages * result.locales)", build.previews ? "on" : "off",
+                    BenchFormat.text(build.exit.wallSeconds, decimals: 2),
+                    BenchFormat.text(Double(result.pages) / build.exit.wallSeconds, decimals: 0),
+                    BenchFormat.text(Double(result.pages * result.locales) / build.exit.wallSeconds, decimals: 0),
+                    BenchFormat.text(BenchFormat.mebibytes(build.exit.peakRSSKilobytes), decimals: 0),
+                    BenchFormat.text(build.exit.userSeconds + build.exit.systemSeconds, decimals: 2), "\(build.exit.status)",
+                ])
             }
         }
-        sections.append("Cold build (quire build as a child process)\n" + BenchFormat.table(
-            ["layout/pages", "files", "previews", "wall s", "pages/s", "files/s", "peak RSS MiB", "cpu s", "exit"], cold))
+        sections.append(
+            "Cold build (quire build as a child process)\n"
+                + BenchFormat.table(
+                    ["layout/pages", "files", "previews", "wall s", "pages/s", "files/s", "peak RSS MiB", "cpu s", "exit"], cold))
         let floorRows: [[String]] = results.compactMap { result in result.floor.map { [result.label] + $0.row } }
         if !floorRows.isEmpty {
-            sections.append("Machine floor (the first cold build's output files written again with no work, on every core, then one syncfs; "
-                + "libyaml's events of every source file and cmark's HTML of every page-locale's markdown, one core; "
-                + "a save's barrier alone: its files in a new folder, one syncfs, a link swapped)\n"
-                + BenchFormat.table(Floor.header, floorRows))
+            sections.append(
+                "Machine floor (the first cold build's output files written again with no work, on every core, then one syncfs; "
+                    + "libyaml's events of every source file and cmark's HTML of every page-locale's markdown, one core; "
+                    + "a save's barrier alone: its files in a new folder, one syncfs, a link swapped)\n"
+                    + BenchFormat.table(Floor.header, floorRows))
         }
 
         var latencyNotes: [String] = []
         let latencyRows: [[String]] = results.compactMap { result in
             guard let latency = result.latency else { return nil }
             let statistics = BenchStatistics(latency.milliseconds)
-            return [result.label, "\(latency.milliseconds.count)", BenchFormat.text(statistics.percentile(50), decimals: 2),
-                    BenchFormat.text(statistics.percentile(90), decimals: 2), BenchFormat.text(statistics.percentile(99), decimals: 2),
-                    BenchFormat.text(statistics.maximum, decimals: 2), "\(latency.tornReads)", "\(latency.missingReads)", "\(latency.timeouts)",
-                    BenchFormat.text(result.watcherInitialPublishSeconds, decimals: 2), BenchFormat.text(result.watcherSettleSeconds, decimals: 2),
-                    BenchFormat.text(result.watcherPeakRSSKilobytes.map(BenchFormat.mebibytes), decimals: 0)]
+            return [
+                result.label, "\(latency.milliseconds.count)", BenchFormat.text(statistics.percentile(50), decimals: 2),
+                BenchFormat.text(statistics.percentile(90), decimals: 2), BenchFormat.text(statistics.percentile(99), decimals: 2),
+                BenchFormat.text(statistics.maximum, decimals: 2), "\(latency.tornReads)", "\(latency.missingReads)", "\(latency.timeouts)",
+                BenchFormat.text(result.watcherInitialPublishSeconds, decimals: 2),
+                BenchFormat.text(result.watcherSettleSeconds, decimals: 2),
+                BenchFormat.text(result.watcherPeakRSSKilobytes.map(BenchFormat.mebibytes), decimals: 0),
+            ]
         }
         for result in results where result.latency?.stoppedByBudget == true {
             latencyNotes.append("\(result.label): saves stopped after \(Int(options.saveBudget)) s (--save-budget)")
         }
         if !latencyRows.isEmpty {
-            sections.append("Save -> published (quire watch child; read from current/ by this process)\n" + BenchFormat.table(
-                ["layout/pages", "saves", "p50 ms", "p90 ms", "p99 ms", "max ms", "torn", "missing", "timeouts", "first publish s", "settled s", "watch RSS MiB"], latencyRows)
-                + latencyNotes.map { "\n" + $0 }.joined())
+            sections.append(
+                "Save -> published (quire watch child; read from current/ by this process)\n"
+                    + BenchFormat.table(
+                        [
+                            "layout/pages", "saves", "p50 ms", "p90 ms", "p99 ms", "max ms", "torn", "missing", "timeouts",
+                            "first publish s", "settled s", "watch RSS MiB",
+                        ], latencyRows)
+                    + latencyNotes.map { "\n" + $0 }.joined())
         }
         let pageSetRows: [[String]] = results.flatMap { result in
-            [("added -> published", result.pageSetChanges?.added), ("removed -> gone", result.pageSetChanges?.removed)].compactMap { what, latency -> [String]? in
+            [("added -> published", result.pageSetChanges?.added), ("removed -> gone", result.pageSetChanges?.removed)].compactMap {
+                what, latency -> [String]? in
                 guard let latency else { return nil }
                 let statistics = BenchStatistics(latency.milliseconds)
-                return [result.label, what, "\(latency.milliseconds.count + latency.timeouts)", BenchFormat.text(statistics.percentile(50), decimals: 2),
-                        BenchFormat.text(statistics.percentile(90), decimals: 2), BenchFormat.text(statistics.maximum, decimals: 2), "\(latency.timeouts)"]
+                return [
+                    result.label, what, "\(latency.milliseconds.count + latency.timeouts)",
+                    BenchFormat.text(statistics.percentile(50), decimals: 2),
+                    BenchFormat.text(statistics.percentile(90), decimals: 2), BenchFormat.text(statistics.maximum, decimals: 2),
+                    "\(latency.timeouts)",
+                ]
             }
         }
         if !pageSetRows.isEmpty {
-            sections.append("Pages coming and going (a new page beside an existing one, then removed)\n" + BenchFormat.table(
-                ["layout/pages", "change", "pages", "p50 ms", "p90 ms", "max ms", "timeouts"], pageSetRows))
+            sections.append(
+                "Pages coming and going (a new page beside an existing one, then removed)\n"
+                    + BenchFormat.table(
+                        ["layout/pages", "change", "pages", "p50 ms", "p90 ms", "max ms", "timeouts"], pageSetRows))
         }
         let burstRows: [[String]] = results.flatMap { result in
-            [(BenchWatchSession.BurstShape.consecutive, result.burst), (.spread, result.burstSpread)].compactMap { shape, burst -> [String]? in
+            [(BenchWatchSession.BurstShape.consecutive, result.burst), (.spread, result.burstSpread)].compactMap {
+                shape, burst -> [String]? in
                 guard let burst else { return nil }
-                return [result.label, shape.rawValue, "\(burst.files)", BenchFormat.text(burst.writeMilliseconds, decimals: 0), "\(burst.versionsPublished)",
-                        "\(burst.versionNumberDelta)", BenchFormat.text(burst.lastPublishAfterLastWriteMilliseconds, decimals: 0),
-                        BenchFormat.text(burst.allVisibleAfterLastWriteMilliseconds, decimals: 0), "\(burst.lost)"]
+                return [
+                    result.label, shape.rawValue, "\(burst.files)", BenchFormat.text(burst.writeMilliseconds, decimals: 0),
+                    "\(burst.versionsPublished)",
+                    "\(burst.versionNumberDelta)", BenchFormat.text(burst.lastPublishAfterLastWriteMilliseconds, decimals: 0),
+                    BenchFormat.text(burst.allVisibleAfterLastWriteMilliseconds, decimals: 0), "\(burst.lost)",
+                ]
             }
         }
         if !burstRows.isEmpty {
-            sections.append("Burst (consecutive pages, then pages spread over every folder)\n" + BenchFormat.table(
-                ["layout/pages", "pages", "files", "write ms", "versions", "version delta", "last publish after last write ms", "all visible ms", "lost"], burstRows))
+            sections.append(
+                "Burst (consecutive pages, then pages spread over every folder)\n"
+                    + BenchFormat.table(
+                        [
+                            "layout/pages", "pages", "files", "write ms", "versions", "version delta", "last publish after last write ms",
+                            "all visible ms", "lost",
+                        ], burstRows))
         }
 
         let stageNames = results.first?.stagesCold.map(\.stage) ?? []
@@ -173,10 +212,13 @@ extension BenchRun {
             return row
         }
         var wallRow = ["wall"]
-        for result in results { wallRow += [BenchFormat.text(result.stagesColdWall, decimals: 1), BenchFormat.text(result.stagesEditWall, decimals: 1)] }
+        for result in results {
+            wallRow += [BenchFormat.text(result.stagesColdWall, decimals: 1), BenchFormat.text(result.stagesEditWall, decimals: 1)]
+        }
         stageRows.append(wallRow)
-        sections.append("Stages (in-process SiteBuilder.build(); stage times summed over threads, cold then after one page edit)\n"
-            + BenchFormat.table(header, stageRows))
+        sections.append(
+            "Stages (in-process SiteBuilder.build(); stage times summed over threads, cold then after one page edit)\n"
+                + BenchFormat.table(header, stageRows))
 
         let ratioLines = ratios(results).map { ratio in
             "\(ratio.layout): one-page save at \(ratio.large) pages vs \(ratio.small): p50 x\(BenchFormat.text(ratio.p50, decimals: 2)), p99 x\(BenchFormat.text(ratio.p99, decimals: 2)); in-process edit build x\(BenchFormat.text(ratio.editWall, decimals: 2))"

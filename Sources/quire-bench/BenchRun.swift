@@ -23,16 +23,17 @@ struct BenchRun {
         var files: Int
 
         var json: JSONValue {
-            .object(JSONObject([
-                ("previews", .bool(previews)),
-                ("exit_status", .integer(Int(exit.status))),
-                ("wall_s", BenchFormat.number(exit.wallSeconds)),
-                ("pages_per_s", BenchFormat.number(Double(pages) / exit.wallSeconds)),
-                ("page_files_per_s", BenchFormat.number(Double(files) / exit.wallSeconds)),
-                ("peak_rss_mib", BenchFormat.number(BenchFormat.mebibytes(exit.peakRSSKilobytes))),
-                ("user_s", BenchFormat.number(exit.userSeconds)),
-                ("system_s", BenchFormat.number(exit.systemSeconds)),
-            ]))
+            .object(
+                JSONObject([
+                    ("previews", .bool(previews)),
+                    ("exit_status", .integer(Int(exit.status))),
+                    ("wall_s", BenchFormat.number(exit.wallSeconds)),
+                    ("pages_per_s", BenchFormat.number(Double(pages) / exit.wallSeconds)),
+                    ("page_files_per_s", BenchFormat.number(Double(files) / exit.wallSeconds)),
+                    ("peak_rss_mib", BenchFormat.number(BenchFormat.mebibytes(exit.peakRSSKilobytes))),
+                    ("user_s", BenchFormat.number(exit.userSeconds)),
+                    ("system_s", BenchFormat.number(exit.systemSeconds)),
+                ]))
         }
     }
 
@@ -101,7 +102,9 @@ struct BenchRun {
             try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
         }
         var template = Array((parent + "/.quire-bench-XXXXXX").utf8CString)
-        guard mkdtemp(&template) != nil else { throw BenchError("cannot make a folder in \(FileManager.default.currentDirectoryPath): \(String(cString: strerror(errno)))") }
+        guard mkdtemp(&template) != nil else {
+            throw BenchError("cannot make a folder in \(FileManager.default.currentDirectoryPath): \(String(cString: strerror(errno)))")
+        }
         return String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
@@ -123,16 +126,20 @@ struct BenchRun {
             progress("\(result.label): cold quire build\(previews ? "" : " --no-preview")")
             var arguments = ["build", "--pages", pagesRoot, "--dist", dist]
             if !previews { arguments.append("--no-preview") }
-            let exit = try BenchProcess(BenchProcess.quireExecutable, arguments, stderrLog: "\(root)/build-\(previews ? "preview" : "no-preview").log").wait()
+            let exit = try BenchProcess(
+                BenchProcess.quireExecutable, arguments, stderrLog: "\(root)/build-\(previews ? "preview" : "no-preview").log"
+            ).wait()
             if exit.status > 1 { result.problems.append("quire build exited \(exit.status): see \(root)/build-*.log") }
             result.coldBuilds.append(ColdBuild(previews: previews, exit: exit, pages: site.pageCount, files: files))
         }
         do {
-            progress("\(result.label): the machine's floor (libyaml and cmark alone; the first cold build's files written again, with no work)")
+            progress(
+                "\(result.label): the machine's floor (libyaml and cmark alone; the first cold build's files written again, with no work)")
             let firstDist = "\(root)/dist-cold-\(options.previews ? "preview" : "no-preview")/\(site.name)"
             let markdown = (0..<site.pageCount).flatMap { page in site.locales.map { site.markdown(page, locale: $0) } }
-            result.floor = try Floor.measure(copying: firstDist, pages: pagesRoot, markdown: markdown,
-                                             filesPerSave: site.locales.count * (options.previews ? 2 : 1), in: root)
+            result.floor = try Floor.measure(
+                copying: firstDist, pages: pagesRoot, markdown: markdown,
+                filesPerSave: site.locales.count * (options.previews ? 2 : 1), in: root)
         } catch {
             result.problems.append("floor: \(error)")
         }
@@ -168,7 +175,8 @@ struct BenchRun {
 
     private func measureWatch(_ site: SyntheticSite, pagesRoot: String, root: String, into result: inout SizeResult) throws {
         progress("\(result.label): starting quire watch")
-        let session = try BenchWatchSession(site: site, pagesRoot: pagesRoot, distRoot: "\(root)/dist-watch", previews: options.previews, log: "\(root)/watch.log")
+        let session = try BenchWatchSession(
+            site: site, pagesRoot: pagesRoot, distRoot: "\(root)/dist-watch", previews: options.previews, log: "\(root)/watch.log")
         var stopped = false
         defer { if !stopped { _ = session.stop() } }
         try session.waitForFirstPublish(timeout: 900)
@@ -197,38 +205,41 @@ struct BenchRun {
         uname(&name)
         let kernel = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
         let cpuInfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuInfo.split(separator: "\n").first(where: { $0.hasPrefix("model name") })?
+        let model =
+            cpuInfo.split(separator: "\n").first(where: { $0.hasPrefix("model name") })?
             .split(separator: ":", maxSplits: 1).last?.trimmingCharacters(in: .whitespaces) ?? "unknown"
         let fileSystem = BenchProcess.output("/usr/bin/stat", ["-f", "-c", "%T", out]) ?? "unknown"
         let formatter = ISO8601DateFormatter()
-        let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
+        let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(
+            separator: " ")
         // Millions of cached inodes (a machine that made and removed many trees) made each file
         // creation here about twice as slow (bench/RESULTS.md), so the count is a condition.
         let cachedInodes = ((try? String(contentsOfFile: "/proc/sys/fs/inode-nr", encoding: .utf8)) ?? "")
             .split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) }
         let stolen = cpuAtStart.flatMap { start in BenchMachineCPU.now?.stolenPercent(since: start) }
-        return .object(JSONObject([
-            ("date", .string(formatter.string(from: Date()))),
-            ("cpu", .string(model)),
-            ("cores", .integer(ProcessInfo.processInfo.activeProcessorCount)),
-            ("memory_gib", BenchFormat.number(Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824)),
-            ("kernel", .string(kernel)),
-            ("load_average_at_end", .string(load)),
-            ("cached_inodes_at_end", cachedInodes.map { .integer($0) } ?? .null),
-            ("cpu_stolen_by_host_percent", BenchFormat.number(stolen)),
-            ("file_system", .string(fileSystem)),
-            ("folder", .string(out)),
-            ("sync", .string("the store's: one syncfs per published version, no fsync per file")),
-            ("allocator", .string(Allocator.name)),
-            ("previews", .string(options.previews ? "cold builds with and without; watcher with" : "off")),
-            ("page_cache", .string("warm: sources were just written")),
-            ("locales", .integer(options.locales)),
-            ("sections_per_page", .integer(options.sections)),
-            ("markdown_bytes", .integer(options.markdownBytes)),
-            ("saves", .integer(options.saves)),
-            ("save_gap_ms", BenchFormat.number(options.saveGap * 1000)),
-            ("save_method", .string("write a hidden temp file, rename it over the page source")),
-            ("quire", .string(BenchProcess.quireExecutable)),
-        ]))
+        return .object(
+            JSONObject([
+                ("date", .string(formatter.string(from: Date()))),
+                ("cpu", .string(model)),
+                ("cores", .integer(ProcessInfo.processInfo.activeProcessorCount)),
+                ("memory_gib", BenchFormat.number(Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824)),
+                ("kernel", .string(kernel)),
+                ("load_average_at_end", .string(load)),
+                ("cached_inodes_at_end", cachedInodes.map { .integer($0) } ?? .null),
+                ("cpu_stolen_by_host_percent", BenchFormat.number(stolen)),
+                ("file_system", .string(fileSystem)),
+                ("folder", .string(out)),
+                ("sync", .string("the store's: one syncfs per published version, no fsync per file")),
+                ("allocator", .string(Allocator.name)),
+                ("previews", .string(options.previews ? "cold builds with and without; watcher with" : "off")),
+                ("page_cache", .string("warm: sources were just written")),
+                ("locales", .integer(options.locales)),
+                ("sections_per_page", .integer(options.sections)),
+                ("markdown_bytes", .integer(options.markdownBytes)),
+                ("saves", .integer(options.saves)),
+                ("save_gap_ms", BenchFormat.number(options.saveGap * 1000)),
+                ("save_method", .string("write a hidden temp file, rename it over the page source")),
+                ("quire", .string(BenchProcess.quireExecutable)),
+            ]))
     }
 }

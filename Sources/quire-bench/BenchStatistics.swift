@@ -21,38 +21,40 @@ struct BenchStatistics {
 extension BenchWatchSession.Latency {
     var json: JSONValue {
         let statistics = BenchStatistics(milliseconds)
-        return .object(JSONObject([
-            ("saves", .integer(milliseconds.count + timeouts)),
-            ("published", .integer(milliseconds.count)),
-            ("p50_ms", BenchFormat.number(statistics.percentile(50))),
-            ("p90_ms", BenchFormat.number(statistics.percentile(90))),
-            ("p99_ms", BenchFormat.number(statistics.percentile(99))),
-            ("min_ms", BenchFormat.number(statistics.minimum)),
-            ("max_ms", BenchFormat.number(statistics.maximum)),
-            ("mean_ms", BenchFormat.number(statistics.mean)),
-            ("reads", .integer(reads)),
-            ("torn_reads", .integer(tornReads)),
-            ("saves_with_torn_reads", .integer(savesWithTornReads)),
-            ("missing_reads", .integer(missingReads)),
-            ("timeouts", .integer(timeouts)),
-            ("stopped_by_time_budget", .bool(stoppedByBudget)),
-            // In save order: whether slow saves come together (the machine) or alone shows here.
-            ("each_ms", .array(milliseconds.map { BenchFormat.number($0) })),
-        ]))
+        return .object(
+            JSONObject([
+                ("saves", .integer(milliseconds.count + timeouts)),
+                ("published", .integer(milliseconds.count)),
+                ("p50_ms", BenchFormat.number(statistics.percentile(50))),
+                ("p90_ms", BenchFormat.number(statistics.percentile(90))),
+                ("p99_ms", BenchFormat.number(statistics.percentile(99))),
+                ("min_ms", BenchFormat.number(statistics.minimum)),
+                ("max_ms", BenchFormat.number(statistics.maximum)),
+                ("mean_ms", BenchFormat.number(statistics.mean)),
+                ("reads", .integer(reads)),
+                ("torn_reads", .integer(tornReads)),
+                ("saves_with_torn_reads", .integer(savesWithTornReads)),
+                ("missing_reads", .integer(missingReads)),
+                ("timeouts", .integer(timeouts)),
+                ("stopped_by_time_budget", .bool(stoppedByBudget)),
+                // In save order: whether slow saves come together (the machine) or alone shows here.
+                ("each_ms", .array(milliseconds.map { BenchFormat.number($0) })),
+            ]))
     }
 }
 
 extension BenchWatchSession.Burst {
     var json: JSONValue {
-        .object(JSONObject([
-            ("files", .integer(files)),
-            ("write_ms", BenchFormat.number(writeMilliseconds)),
-            ("versions_published", .integer(versionsPublished)),
-            ("version_number_delta", .integer(versionNumberDelta)),
-            ("last_publish_after_last_write_ms", BenchFormat.number(lastPublishAfterLastWriteMilliseconds)),
-            ("all_visible_after_last_write_ms", BenchFormat.number(allVisibleAfterLastWriteMilliseconds)),
-            ("lost", .integer(lost)),
-        ]))
+        .object(
+            JSONObject([
+                ("files", .integer(files)),
+                ("write_ms", BenchFormat.number(writeMilliseconds)),
+                ("versions_published", .integer(versionsPublished)),
+                ("version_number_delta", .integer(versionNumberDelta)),
+                ("last_publish_after_last_write_ms", BenchFormat.number(lastPublishAfterLastWriteMilliseconds)),
+                ("all_visible_after_last_write_ms", BenchFormat.number(allVisibleAfterLastWriteMilliseconds)),
+                ("lost", .integer(lost)),
+            ]))
     }
 }
 
@@ -82,13 +84,16 @@ enum BenchFormat {
     /// Left-aligned first column, right-aligned figures.
     static func table(_ header: [String], _ rows: [[String]]) -> String {
         var widths = header.map(\.count)
-        for row in rows { for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) } }
+        for row in rows {
+            for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) }
+        }
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { index, cell in
                 let padding = String(repeating: " ", count: max(0, widths[index] - cell.count))
                 return index == 0 ? cell + padding : padding + cell
             }.joined(separator: "  ")
         }
-        return ([line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")] + rows.map(line)).joined(separator: "\n")
+        return ([line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")] + rows.map(line)).joined(
+            separator: "\n")
     }
 }

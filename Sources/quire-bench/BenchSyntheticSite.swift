@@ -58,7 +58,9 @@ struct SyntheticSite {
         var folders: Set<String> = [root]
         for index in 0..<pageCount {
             folders.insert(("\(root)/\(pageID(index))" as NSString).deletingLastPathComponent)
-            for locale in locales.dropFirst() { folders.insert(("\(root)/l10n/\(locale)/\(pageID(index))" as NSString).deletingLastPathComponent) }
+            for locale in locales.dropFirst() {
+                folders.insert(("\(root)/l10n/\(locale)/\(pageID(index))" as NSString).deletingLastPathComponent)
+            }
         }
         for folder in folders.sorted() { try manager.createDirectory(atPath: folder, withIntermediateDirectories: true) }
         try Self.put("\(root)/site.yaml", siteYAML)
@@ -261,7 +263,9 @@ struct SyntheticSite {
         return (text, block)
     }
 
-    func heroTitle(_ index: Int, locale: String) -> String { phrase(index, salt: 1, words: 4, locale: locale).capitalizedFirst + " \(index)" }
+    func heroTitle(_ index: Int, locale: String) -> String {
+        phrase(index, salt: 1, words: 4, locale: locale).capitalizedFirst + " \(index)"
+    }
     func subtitle(_ index: Int, locale: String) -> String { phrase(index, salt: 2, words: 9, locale: locale).capitalizedFirst }
     func gridTitle(_ index: Int, locale: String) -> String { phrase(index, salt: 3, words: 3, locale: locale).capitalizedFirst }
     func buttonLabel(_ index: Int, locale: String) -> String { phrase(index, salt: 4, words: 3, locale: locale).capitalizedFirst }

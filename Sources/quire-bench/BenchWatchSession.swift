@@ -64,7 +64,9 @@ final class BenchWatchSession {
                 initialPublishSeconds = Double(BenchClock.now - process.started) / 1e9
                 // The watcher may add its watches after the first publish: wait for it to say so.
                 let watching = BenchClock.now + 5_000_000_000
-                while BenchClock.now < watching && !process.stderrLines.contains(where: { $0.text.hasPrefix("quire: watching") }) { usleep(2_000) }
+                while BenchClock.now < watching && !process.stderrLines.contains(where: { $0.text.hasPrefix("quire: watching") }) {
+                    usleep(2_000)
+                }
                 // An editor's save lands on an idle watcher: the first ones would otherwise
                 // share the cores with the status files and spare folders of the whole site.
                 settleSeconds = process.waitUntilIdle()
@@ -121,8 +123,10 @@ final class BenchWatchSession {
     /// Reads `path` in a tight loop until it holds `token`; every read that differs from the one
     /// before (at first: `before`, read and checked by the caller before the save) is checked to
     /// be complete JSON.
-    private func poll(_ path: String, for token: [UInt8], since started: UInt64, timeout: Double, into latency: inout Latency,
-                      before: [UInt8] = []) -> UInt64? {
+    private func poll(
+        _ path: String, for token: [UInt8], since started: UInt64, timeout: Double, into latency: inout Latency,
+        before: [UInt8] = []
+    ) -> UInt64? {
         var lastBytes = before
         let deadline = started + UInt64(timeout * 1e9)
         while true {
@@ -229,7 +233,8 @@ final class BenchWatchSession {
         let deadline = lastWrite + UInt64(timeout * 1e9)
         while let page = waiting.first, BenchClock.now < deadline {
             if let bytes = Self.readFile(site.publishedPath(distRoot: distRoot, page: page)), let token = finalToken[page],
-                Self.contains(bytes, Array(token.utf8)) {
+                Self.contains(bytes, Array(token.utf8))
+            {
                 waiting.removeFirst()
             } else {
                 usleep(1_000)

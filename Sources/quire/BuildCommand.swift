@@ -38,7 +38,9 @@ struct BuildCommand {
             // Earlier sites' are freed as usual, so memory does not grow with the sites.
             if site == sites.last { _ = Unmanaged.passRetained(builder) }
             worst = max(worst, Self.report(result, format: format, publishing: publish))
-            if publish && result.outcome != nil { worst = max(worst, Replicas.pushConfigured(site: site, pages: arguments.pages, dist: arguments.dist)) }
+            if publish && result.outcome != nil {
+                worst = max(worst, Replicas.pushConfigured(site: site, pages: arguments.pages, dist: arguments.dist))
+            }
             if arguments.flag("timings") { Self.reportStages(result) }
             reports.append(Self.json(result))
         }
@@ -61,13 +63,18 @@ struct BuildCommand {
         case .published(let version, let isCurrent):
             let comeAndGone = [(result.pagesAdded.count, "added"), (result.pagesRemoved.count, "removed")].filter { $0.0 > 0 }
                 .map { "\(pages($0.0)) \($0.1), " }.joined()
-            Console.shared.error("quire: \(result.site): published \(version)\(isCurrent ? "" : " (site pinned: current unchanged)"), \(comeAndGone)\(pages(result.pagesRebuilt.count)) rebuilt, \(result.filesRendered) files rendered, \(time); \(counts)")
+            Console.shared.error(
+                "quire: \(result.site): published \(version)\(isCurrent ? "" : " (site pinned: current unchanged)"), \(comeAndGone)\(pages(result.pagesRebuilt.count)) rebuilt, \(result.filesRendered) files rendered, \(time); \(counts)"
+            )
         case .unchanged(let version):
             Console.shared.error("quire: \(result.site): no changes (newest is \(version)), \(time); \(counts)")
         case nil where result.isHeld:
-            Console.shared.error("quire: \(result.site): \(pages(result.pagesRebuilt.count)) rendered so far while files are still being written; published when they stop, \(time)")
+            Console.shared.error(
+                "quire: \(result.site): \(pages(result.pagesRebuilt.count)) rendered so far while files are still being written; published when they stop, \(time)"
+            )
         case nil:
-            Console.shared.error("quire: \(result.site): \(publishing ? "nothing published" : "checked \(pages(result.pagesTotal))"), \(time); \(counts)")
+            Console.shared.error(
+                "quire: \(result.site): \(publishing ? "nothing published" : "checked \(pages(result.pagesTotal))"), \(time); \(counts)")
         }
         return errors > 0 ? .contentProblems : .ok
     }

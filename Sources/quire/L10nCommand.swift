@@ -60,13 +60,15 @@ struct L10nCommand {
         guard let locale = arguments.option("locale") else { throw UsageError("l10n export needs --locale L") }
         let formatName = arguments.option("format") ?? "xliff12"
         guard let format = ExportFormat(rawValue: formatName) else {
-            throw UsageError("--format must be one of \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(formatName)'")
+            throw UsageError(
+                "--format must be one of \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(formatName)'")
         }
         let states = try onlyStates()
         let translations = try load(site)
         guard translations.config.locales.contains(locale), locale != translations.config.defaultLocale else {
             let others = translations.config.locales.filter { $0 != translations.config.defaultLocale }
-            throw UsageError("'\(locale)' is not a locale to translate for site '\(site)' (its translated locales: \(others.joined(separator: ", ")))")
+            throw UsageError(
+                "'\(locale)' is not a locale to translate for site '\(site)' (its translated locales: \(others.joined(separator: ", ")))")
         }
         printProblems(translations.diagnostics)
         let out = arguments.option("out") ?? "l10n-export/\(site)/\(locale)"
@@ -79,7 +81,8 @@ struct L10nCommand {
                 units: units, pageID: page.pageID, sourceLocale: translations.config.defaultLocale, targetLocale: locale, format: format)
             let path = "\(out)/\(page.pageID).\(format.pathExtension)"
             do {
-                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                 try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
             } catch {
                 throw CommandFailure(.operational, "cannot write \(path): \(error.localizedDescription)")
@@ -118,7 +121,9 @@ struct L10nCommand {
             let result = translations.importFile(file, locale: arguments.option("locale"), replace: arguments.flag("replace"))
             for diagnostic in result.diagnostics { Console.shared.diagnostic(diagnostic) }
             if let destination = result.destination {
-                Console.shared.error("quire: \(file): \(result.entries) translation\(result.entries == 1 ? "" : "s") of page '\(result.pageID ?? "?")' for \(result.locale ?? "?") imported to \(destination)")
+                Console.shared.error(
+                    "quire: \(file): \(result.entries) translation\(result.entries == 1 ? "" : "s") of page '\(result.pageID ?? "?")' for \(result.locale ?? "?") imported to \(destination)"
+                )
             } else {
                 Console.shared.error("quire: \(file): not imported")
                 if result.hasErrors { worst = .contentProblems }
@@ -151,11 +156,15 @@ struct L10nCommand {
                 object["chain"] = .array(chain.map { .string($0) })
                 object["default"] = .bool(coverage.locale == translations.config.defaultLocale)
                 locales.append(.object(object))
-                rows.append([site, coverage.locale, "\(coverage.translated)", "\(coverage.stale)", "\(coverage.missing)", "\(coverage.total)",
-                             String(format: "%.1f%%", coverage.percent), chain.joined(separator: " -> ")])
+                rows.append([
+                    site, coverage.locale, "\(coverage.translated)", "\(coverage.stale)", "\(coverage.missing)", "\(coverage.total)",
+                    String(format: "%.1f%%", coverage.percent), chain.joined(separator: " -> "),
+                ])
             }
             let errors = translations.diagnostics.filter(\.isError).count
-            reports.append(["site": .string(site), "pages": .integer(translations.pages.count), "errors": .integer(errors), "locales": .array(locales)])
+            reports.append([
+                "site": .string(site), "pages": .integer(translations.pages.count), "errors": .integer(errors), "locales": .array(locales),
+            ])
         }
         if format == .json {
             Console.shared.json(["sites": .array(reports)])

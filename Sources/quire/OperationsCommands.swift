@@ -68,7 +68,9 @@ struct OperationsCommand {
             let target = try arguments.positionals.first.map(version)
             let from = try store.currentVersion()
             let to = try store.rollback(to: target, reason: reason)
-            Console.shared.error("quire: \(site): current is now \(to) (was \(from.map(\.description) ?? "none")), pinned; `quire unpin --site \(site)` lets new versions go live again")
+            Console.shared.error(
+                "quire: \(site): current is now \(to) (was \(from.map(\.description) ?? "none")), pinned; `quire unpin --site \(site)` lets new versions go live again"
+            )
             return Replicas.pushConfigured(site: site, pages: arguments.pages, dist: arguments.dist)
         case "unpin":
             let current = try store.unpin(reason: reason)
@@ -76,13 +78,19 @@ struct OperationsCommand {
             return Replicas.pushConfigured(site: site, pages: arguments.pages, dist: arguments.dist)
         case "verify": return try verify(store, format: format)
         case "gc":
-            guard let keepText = arguments.option("keep"), let keep = Int(keepText), keep >= 1 else { throw UsageError("gc needs --keep N (at least 1)") }
+            guard let keepText = arguments.option("keep"), let keep = Int(keepText), keep >= 1 else {
+                throw UsageError("gc needs --keep N (at least 1)")
+            }
             let report = try store.gc(keep: keep, reason: reason)
-            Console.shared.error("quire: \(site): removed \(report.removedVersions.count) version\(report.removedVersions.count == 1 ? "" : "s") (\(report.removedVersions.map(\.description).joined(separator: ", "))) and \(report.removedTrees) unreachable tree\(report.removedTrees == 1 ? "" : "s")")
+            Console.shared.error(
+                "quire: \(site): removed \(report.removedVersions.count) version\(report.removedVersions.count == 1 ? "" : "s") (\(report.removedVersions.map(\.description).joined(separator: ", "))) and \(report.removedTrees) unreachable tree\(report.removedTrees == 1 ? "" : "s")"
+            )
             return .ok
         case "export":
             let positionals = arguments.positionals
-            guard let destination = positionals.last else { throw UsageError("export needs a destination folder: quire export --site S [VERSION] DIR") }
+            guard let destination = positionals.last else {
+                throw UsageError("export needs a destination folder: quire export --site S [VERSION] DIR")
+            }
             let target = positionals.count > 1 ? try version(positionals[0]) : nil
             try store.export(version: target, to: destination)
             Console.shared.error("quire: \(site): exported \(target.map(\.description) ?? "current") to \(destination)")
@@ -108,12 +116,14 @@ struct OperationsCommand {
         for info in versions {
             let marks = (info.isCurrent ? " current" : "") + (info.isPinned ? " pinned" : "")
             let changes = info.changes.map { "+\($0.added.count) ~\($0.changed.count) -\($0.removed.count)" } ?? "-"
-            let line = [info.id.description.padding(toLength: 9, withPad: " ", startingAt: 0),
-                        info.builtAt.padding(toLength: 21, withPad: " ", startingAt: 0),
-                        String(info.pages).padding(toLength: 6, withPad: " ", startingAt: 0),
-                        info.locales.joined(separator: ",").padding(toLength: 16, withPad: " ", startingAt: 0),
-                        Self.size(info.bytes).padding(toLength: 10, withPad: " ", startingAt: 0),
-                        changes + marks].joined(separator: " ")
+            let line = [
+                info.id.description.padding(toLength: 9, withPad: " ", startingAt: 0),
+                info.builtAt.padding(toLength: 21, withPad: " ", startingAt: 0),
+                String(info.pages).padding(toLength: 6, withPad: " ", startingAt: 0),
+                info.locales.joined(separator: ",").padding(toLength: 16, withPad: " ", startingAt: 0),
+                Self.size(info.bytes).padding(toLength: 10, withPad: " ", startingAt: 0),
+                changes + marks,
+            ].joined(separator: " ")
             Console.shared.out(line)
         }
         return .ok
@@ -127,14 +137,18 @@ struct OperationsCommand {
             "bytes": .integer(info.bytes), "current": .bool(info.isCurrent), "pinned": .bool(info.isPinned),
         ]
         if let changes = info.changes {
-            object["changes"] = ["added": .array(changes.added.map { .string($0) }), "changed": .array(changes.changed.map { .string($0) }),
-                                 "removed": .array(changes.removed.map { .string($0) })]
+            object["changes"] = [
+                "added": .array(changes.added.map { .string($0) }), "changed": .array(changes.changed.map { .string($0) }),
+                "removed": .array(changes.removed.map { .string($0) }),
+            ]
         }
         return .object(object)
     }
 
     static func size(_ bytes: Int) -> String {
-        bytes < 1024 ? "\(bytes) B" : bytes < 1 << 20 ? String(format: "%.1f KiB", Double(bytes) / 1024) : String(format: "%.1f MiB", Double(bytes) / 1048576)
+        bytes < 1024
+            ? "\(bytes) B"
+            : bytes < 1 << 20 ? String(format: "%.1f KiB", Double(bytes) / 1024) : String(format: "%.1f MiB", Double(bytes) / 1_048_576)
     }
 
     private func diff(_ store: SiteStore, format: OutputFormat) throws -> ExitCode {
@@ -145,7 +159,10 @@ struct OperationsCommand {
         let removed = old.keys.filter { new[$0] == nil }.sorted()
         let changed = new.keys.filter { old[$0] != nil && old[$0]?.sha256 != new[$0]?.sha256 }.sorted()
         if format == .json {
-            Console.shared.json(["added": .array(added.map { .string($0) }), "changed": .array(changed.map { .string($0) }), "removed": .array(removed.map { .string($0) })])
+            Console.shared.json([
+                "added": .array(added.map { .string($0) }), "changed": .array(changed.map { .string($0) }),
+                "removed": .array(removed.map { .string($0) }),
+            ])
         } else {
             for path in added { Console.shared.out("+ \(path)") }
             for path in changed { Console.shared.out("~ \(path)") }
@@ -159,7 +176,8 @@ struct OperationsCommand {
     private func verifyExport(_ folder: String) throws -> ExitCode {
         let problems = try SiteStore.verify(exportedFolder: folder)
         for problem in problems { Console.shared.error("\(folder): error: \(problem)") }
-        Console.shared.error("quire: \(folder): \(problems.isEmpty ? "verified" : "\(problems.count) problem\(problems.count == 1 ? "" : "s")")")
+        Console.shared.error(
+            "quire: \(folder): \(problems.isEmpty ? "verified" : "\(problems.count) problem\(problems.count == 1 ? "" : "s")")")
         return problems.isEmpty ? .ok : .contentProblems
     }
 
@@ -171,7 +189,9 @@ struct OperationsCommand {
         } else {
             for problem in problems { Console.shared.error("\(arguments.dist)/\(store.site): error: \(problem)") }
             let name = try target ?? store.currentVersion()
-            Console.shared.error("quire: \(store.site): \(name.map(\.description) ?? "current"): \(problems.isEmpty ? "verified" : "\(problems.count) problem\(problems.count == 1 ? "" : "s")")")
+            Console.shared.error(
+                "quire: \(store.site): \(name.map(\.description) ?? "current"): \(problems.isEmpty ? "verified" : "\(problems.count) problem\(problems.count == 1 ? "" : "s")")"
+            )
         }
         return problems.isEmpty ? .ok : .contentProblems
     }

@@ -22,7 +22,8 @@ struct PushCommand {
         guard let site = arguments.site else { throw UsageError("push needs --site NAME: quire push --site S [--dist DIR] DEST...") }
         guard Identifier.isValid(site) else { throw UsageError("'\(site)' is not a site name: \(Identifier.rule)") }
         guard FileManager.default.fileExists(atPath: "\(arguments.dist)/\(site)/current") else {
-            throw CommandFailure(.operational, "\(arguments.dist)/\(site): no published version to push (run quire build first, or give --dist)")
+            throw CommandFailure(
+                .operational, "\(arguments.dist)/\(site): no published version to push (run quire build first, or give --dist)")
         }
         var destinations: [ReplicaDestination] = []
         do {
@@ -58,7 +59,9 @@ enum Replicas {
     static func push(site: String, dist: String, to destinations: [ReplicaDestination], lockTimeout: Double = 600) -> ExitCode {
         let report: ReplicaPush.Report
         do {
-            report = try ReplicaPush(dist: dist, site: site).run(to: destinations, lockTimeout: lockTimeout) { Console.shared.error("quire: \($0)") }
+            report = try ReplicaPush(dist: dist, site: site).run(to: destinations, lockTimeout: lockTimeout) {
+                Console.shared.error("quire: \($0)")
+            }
         } catch {
             Console.shared.error("quire: error: \(site): push failed: \(error)")
             return .operational
@@ -68,7 +71,8 @@ enum Replicas {
             case .current:
                 Console.shared.error("quire: \(site): \(destination): current is \(report.version)")
             case .unreachable(let reason):
-                Console.shared.error("quire: warning: \(site): \(destination) is unreachable (\(reason)); it keeps its version until the next push")
+                Console.shared.error(
+                    "quire: warning: \(site): \(destination) is unreachable (\(reason)); it keeps its version until the next push")
             case .failed(let reason):
                 Console.shared.error("quire: error: \(site): \(destination): \(reason); no destination's current moved")
             }

@@ -66,15 +66,18 @@ final class WatchCommand: @unchecked Sendable {
         // that waits for the build queue, never a file read once and then trusted from the cache.
         let absolutePages = URL(fileURLWithPath: pages).standardizedFileURL.path
         // Settled change sets arrive on the build queue itself: one hop from settling to building.
-        let watcher = try PageWatcher(root: pages, options: options, log: { Console.shared.error("quire: watch: \($0)") },
-                                      deliveryQueue: buildQueue) { [self] change in
+        let watcher = try PageWatcher(
+            root: pages, options: options, log: { Console.shared.error("quire: watch: \($0)") },
+            deliveryQueue: buildQueue
+        ) { [self] change in
             dispatchPrecondition(condition: .onQueue(buildQueue))
             handle(change, pagesRoot: absolutePages)
         }
         try watcher.start()
         // A change set that came first has built its site already.
         buildQueue.sync { for site in sites where builders[site] == nil { build(site) } }
-        Console.shared.error("quire: watching \(pages)/ (\(options.pollInterval.map { "polling every \($0) s" } ?? "inotify")); Ctrl-C stops")
+        Console.shared.error(
+            "quire: watching \(pages)/ (\(options.pollInterval.map { "polling every \($0) s" } ?? "inotify")); Ctrl-C stops")
 
         if serving == nil { stopOnSignals(stopped) }
         stopped.wait()
@@ -123,17 +126,19 @@ final class WatchCommand: @unchecked Sendable {
     }
 
     private func build(_ site: String, changed: Set<String>? = nil, hold: Bool = false) {
-        let builder = builders[site] ?? {
-            var options = BuildOptions()
-            options.previews = !arguments.flag("no-preview")
-            options.lockTimeout = (try? arguments.number("lock-timeout")) ?? options.lockTimeout
-            options.statusInBackground = true
-            options.spareFolders = true
-            options.log = { Console.shared.error("quire: \($0)") }
-            let created = SiteBuilder(site: site, pagesRoot: arguments.pages, distRoot: arguments.dist, options: options)
-            builders[site] = created
-            return created
-        }()
+        let builder =
+            builders[site]
+            ?? {
+                var options = BuildOptions()
+                options.previews = !arguments.flag("no-preview")
+                options.lockTimeout = (try? arguments.number("lock-timeout")) ?? options.lockTimeout
+                options.statusInBackground = true
+                options.spareFolders = true
+                options.log = { Console.shared.error("quire: \($0)") }
+                let created = SiteBuilder(site: site, pagesRoot: arguments.pages, distRoot: arguments.dist, options: options)
+                builders[site] = created
+                return created
+            }()
         let result = builder.build(changed: changed, hold: hold)
         _ = BuildCommand.report(result, format: .text, publishing: true)
         if arguments.flag("timings") { BuildCommand.reportStages(result) }

@@ -7,10 +7,14 @@ import Testing
     @Test func checkReportsContentErrorsWithExitCode1AndPositions() throws {
         let workspace = try L10nWorkspace()
         defer { workspace.remove() }
-        try workspace.write("pages/shop/broken.yaml", "sections:\n  - type: cta_button\n    label: Go\n    action: navgate\n    destination: /drills\n")
+        try workspace.write(
+            "pages/shop/broken.yaml", "sections:\n  - type: cta_button\n    label: Go\n    action: navgate\n    destination: /drills\n")
         let run = try workspace.quire(["check"])
         #expect(run.status == 1)
-        #expect(run.stderr.contains("pages/shop/broken.yaml:4:13: error: sections[0].action: must be one of navigate, external; found 'navgate'"), "\(run.stderr)")
+        #expect(
+            run.stderr.contains(
+                "pages/shop/broken.yaml:4:13: error: sections[0].action: must be one of navigate, external; found 'navgate'"),
+            "\(run.stderr)")
         #expect(!workspace.exists("dist"), "check publishes nothing")
 
         let json = try workspace.quire(["check", "--format", "json"])
@@ -18,7 +22,8 @@ import Testing
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let site = try #require((object["sites"] as? [[String: Any]])?.first)
         let diagnostics = try #require(site["diagnostics"] as? [[String: Any]])
-        #expect(diagnostics.contains { ($0["line"] as? Int) == 4 && ($0["column"] as? Int) == 13 && ($0["severity"] as? String) == "error" })
+        #expect(
+            diagnostics.contains { ($0["line"] as? Int) == 4 && ($0["column"] as? Int) == 13 && ($0["severity"] as? String) == "error" })
     }
 
     @Test func usageErrorsExitWith2() throws {
@@ -37,7 +42,8 @@ import Testing
         try workspace.write("pages/shop/extra.yaml", "title: Extra\nsections:\n  - type: divider\n")
         let added = try workspace.quire(["build", "--format", "json"] + dist)
         #expect(added.stderr.contains("shop: published v000002, 1 page added, 1 page rebuilt"), "\(added.stderr)")
-        let sites = try #require((try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any])?["sites"] as? [[String: Any]])
+        let sites = try #require(
+            (try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any])?["sites"] as? [[String: Any]])
         #expect(sites.first?["pages_added"] as? [String] == ["extra"])
         #expect(sites.first?["pages_removed"] as? [String] == [])
         try FileManager.default.removeItem(atPath: workspace.path("pages/shop/extra.yaml"))
@@ -55,7 +61,9 @@ import Testing
         let stages = try #require(first.stderr.split(separator: "\n").first { $0.contains("shop: stages (ms): ") }, "\(first.stderr)")
         #expect(stages.contains("parse ") && stages.contains("publish "), "\(stages)")
         let store = try workspace.read("pages/shop/store.yaml")
-        try workspace.write("pages/shop/store.yaml", store.replacingOccurrences(of: "title: ", with: "title: New ", options: [], range: store.range(of: "title: ")))
+        try workspace.write(
+            "pages/shop/store.yaml",
+            store.replacingOccurrences(of: "title: ", with: "title: New ", options: [], range: store.range(of: "title: ")))
         let second = try workspace.quire(["build"] + dist)
         #expect(second.status == 0)
         #expect(second.stderr.contains("published v000002"), "\(second.stderr)")
@@ -65,7 +73,8 @@ import Testing
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: workspace.path("dist/shop/current")) == "versions/v000001")
 
         let versions = try workspace.quire(["versions", "--site", "shop", "--format", "json"] + dist)
-        let listed = try #require((try JSONSerialization.jsonObject(with: Data(versions.stdout.utf8)) as? [String: Any])?["versions"] as? [[String: Any]])
+        let listed = try #require(
+            (try JSONSerialization.jsonObject(with: Data(versions.stdout.utf8)) as? [String: Any])?["versions"] as? [[String: Any]])
         #expect(listed.count == 2)
         #expect(listed.first { ($0["id"] as? String) == "v000001" }?["pinned"] as? Bool == true)
         #expect(try workspace.read("dist/shop/state/history.jsonl").contains("bad title"))
@@ -81,7 +90,8 @@ import Testing
         #expect(try workspace.quire(["verify", "--site", "shop"] + dist).status == 0)
 
         // Damage a published file: verify finds it and exits 1.
-        let page = try #require(try FileManager.default.contentsOfDirectory(atPath: workspace.path("dist/shop/current/en")).first { $0.hasSuffix(".json") })
+        let page = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: workspace.path("dist/shop/current/en")).first { $0.hasSuffix(".json") })
         let resolved = try workspace.path("dist/shop/current/en/\(page)")
         try Data("{}".utf8).write(to: URL(fileURLWithPath: resolved))
         let damaged = try workspace.quire(["verify", "--site", "shop"] + dist)

@@ -12,14 +12,17 @@ import Testing
         defer { workspace.remove() }
         let run = try workspace.quire(["l10n", "status"])
         #expect(run.status == 0, "\(run.stderr)")
-        let rows = run.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
-        #expect(rows == [
-            "site locale translated stale missing total percent fallback chain",
-            "shop en 8 0 0 8 100.0% en",
-            "shop fr 6 1 1 8 75.0% fr -> en",
-            "shop es 1 0 7 8 12.5% es -> en",
-            "shop fr-CA 1 0 7 8 12.5% fr-CA -> fr -> en",
-        ])
+        let rows = run.stdout.split(separator: "\n").map {
+            $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        }
+        #expect(
+            rows == [
+                "site locale translated stale missing total percent fallback chain",
+                "shop en 8 0 0 8 100.0% en",
+                "shop fr 6 1 1 8 75.0% fr -> en",
+                "shop es 1 0 7 8 12.5% es -> en",
+                "shop fr-CA 1 0 7 8 12.5% fr-CA -> fr -> en",
+            ])
     }
 
     @Test func statusJSONMatchesWhatABuildRecords() throws {
@@ -27,7 +30,8 @@ import Testing
         defer { workspace.remove() }
         let status = try workspace.quire(["l10n", "status", "--format", "json"])
         #expect(status.status == 0, "\(status.stderr)")
-        let sites = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])["sites"] as? [[String: Any]]
+        let sites =
+            try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])["sites"] as? [[String: Any]]
         let locales = try #require(sites?.first?["locales"] as? [[String: Any]])
         let fr = try #require(locales.first { $0["locale"] as? String == "fr" })
         #expect(fr["translated"] as? Int == 6 && fr["stale"] as? Int == 1 && fr["missing"] as? Int == 1)
@@ -37,7 +41,9 @@ import Testing
         // The same numbers as the manifest of a real build.
         let build = try workspace.quire(["build", "--dist", workspace.dist])
         #expect(build.status == 0, "\(build.stderr)")
-        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: workspace.path("dist/shop/current/manifest.json")))) as? [String: Any])
+        let manifest = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: workspace.path("dist/shop/current/manifest.json")))) as? [String: Any])
         let built = try #require(manifest["coverage"] as? [[String: Any]])
         for (fromStatus, fromBuild) in zip(locales, built) {
             for field in ["locale", "translated", "stale", "missing"] {
@@ -52,7 +58,9 @@ import Testing
     func exportWritesEveryPageAndImportsBackUnchanged(format: String) throws {
         let workspace = try L10nWorkspace()
         defer { workspace.remove() }
-        let export = try workspace.quire(["l10n", "export", "--site", "shop", "--locale", "fr", "--format", format, "--out", workspace.path("out")])
+        let export = try workspace.quire([
+            "l10n", "export", "--site", "shop", "--locale", "fr", "--format", format, "--out", workspace.path("out"),
+        ])
         #expect(export.status == 0, "\(export.stderr)")
         let fileExtension = format.hasPrefix("xliff") ? "xlf" : format
         let files = ["out/store.\(fileExtension)", "out/guides/safety.\(fileExtension)"]
@@ -60,10 +68,11 @@ import Testing
         let store = try workspace.read(files[0])
         // Key, source text, current translation and the stale/new states are all there; in XLIFF,
         // the link's markup as inline codes around its text.
-        let source = [
-            "xliff12": "Read the <bpt id=\"1\" ctype=\"link\">[</bpt>rules<ept id=\"1\">](https://example.com/rules)</ept> before",
-            "xliff20": "Read the <pc id=\"1\" type=\"link\" dataRefStart=\"d1\" dataRefEnd=\"d2\" canDelete=\"no\">rules</pc> before",
-        ][format] ?? "Read the [rules](https://example.com/rules) before your first match."
+        let source =
+            [
+                "xliff12": "Read the <bpt id=\"1\" ctype=\"link\">[</bpt>rules<ept id=\"1\">](https://example.com/rules)</ept> before",
+                "xliff20": "Read the <pc id=\"1\" type=\"link\" dataRefStart=\"d1\" dataRefEnd=\"d2\" canDelete=\"no\">rules</pc> before",
+            ][format] ?? "Read the [rules](https://example.com/rules) before your first match."
         for expected in ["why.body", source, "Voir tous les exercices"] {
             #expect(store.contains(expected), "\(expected) in \(format)")
         }
@@ -83,10 +92,13 @@ import Testing
         let workspace = try L10nWorkspace()
         defer { workspace.remove() }
         for locale in ["fr", "es", "fr-CA"] {
-            let export = try workspace.quire(["l10n", "export", "--site", "shop", "--locale", locale, "--format", "po", "--out", workspace.path("out/\(locale)")])
+            let export = try workspace.quire([
+                "l10n", "export", "--site", "shop", "--locale", locale, "--format", "po", "--out", workspace.path("out/\(locale)"),
+            ])
             #expect(export.status == 0, "\(export.stderr)")
             for file in ["store.po", "guides/safety.po"] {
-                let check = try CommandRun.run(try CommandRun.tool("msgfmt"), ["--check", "-o", "/dev/null", workspace.path("out/\(locale)/\(file)")])
+                let check = try CommandRun.run(
+                    try CommandRun.tool("msgfmt"), ["--check", "-o", "/dev/null", workspace.path("out/\(locale)/\(file)")])
                 #expect(check.status == 0, "msgfmt --check \(locale)/\(file): \(check.stderr)")
             }
         }
@@ -104,14 +116,20 @@ import Testing
     @Test func onlyMissingAndStaleFilters() throws {
         let workspace = try L10nWorkspace()
         defer { workspace.remove() }
-        let both = try workspace.quire(["l10n", "export", "--site", "shop", "--locale", "fr", "--format", "json", "--only", "missing,stale", "--out", workspace.path("both")])
+        let both = try workspace.quire([
+            "l10n", "export", "--site", "shop", "--locale", "fr", "--format", "json", "--only", "missing,stale", "--out",
+            workspace.path("both"),
+        ])
         #expect(both.status == 0, "\(both.stderr)")
         let store = try jsonKeys(workspace.path("both/store.json"))
         #expect(store == ["why.body"], "only the stale string of store")
         #expect(try jsonKeys(workspace.path("both/guides/safety.json")) == ["rules.body"], "only the missing string of safety")
         #expect(try workspace.read("both/store.json").contains("\"state\": \"stale\""))
 
-        let missing = try workspace.quire(["l10n", "export", "--site", "shop", "--locale", "fr", "--format", "json", "--only", "missing", "--out", workspace.path("missing")])
+        let missing = try workspace.quire([
+            "l10n", "export", "--site", "shop", "--locale", "fr", "--format", "json", "--only", "missing", "--out",
+            workspace.path("missing"),
+        ])
         #expect(missing.status == 0)
         #expect(!workspace.exists("missing/store.json"), "store has nothing missing in fr: no file")
         #expect(try jsonKeys(workspace.path("missing/guides/safety.json")) == ["rules.body"])
@@ -135,7 +153,9 @@ import Testing
     @Test func roundTripThroughTranslateToolkitPublishes() throws {
         let workspace = try L10nWorkspace()
         defer { workspace.remove() }
-        let export = try workspace.quire(["l10n", "export", "--site", "shop", "--locale", "es", "--format", "xliff12", "--out", workspace.path("out")])
+        let export = try workspace.quire([
+            "l10n", "export", "--site", "shop", "--locale", "es", "--format", "xliff12", "--out", workspace.path("out"),
+        ])
         #expect(export.status == 0, "\(export.stderr)")
         try FileManager.default.createDirectory(atPath: workspace.path("tool"), withIntermediateDirectories: true)
         let toPO = try CommandRun.run(try CommandRun.tool("xliff2po"), [workspace.path("out/store.xlf"), workspace.path("tool/store.po")])
@@ -145,7 +165,8 @@ import Testing
         try #require(po.contains(untranslated), "\(po)")
         po = po.replacingOccurrences(of: untranslated, with: "msgid \"Browse All Drills\"\nmsgstr \"Ver todos los ejercicios\"")
         try workspace.write("tool/store.po", po)
-        let toXLIFF = try CommandRun.run(try CommandRun.tool("po2xliff"), [workspace.path("tool/store.po"), workspace.path("tool/store.xlf")])
+        let toXLIFF = try CommandRun.run(
+            try CommandRun.tool("po2xliff"), [workspace.path("tool/store.po"), workspace.path("tool/store.xlf")])
         try #require(toXLIFF.status == 0, "po2xliff: \(toXLIFF.stderr)")
 
         // po2xliff writes no target language: --locale says it; the page comes from `original`.
@@ -165,7 +186,9 @@ import Testing
     @Test func importRefusesADroppedLinkAndPlaceholderWithPositions() throws {
         let workspace = try L10nWorkspace()
         defer { workspace.remove() }
-        try workspace.write("bad/store.yaml", """
+        try workspace.write(
+            "bad/store.yaml",
+            """
             "@locale": es
             title: Tienda
             why.body: Lea las reglas antes de su primer partido.
@@ -176,15 +199,23 @@ import Testing
         let run = try workspace.quire(["l10n", "import", workspace.path("bad/store.yaml"), "--site", "shop"])
         #expect(run.status == 1)
         let file = workspace.path("bad/store.yaml")
-        #expect(run.stderr.contains("\(file):3:1: error: why.body: the translation drops the link 'https://example.com/rules': keep the links of the source text"), "\(run.stderr)")
-        #expect(run.stderr.contains("\(file):4:1: error: promo.title: the translation drops {percent}: keep the placeholders of the source text"), "\(run.stderr)")
+        #expect(
+            run.stderr.contains(
+                "\(file):3:1: error: why.body: the translation drops the link 'https://example.com/rules': keep the links of the source text"
+            ), "\(run.stderr)")
+        #expect(
+            run.stderr.contains(
+                "\(file):4:1: error: promo.title: the translation drops {percent}: keep the placeholders of the source text"),
+            "\(run.stderr)")
         #expect(try workspace.read("pages/shop/l10n/es/store.yaml") == "title: Tienda\n", "nothing written")
     }
 
     @Test func importReportsUnknownKeysAndEmptyTextAndXLIFFPositions() throws {
         let workspace = try L10nWorkspace()
         defer { workspace.remove() }
-        try workspace.write("bad/store.xlf", """
+        try workspace.write(
+            "bad/store.xlf",
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="es">
               <file id="f1" original="store">
@@ -231,12 +262,15 @@ import Testing
     @Test func importRefusesToLoseTranslationsWithoutReplace() throws {
         let workspace = try L10nWorkspace()
         defer { workspace.remove() }
-        let export = try workspace.quire(["l10n", "export", "--site", "shop", "--locale", "fr", "--format", "po", "--only", "missing", "--out", workspace.path("out")])
+        let export = try workspace.quire([
+            "l10n", "export", "--site", "shop", "--locale", "fr", "--format", "po", "--only", "missing", "--out", workspace.path("out"),
+        ])
         #expect(export.status == 0)
         var po = try workspace.read("out/guides/safety.po")
         po = po.replacingOccurrences(of: "msgstr \"\"\n\n", with: "msgstr \"\"\n").replacingOccurrences(
             of: "\"Treat every firearm as if it is loaded.\\n\"\nmsgstr \"\"",
-            with: "\"Treat every firearm as if it is loaded.\\n\"\nmsgstr \"## Les règles\\n\"\n\"Considérez toute arme comme chargée.\\n\"")
+            with: "\"Treat every firearm as if it is loaded.\\n\"\nmsgstr \"## Les règles\\n\"\n\"Considérez toute arme comme chargée.\\n\""
+        )
         try workspace.write("out/guides/safety.po", po)
         let refused = try workspace.quire(["l10n", "import", workspace.path("out/guides/safety.po"), "--site", "shop"])
         #expect(refused.status == 1, "\(refused.stderr)\n\(po)")

@@ -1,11 +1,12 @@
 import Foundation
-import Testing
 import QuireTestSupport
+import Testing
 
 /// A temporary copy of the `l10n-site` fixture (`pages/shop`) with `dist/` next to it, and the
 /// built `quire` binary to run on it.
 struct L10nWorkspace {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let fixture = packageRoot.appendingPathComponent("Tests/QuireCoreTests/Fixtures/l10n-site")
 
     let root: URL
@@ -73,9 +74,10 @@ struct CommandRun {
         process.waitUntilExit()
         try out.close()
         try err.close()
-        return CommandRun(status: process.terminationStatus,
-                          stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-                          stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+        return CommandRun(
+            status: process.terminationStatus,
+            stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
     }
 
     /// A translate-toolkit or gettext program; fails the test when it is not installed.

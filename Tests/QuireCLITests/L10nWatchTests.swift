@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import QuireTestSupport
+import Testing
 
 /// A running `quire watch` (a real child process on real inotify) and translation files dropped
 /// into it. Serialized: inotify tests must not run alongside each other.
@@ -30,10 +30,13 @@ import QuireTestSupport
             try? logHandle.close()
         }
         let store = "dist/shop/current/es/guides/safety.json"
-        try #require(waitUntil { workspace.exists(store) && (try? String(contentsOfFile: log, encoding: .utf8))?.contains("watching") == true },
-                     "the first build: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        try #require(
+            waitUntil { workspace.exists(store) && (try? String(contentsOfFile: log, encoding: .utf8))?.contains("watching") == true },
+            "the first build: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
 
-        try workspace.write("pages/shop/l10n/es/guides/safety.po", """
+        try workspace.write(
+            "pages/shop/l10n/es/guides/safety.po",
+            """
             msgid ""
             msgstr ""
             "Language: es\\n"
@@ -49,11 +52,18 @@ import QuireTestSupport
 
             """)
         let broken = "pages/shop/l10n/es/guides/safety.po:"
-        #expect(waitUntil { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").contains { $0.contains(broken) && $0.contains("error:") } },
-                "a diagnostic for the broken file: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        #expect(
+            waitUntil {
+                ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").contains {
+                    $0.contains(broken) && $0.contains("error:")
+                }
+            },
+            "a diagnostic for the broken file: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
         #expect(process.isRunning, "the watcher survived the fatal PO error")
 
-        try workspace.write("pages/shop/l10n/es/guides/safety.po", """
+        try workspace.write(
+            "pages/shop/l10n/es/guides/safety.po",
+            """
             msgid ""
             msgstr ""
             "Language: es\\n"
@@ -64,8 +74,9 @@ import QuireTestSupport
             msgstr "Seguridad"
 
             """)
-        #expect(waitUntil { (try? workspace.read(store))?.contains("Seguridad") == true },
-                "the good save is published: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        #expect(
+            waitUntil { (try? workspace.read(store))?.contains("Seguridad") == true },
+            "the good save is published: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
         #expect(process.isRunning)
         process.terminate()
         process.waitUntilExit()

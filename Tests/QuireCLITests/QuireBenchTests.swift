@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import QuireTestSupport
+import Testing
 
 /// `quire-bench` end to end, through the built binaries. Figures are checked for presence and
 /// sense (counts), never against times.
@@ -63,8 +63,10 @@ struct QuireBenchTests {
         let check = try Self.run(["check", "--pages", "\(folder)/a/pages"], executable: "quire")
         #expect(check.status == 0, "\(check.stderr)")
         #expect(!check.stderr.contains("error:"), "\(check.stderr)")
-        for relative in ["pages/bench/site.yaml", "pages/bench/group-000/page-00007.yaml", "pages/bench/l10n/fr/group-000/page-00007.yaml",
-                         "hugo/content/es/group-000/page-00029.md"] {
+        for relative in [
+            "pages/bench/site.yaml", "pages/bench/group-000/page-00007.yaml", "pages/bench/l10n/fr/group-000/page-00007.yaml",
+            "hugo/content/es/group-000/page-00029.md",
+        ] {
             let first = FileManager.default.contents(atPath: "\(folder)/a/\(relative)")
             #expect(first != nil, "\(relative) was not written")
             #expect(first == FileManager.default.contents(atPath: "\(folder)/b/\(relative)"), "\(relative) differs between two runs")
@@ -77,19 +79,25 @@ struct QuireBenchTests {
         // An earlier run's output is gone at the end (moved aside while measuring), nothing beside it.
         let stale = "\(folder)/flat-20/dist-cold-preview/stale"
         try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: true)
-        let result = try Self.run(["--pages-count", "20", "--saves", "5", "--burst", "20", "--layout", "flat",
-                                   "--format", "json", "--out", folder])
+        let result = try Self.run([
+            "--pages-count", "20", "--saves", "5", "--burst", "20", "--layout", "flat",
+            "--format", "json", "--out", folder,
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: stale))
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         #expect(!names.contains { $0.contains(".old-") }, "\(names)")
         let root = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "stdout is not a JSON object")
         let conditions = try #require(root["conditions"] as? [String: Any])
-        for key in ["date", "cores", "file_system", "sync", "previews", "kernel"] { #expect(conditions[key] != nil, "conditions.\(key) missing") }
+        for key in ["date", "cores", "file_system", "sync", "previews", "kernel"] {
+            #expect(conditions[key] != nil, "conditions.\(key) missing")
+        }
         #expect((conditions["cached_inodes_at_end"] as? Int ?? 0) > 0, "conditions.cached_inodes_at_end")
         // The run kept both cores busy for seconds: the host's share of that is known, 0 to 100%.
         let stolen = Self.number(conditions["cpu_stolen_by_host_percent"])
-        #expect(stolen.map { (0...100).contains($0) } == true, "conditions.cpu_stolen_by_host_percent: \(conditions["cpu_stolen_by_host_percent"] ?? "missing")")
+        #expect(
+            stolen.map { (0...100).contains($0) } == true,
+            "conditions.cpu_stolen_by_host_percent: \(conditions["cpu_stolen_by_host_percent"] ?? "missing")")
         // The benchmark's malloc (which serves its in-process builds) is mimalloc's, not glibc's: the link put it first. Under a
         // sanitizer (tests/deep/sanitizers.sh sets its options) the sanitizer's must win instead.
         let allocator = conditions["allocator"] as? String ?? "none"
@@ -108,7 +116,9 @@ struct QuireBenchTests {
         let builds = try #require(run["cold_builds"] as? [[String: Any]])
         #expect(builds.map { $0["previews"] as? Bool } == [true, false])
         for build in builds {
-            for key in ["wall_s", "pages_per_s", "page_files_per_s", "peak_rss_mib"] { #expect(build[key] is Double || build[key] is Int, "cold_builds.\(key)") }
+            for key in ["wall_s", "pages_per_s", "page_files_per_s", "peak_rss_mib"] {
+                #expect(build[key] is Double || build[key] is Int, "cold_builds.\(key)")
+            }
             #expect(build["exit_status"] as? Int == 0)
         }
         // The floor rewrites the first cold build's output: its page and preview files at least,
@@ -131,7 +141,9 @@ struct QuireBenchTests {
         #expect(barrier["p50_ms"] is Double || barrier["p50_ms"] is Int, "floor.save_barrier.p50_ms")
 
         let stages = try #require(run["stages_cold_ms"] as? [String: Any])
-        for stage in ["parse", "validate", "markdown", "encode", "publish", "wall"] { #expect(stages[stage] != nil, "stages_cold_ms.\(stage)") }
+        for stage in ["parse", "validate", "markdown", "encode", "publish", "wall"] {
+            #expect(stages[stage] != nil, "stages_cold_ms.\(stage)")
+        }
         #expect(run["stages_one_edit_ms"] is [String: Any])
 
         let latency = try #require(run["save_to_published"] as? [String: Any])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import QuireCore
 
 /// A watcher's builder after a build that failed operationally (the store could not be read):
@@ -7,7 +8,8 @@ import Testing
 /// validate again must be validated by the next one. Each test fails without its fix.
 @Suite struct FailedBuildTests {
     static let home = "title: Home\nsections:\n  - type: markdown_block\n    id: intro\n    body: First words.\n"
-    static let other = "title: Other\nsections:\n  - type: cta_button\n    id: go\n    label: Home\n    action: navigate\n    destination: /home\n"
+    static let other =
+        "title: Other\nsections:\n  - type: cta_button\n    id: go\n    label: Home\n    action: navigate\n    destination: /home\n"
 
     final class Site {
         let fixture: SiteFixture
@@ -61,7 +63,8 @@ import Testing
         try site.fixture.write(Self.other.replacingOccurrences(of: "label: Home", with: "label: Back home"), to: "other.yaml")
         let result = builder.build(changed: site.changed("other.yaml"))
         #expect(result.operationalError == nil)
-        #expect(try site.fixture.published("en/home.json").contains("Saved while failing."), "the edit saved during the failure is published")
+        #expect(
+            try site.fixture.published("en/home.json").contains("Saved while failing."), "the edit saved during the failure is published")
         #expect(try site.fixture.published("en/other.json").contains("Back home"))
     }
 
@@ -86,6 +89,8 @@ import Testing
         let broken = result.diagnostics.filter { $0.file.hasSuffix("other.yaml") && $0.description.contains("error") }
         #expect(!broken.isEmpty, "other.yaml links to the removed page: \(site.fixture.lines(result))")
         let fresh = site.fixture.build(publish: false)
-        #expect(site.fixture.lines(result).filter { $0.contains("other.yaml") } == site.fixture.lines(fresh).filter { $0.contains("other.yaml") })
+        #expect(
+            site.fixture.lines(result).filter { $0.contains("other.yaml") }
+                == site.fixture.lines(fresh).filter { $0.contains("other.yaml") })
     }
 }

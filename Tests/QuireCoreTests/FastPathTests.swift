@@ -1,22 +1,24 @@
 import Foundation
-@testable import QuireCore
 import QuireModel
 import Testing
 
+@testable import QuireCore
+
 /// The shortcuts taken for speed must say exactly what the long way says.
 @Suite struct FastPathTests {
-    static let markdown: [String] = MarkdownSafetyTests.vectors + [
-        "plain text, no markup at all",
-        "a *b* [c](https://example.com) <b>d</b>\nline two\r\nline three",
-        "![alt *em* [in](javascript:x)](javascript:y) ![ok](/assets/a.png)",
-        String(repeating: "> ", count: 62) + "just under the limit",
-        String(repeating: "> ", count: 63) + "at the limit",
-        String(repeating: "> ", count: 64) + "over the limit <b>x</b>",
-        String(repeating: "- ", count: 40) + "nested lists",
-        String(repeating: "*", count: 70) + "emphasis" + String(repeating: "*", count: 70),
-        String(repeating: "[", count: 70) + "links" + String(repeating: "](https://x.example)", count: 70),
-        (0..<30).map { "<i>\($0)</i>" }.joined(separator: " "),
-    ]
+    static let markdown: [String] =
+        MarkdownSafetyTests.vectors + [
+            "plain text, no markup at all",
+            "a *b* [c](https://example.com) <b>d</b>\nline two\r\nline three",
+            "![alt *em* [in](javascript:x)](javascript:y) ![ok](/assets/a.png)",
+            String(repeating: "> ", count: 62) + "just under the limit",
+            String(repeating: "> ", count: 63) + "at the limit",
+            String(repeating: "> ", count: 64) + "over the limit <b>x</b>",
+            String(repeating: "- ", count: 40) + "nested lists",
+            String(repeating: "*", count: 70) + "emphasis" + String(repeating: "*", count: 70),
+            String(repeating: "[", count: 70) + "links" + String(repeating: "](https://x.example)", count: 70),
+            (0..<30).map { "<i>\($0)</i>" }.joined(separator: " "),
+        ]
 
     @Test(arguments: markdown)
     func removedWithoutRenderingMatchesRender(markdown: String) {
@@ -85,25 +87,27 @@ import Testing
     // MARK: The block tree writer
 
     /// Markdown that exercises every node kind and the text-joining rules, beyond `markdown`.
-    static let treeInputs: [String] = markdown + [
-        "# Heading *em* **strong** `code`\n\nSetext\n===\n\n***\n\n> quote\n> - item *a*\n>   more\n",
-        "1. one\n2. two\n\n   para in item\n3) other\n\n7. seven\n8. eight\n\n- loose\n\n- list\n",
-        "a  \nhard break\\\nand `code` and [link *em* text](/x \"Title\") and ![alt **b** `c`\nd](/i.png \"t\")",
-        "```swift  extra words\nlet x = 1\n```\n\n```\nplain\n```\n\n    indented\n\n~~~\tpy\nx\n~~~",
-        "<div>html block</div>\n\npara <span>inline</span> tail &amp; &copy; [a](https://x \"\") end",
-        "![img in *alt* with [link](/l) and `code`](/p.png)\n\n[![nested](/n.png)](/link)",
-        String(repeating: "> ", count: 66) + "deep\n> > back\n\nafter",
-        String(repeating: "- ", count: 70) + "*em* `code`\n\n    code\n" + String(repeating: "> ", count: 70) + "```\nblock\n```",
-        String(repeating: "> ", count: 63) + "![alt](/a.png) x\n" + String(repeating: "> ", count: 63) + "- a\n\n  b",
-        "",
-        "   ",
-        "\u{0}nul é 漢字 e\u{301} 😀 *ü*",
-        // Paragraphs left empty (their only content raw HTML) are cut out, items and links are not.
-        "<span></span>\n\npara <b></b>\n\n- \n- <i></i>\n- x\n\n> <b></b>\n\n[](/empty) ![](/e.png) `` x",
-        // Line endings made of entities, at the end of flattened text and of alt text.
-        String(repeating: "> ", count: 66) + "a&#13;&#10;\n" + String(repeating: "> ", count: 66) + "- b&#13;\n\n![c&#13;&#10;](/c.png)",
-        "\"quotes\" \\ back\\slash \u{1}\u{1F} tab\there [q\"](/a\"b \"t\\\"\") `c\"`\n\n```i\"n\nx\"\\\n```",
-    ]
+    static let treeInputs: [String] =
+        markdown + [
+            "# Heading *em* **strong** `code`\n\nSetext\n===\n\n***\n\n> quote\n> - item *a*\n>   more\n",
+            "1. one\n2. two\n\n   para in item\n3) other\n\n7. seven\n8. eight\n\n- loose\n\n- list\n",
+            "a  \nhard break\\\nand `code` and [link *em* text](/x \"Title\") and ![alt **b** `c`\nd](/i.png \"t\")",
+            "```swift  extra words\nlet x = 1\n```\n\n```\nplain\n```\n\n    indented\n\n~~~\tpy\nx\n~~~",
+            "<div>html block</div>\n\npara <span>inline</span> tail &amp; &copy; [a](https://x \"\") end",
+            "![img in *alt* with [link](/l) and `code`](/p.png)\n\n[![nested](/n.png)](/link)",
+            String(repeating: "> ", count: 66) + "deep\n> > back\n\nafter",
+            String(repeating: "- ", count: 70) + "*em* `code`\n\n    code\n" + String(repeating: "> ", count: 70) + "```\nblock\n```",
+            String(repeating: "> ", count: 63) + "![alt](/a.png) x\n" + String(repeating: "> ", count: 63) + "- a\n\n  b",
+            "",
+            "   ",
+            "\u{0}nul é 漢字 e\u{301} 😀 *ü*",
+            // Paragraphs left empty (their only content raw HTML) are cut out, items and links are not.
+            "<span></span>\n\npara <b></b>\n\n- \n- <i></i>\n- x\n\n> <b></b>\n\n[](/empty) ![](/e.png) `` x",
+            // Line endings made of entities, at the end of flattened text and of alt text.
+            String(repeating: "> ", count: 66) + "a&#13;&#10;\n" + String(repeating: "> ", count: 66)
+                + "- b&#13;\n\n![c&#13;&#10;](/c.png)",
+            "\"quotes\" \\ back\\slash \u{1}\u{1F} tab\there [q\"](/a\"b \"t\\\"\") `c\"`\n\n```i\"n\nx\"\\\n```",
+        ]
 
     @Test(arguments: treeInputs)
     func blockTreeMatchesTheSimpleBuilder(markdown: String) {
@@ -130,12 +134,13 @@ import Testing
     }
 
     /// Strings made from bytes cmark's UTF-8 check would have replaced: Swift replaced them first.
-    static let unvalidatedInputs: [String] = treeInputs + [
-        String(decoding: Array("a ".utf8) + [0xFF, 0x00, 0xC0, 0xAF, 0xED, 0xA0, 0x80] + Array(" *b*\n".utf8), as: UTF8.self),
-        String(decoding: [0xF4, 0x90, 0x80, 0x80, 0x0A, 0x23, 0x20, 0xE0, 0x80, 0x80, 0x00, 0x00], as: UTF8.self),
-        "nul\u{0}in a line\n\u{0}\n- \u{0}item\r\n`co\u{0}de`\rend \u{FFFE} \u{10FFFF} \u{FEFF}",
-        "\u{FEFF}# after a byte order mark",
-    ]
+    static let unvalidatedInputs: [String] =
+        treeInputs + [
+            String(decoding: Array("a ".utf8) + [0xFF, 0x00, 0xC0, 0xAF, 0xED, 0xA0, 0x80] + Array(" *b*\n".utf8), as: UTF8.self),
+            String(decoding: [0xF4, 0x90, 0x80, 0x80, 0x0A, 0x23, 0x20, 0xE0, 0x80, 0x80, 0x00, 0x00], as: UTF8.self),
+            "nul\u{0}in a line\n\u{0}\n- \u{0}item\r\n`co\u{0}de`\rend \u{FFFE} \u{10FFFF} \u{FEFF}",
+            "\u{FEFF}# after a byte order mark",
+        ]
 
     @Test(arguments: unvalidatedInputs)
     func skippingCmarksUTF8CheckChangesNothing(markdown: String) {
@@ -147,13 +152,14 @@ import Testing
 
     /// Text cmark splits, decodes or makes up (entities naming no character, tabs in code,
     /// escapes next to non-ASCII letters), for the copies that skip Swift's UTF-8 check.
-    static let cmarkOutputInputs: [String] = unvalidatedInputs + [
-        "&#xD800; &#0; &#x110000; &#99999999; &eacute;&amp;&nbsp; &#128512; &bogus; é&#233;",
-        "é*ü*é **漢**字 _😀_x \\é \\* `é` [é](/ü \"tï\") ![ä](/ö.png 'ß')",
-        "\tcode\twith é\ttabs\n- \tlist é\n\n>\tquote ü",
-        "[ünïcode label]: /ü \"ti&eacute;\"\n\n[ÜNÏCODE LABEL] <https://ex.com/ü?é=1> <ü@ex.com>",
-        "<b>é</b> <!-- ü --> &lt;é&gt;\n\n<div>\nü\n</div>",
-    ]
+    static let cmarkOutputInputs: [String] =
+        unvalidatedInputs + [
+            "&#xD800; &#0; &#x110000; &#99999999; &eacute;&amp;&nbsp; &#128512; &bogus; é&#233;",
+            "é*ü*é **漢**字 _😀_x \\é \\* `é` [é](/ü \"tï\") ![ä](/ö.png 'ß')",
+            "\tcode\twith é\ttabs\n- \tlist é\n\n>\tquote ü",
+            "[ünïcode label]: /ü \"ti&eacute;\"\n\n[ÜNÏCODE LABEL] <https://ex.com/ü?é=1> <ü@ex.com>",
+            "<b>é</b> <!-- ü --> &lt;é&gt;\n\n<div>\nü\n</div>",
+        ]
 
     @Test(arguments: cmarkOutputInputs)
     func cmarksOutputCopiedUncheckedIsWellFormed(markdown: String) {
@@ -198,7 +204,8 @@ import Testing
         let sameEndsToo = "a" + String(repeating: "b", count: 49) + "*c*" + String(repeating: "b", count: 48) + "a"
         let memo = MarkdownMemo()
         for text in [composed, decomposed, sameEnds, sameEndsToo, composed, sameEnds] {
-            let rendered = memo.render(text), expected = MarkdownRenderer.render(text)
+            let rendered = memo.render(text)
+            let expected = MarkdownRenderer.render(text)
             #expect(Array(rendered.html.utf8) == Array(expected.html.utf8))
             #expect(rendered == expected)
             #expect(memo.links(in: text).map { Array($0.utf8) } == MarkdownRenderer.links(in: text).map { Array($0.utf8) })
@@ -325,10 +332,12 @@ import Testing
     /// `utf8Precedes` (one memcmp) orders as the byte-by-byte comparison does: prefixes, empty
     /// strings, bytes above 0x7F, small (inline) and large strings, and strings Foundation made.
     @Test func utf8OrderMatchesTheByteByByteComparison() {
-        let names = ["", "a", "ab", "a\u{0}", "b", "B", "page-00099.json", "page-00100.json", "page-0010", "é", "e\u{301}",
-                     "z", "ÿ", "漢字", "😀", String(repeating: "x", count: 15), String(repeating: "x", count: 16),
-                     String(repeating: "x", count: 40) + "a", String(repeating: "x", count: 40) + "b",
-                     NSString(string: "group-001/page-00135").appendingPathComponent("x"), String(format: "%@", "café")]
+        let names = [
+            "", "a", "ab", "a\u{0}", "b", "B", "page-00099.json", "page-00100.json", "page-0010", "é", "e\u{301}",
+            "z", "ÿ", "漢字", "😀", String(repeating: "x", count: 15), String(repeating: "x", count: 16),
+            String(repeating: "x", count: 40) + "a", String(repeating: "x", count: 40) + "b",
+            NSString(string: "group-001/page-00135").appendingPathComponent("x"), String(format: "%@", "café"),
+        ]
         for first in names {
             for second in names {
                 #expect(first.utf8Precedes(second) == first.utf8.lexicographicallyPrecedes(second.utf8), "\(first) < \(second)")
@@ -415,12 +424,15 @@ import Testing
         for piece in pieces {
             for before in 0..<18 {
                 for after in [0, 1, 9] {
-                    let bytes = Array("x: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: before) + piece
+                    let bytes =
+                        Array("x: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: before) + piece
                         + Array(repeating: UInt8(ascii: "b"), count: after)
                     let valid = String(validating: bytes, as: UTF8.self) != nil && !bytes.contains(0)
                     var thrown: Diagnostic?
                     do throws(Diagnostic) {
-                        try bytes.withUnsafeBufferPointer { (buffer) throws(Diagnostic) in try SourceTextCheck.validate(buffer, from: 0, file: "t") }
+                        try bytes.withUnsafeBufferPointer { (buffer) throws(Diagnostic) in
+                            try SourceTextCheck.validate(buffer, from: 0, file: "t")
+                        }
                     } catch {
                         thrown = error
                     }

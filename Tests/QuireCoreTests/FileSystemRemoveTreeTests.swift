@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import QuireCore
 
 /// `FileSystem.removeTree`: what a version or a tree folder holds (files, hard links, folders,
@@ -8,7 +9,8 @@ import Testing
 @Suite struct FileSystemRemoveTreeTests {
     @Test func removesFilesFoldersAndLinksWithoutFollowingThem() throws {
         let dist = TemporaryDist()
-        let shared = dist.path + "/shared", doomed = dist.path + "/doomed"
+        let shared = dist.path + "/shared"
+        let doomed = dist.path + "/doomed"
         try FileSystem.makeDirectories(shared + "/inner")
         try FileSystem.createFile(shared + "/kept.json", Array("kept".utf8))
         try FileSystem.createFile(shared + "/inner/deep.json", Array("deep".utf8))

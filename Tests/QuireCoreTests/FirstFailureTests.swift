@@ -1,6 +1,7 @@
 import Foundation
-@testable import QuireCore
 import Testing
+
+@testable import QuireCore
 
 /// `FirstFailure.concurrentPerform`: every iteration once, the first failure thrown, and small
 /// runs kept on the calling thread.

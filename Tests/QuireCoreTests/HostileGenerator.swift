@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import QuireCore
 
 /// The hostile inputs git cannot hold or should not (a 100 MB file, 10,000-deep nesting,
@@ -20,20 +21,31 @@ enum HostileGenerator {
         case "huge-file":
             // 100 MB of valid-looking YAML: refused by size before a byte is parsed.
             let path = "\(site)/news.yaml"
-            let handle = try #require(FileHandle(forWritingAtPath: { FileManager.default.createFile(atPath: path, contents: nil); return path }()))
+            let handle = try #require(
+                FileHandle(
+                    forWritingAtPath: {
+                        FileManager.default.createFile(atPath: path, contents: nil)
+                        return path
+                    }()))
             defer { try? handle.close() }
             try handle.write(contentsOf: Data("title: News\nsections:\n".utf8))
             let chunk = Data(String(repeating: "  - type: divider\n", count: 58_255).utf8)  // ~1 MB
             for _ in 0..<100 { try handle.write(contentsOf: chunk) }
         case "deep-nesting-json":
-            try write("news.json", Array(#"{"title": "News", "sections": "#.utf8) + Array(repeating: UInt8(ascii: "["), count: 10_000)
-                + Array(repeating: UInt8(ascii: "]"), count: 10_000) + Array("}\n".utf8))
+            try write(
+                "news.json",
+                Array(#"{"title": "News", "sections": "#.utf8) + Array(repeating: UInt8(ascii: "["), count: 10_000)
+                    + Array(repeating: UInt8(ascii: "]"), count: 10_000) + Array("}\n".utf8))
         case "deep-nesting-yaml":
-            try write("news.yaml", Array("title: News\nsections: ".utf8) + Array(repeating: UInt8(ascii: "["), count: 10_000)
-                + Array(repeating: UInt8(ascii: "]"), count: 10_000) + [0x0A])
+            try write(
+                "news.yaml",
+                Array("title: News\nsections: ".utf8) + Array(repeating: UInt8(ascii: "["), count: 10_000)
+                    + Array(repeating: UInt8(ascii: "]"), count: 10_000) + [0x0A])
         case "enormous-string":
-            try write("news.yaml", Array("title: News\nsections:\n  - type: markdown_block\n    id: body\n    body: \"".utf8)
-                + Array(repeating: UInt8(ascii: "a"), count: 1_000_000) + Array("\"\n".utf8))
+            try write(
+                "news.yaml",
+                Array("title: News\nsections:\n  - type: markdown_block\n    id: body\n    body: \"".utf8)
+                    + Array(repeating: UInt8(ascii: "a"), count: 1_000_000) + Array("\"\n".utf8))
         case "too-many-sections":
             try write("news.yaml", Array(("title: News\nsections:\n" + String(repeating: "  - type: divider\n", count: 501)).utf8))
         case "symlink-etc-passwd":

@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-import Testing
 import QuireModel
+import Testing
+
 @testable import QuireCore
 
 /// The bad-input catalogue (issue 9): each folder under `Fixtures/hostile/` is one case. A good
@@ -59,8 +60,9 @@ struct HostileInputTests {
             return
         }
         let good = try work.currentFiles()
-        #expect(good["en/home.json"] != nil && good["fr/guides/safety.json"] != nil && good["assets/banner.jpg"] != nil,
-                "the good output was not found under current/: \(good.keys.sorted())")
+        #expect(
+            good["en/home.json"] != nil && good["fr/guides/safety.json"] != nil && good["assets/banner.jpg"] != nil,
+            "the good output was not found under current/: \(good.keys.sorted())")
 
         // The hostile input.
         if FileManager.default.fileExists(atPath: "\(caseFolder)/site") {
@@ -72,7 +74,8 @@ struct HostileInputTests {
         let actual = result.diagnostics.map { work.display($0.description) }
         #expect(result.operationalError == nil, "operational error: \(result.operationalError ?? "")")
 
-        let expectedFile = getuid() != 0 && FileManager.default.fileExists(atPath: "\(caseFolder)/expected-nonroot.txt")
+        let expectedFile =
+            getuid() != 0 && FileManager.default.fileExists(atPath: "\(caseFolder)/expected-nonroot.txt")
             ? "\(caseFolder)/expected-nonroot.txt" : "\(caseFolder)/expected.txt"
         if ProcessInfo.processInfo.environment["QUIRE_RECORD_HOSTILE"] == "1" {
             try (actual.map { $0 + "\n" }.joined()).write(toFile: expectedFile, atomically: true, encoding: .utf8)
@@ -189,7 +192,9 @@ final class HostileWorkspace {
 /// What every published tree must be, whatever the input.
 enum PublishedTreeSafety {
     static let forbidden = ["root:x:0:0", "OTHER-SITE-SECRET"]
-    static let forbiddenInHTML = ["<script>alert", "<img src=x", "<iframe", "href=\"javascript:", "src=\"javascript:", "href=\"vbscript:", "<div onclick"]
+    static let forbiddenInHTML = [
+        "<script>alert", "<img src=x", "<iframe", "href=\"javascript:", "src=\"javascript:", "href=\"vbscript:", "<div onclick",
+    ]
 
     static func check(dist: String, site: String) throws {
         let siteDist = "\(dist)/\(site)"

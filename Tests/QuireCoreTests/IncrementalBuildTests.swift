@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import QuireCore
+import Testing
 
 /// `quire watch` keeps one builder per site and hands it the changed paths: whatever it
 /// publishes must equal what a fresh full build of the same files publishes.
@@ -27,14 +27,18 @@ import QuireCore
 
     @Test func changedPathsGiveTheSameOutputAsAFullBuild() throws {
         let fixture = try SiteFixture()
-        try fixture.write("title: A\nsections:\n  - type: cta_button\n    id: go\n    label: To B\n    action: navigate\n    destination: /b\n", to: "a.yaml")
+        try fixture.write(
+            "title: A\nsections:\n  - type: cta_button\n    id: go\n    label: To B\n    action: navigate\n    destination: /b\n",
+            to: "a.yaml")
         try fixture.write("title: B\nsections:\n  - type: divider\n", to: "b.yaml")
         let builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist)
         #expect(!builder.build().hasErrors)
         let absolute = URL(fileURLWithPath: fixture.siteFolder).standardizedFileURL.path
 
         // An edit: only that page is rendered again.
-        try fixture.write("title: A2\nsections:\n  - type: cta_button\n    id: go\n    label: To B\n    action: navigate\n    destination: /b\n", to: "a.yaml")
+        try fixture.write(
+            "title: A2\nsections:\n  - type: cta_button\n    id: go\n    label: To B\n    action: navigate\n    destination: /b\n",
+            to: "a.yaml")
         var result = builder.build(changed: ["\(absolute)/a.yaml"])
         #expect(result.pagesRebuilt == ["a"])
         #expect(Self.snapshot(fixture.dist, site: fixture.site) == Self.fresh(fixture))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import QuireCore
 
 /// `SiteTranslations` on the `l10n-site` fixture: what export, import and status are built on.
@@ -37,10 +38,15 @@ import Testing
 
     @Test func checkFindsDamageAtTheEntry() throws {
         let site = try load()
-        let catalog = TranslationCatalog(file: "in.yaml", locale: "es", entries: [
-            TranslationEntry(key: "promo.title", text: "Ahorre", position: SourcePosition(line: 2, column: 1)),
-        ])
+        let catalog = TranslationCatalog(
+            file: "in.yaml", locale: "es",
+            entries: [
+                TranslationEntry(key: "promo.title", text: "Ahorre", position: SourcePosition(line: 2, column: 1))
+            ])
         let diagnostics = site.check(catalog, locale: "es", pageID: "store")
-        #expect(diagnostics.map(\.description) == ["in.yaml:2:1: error: promo.title: the translation drops {percent}: keep the placeholders of the source text"])
+        #expect(
+            diagnostics.map(\.description) == [
+                "in.yaml:2:1: error: promo.title: the translation drops {percent}: keep the placeholders of the source text"
+            ])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import QuireCore
 
 /// The status writer of `quire watch`: work submitted while earlier work runs replaces what is

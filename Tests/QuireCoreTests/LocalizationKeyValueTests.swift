@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import QuireCore
 
 /// YAML and JSON translation files go through `SourceParser` (the source-loading work).

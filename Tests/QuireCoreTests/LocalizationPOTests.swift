@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import QuireCore
 
 @Suite struct LocalizationPOTests {
@@ -55,7 +56,8 @@ import Testing
 
     @Test func missingParserExecutableIsADiagnostic() {
         let error = L10nFixtures.diagnostic { () throws(Diagnostic) in
-            _ = try POFileParser.parseInChildProcess(Array("msgid \"\"\nmsgstr \"\"\n".utf8), file: "a.po", executable: "/nonexistent/quire")
+            _ = try POFileParser.parseInChildProcess(
+                Array("msgid \"\"\nmsgstr \"\"\n".utf8), file: "a.po", executable: "/nonexistent/quire")
         }
         #expect(error?.message.contains("cannot start the PO parser") == true)
     }

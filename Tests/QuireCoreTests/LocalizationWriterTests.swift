@@ -1,15 +1,18 @@
 import Foundation
 import Testing
+
 @testable import QuireCore
 
 @Suite struct LocalizationWriterTests {
     static let units = [
-        ExportUnit(key: "hero.title", sourceText: "Training Essentials", translation: "L'essentiel", state: .translated, note: "hero_banner title"),
+        ExportUnit(
+            key: "hero.title", sourceText: "Training Essentials", translation: "L'essentiel", state: .translated, note: "hero_banner title"),
         ExportUnit(
             key: "why.body", sourceText: "### Why \"standard\" targets\nUse **official** kit \\ <b>ok</b>\n",
             translation: "### Pourquoi\nUtilisez le kit **officiel** & <b>ok</b>\n", state: .stale),
         ExportUnit(key: "browse.label", sourceText: "Browse All Drills", state: .new),
-        ExportUnit(key: "promo.text", sourceText: "Save {percent}\ttoday", translation: "Économisez {percent}\taujourd'hui", state: .translated),
+        ExportUnit(
+            key: "promo.text", sourceText: "Save {percent}\ttoday", translation: "Économisez {percent}\taujourd'hui", state: .translated),
     ]
 
     private func write(_ format: ExportFormat) -> [UInt8] {
@@ -49,7 +52,8 @@ import Testing
         let file = try temporaryFile("trex-store.po", write(.po))
         let msgfmt = try run("/usr/bin/msgfmt", ["--check", "-o", "/dev/null", file.path])
         #expect(msgfmt.status == 0, "msgfmt --check: \(msgfmt.output)")
-        let (catalog, _) = try POFileParser.parseInChildProcess(path: file.path, file: "trex-store.po", executable: L10nFixtures.quireExecutable)
+        let (catalog, _) = try POFileParser.parseInChildProcess(
+            path: file.path, file: "trex-store.po", executable: L10nFixtures.quireExecutable)
         try expectRoundTrip(catalog)
     }
 
@@ -70,7 +74,8 @@ import Testing
         let po = xliff.deletingLastPathComponent().appendingPathComponent("trex-store.po")
         let converted = try run(try toolPath("xliff2po"), [xliff.path, po.path])
         try #require(converted.status == 0, "xliff2po: \(converted.output)")
-        let (catalog, _) = try POFileParser.parseInChildProcess(path: po.path, file: "trex-store.po", executable: L10nFixtures.quireExecutable)
+        let (catalog, _) = try POFileParser.parseInChildProcess(
+            path: po.path, file: "trex-store.po", executable: L10nFixtures.quireExecutable)
         #expect(catalog.entries.map(\.key).sorted() == ["hero.title", "promo.text", "why.body"])
         #expect(catalog["why.body"]?.isFuzzy == true)
         #expect(catalog["hero.title"]?.isFuzzy == false, "approved=\"yes\" keeps xliff2po from marking it fuzzy")
@@ -78,15 +83,17 @@ import Testing
 
     @Test func poWriterSplitsLinesAndEscapes() {
         let text = String(decoding: write(.po), as: UTF8.self)
-        #expect(text.contains("""
-            #. key: why.body
-            #: trex-store
-            #, fuzzy
-            msgctxt "why.body"
-            msgid ""
-            "### Why \\"standard\\" targets\\n"
-            "Use **official** kit \\\\ <b>ok</b>\\n"
-            """))
+        #expect(
+            text.contains(
+                """
+                #. key: why.body
+                #: trex-store
+                #, fuzzy
+                msgctxt "why.body"
+                msgid ""
+                "### Why \\"standard\\" targets\\n"
+                "Use **official** kit \\\\ <b>ok</b>\\n"
+                """))
         #expect(text.contains("msgctxt \"browse.label\"\nmsgid \"Browse All Drills\"\nmsgstr \"\"\n"))
     }
 

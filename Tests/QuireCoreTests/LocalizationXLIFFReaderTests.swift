@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import QuireTestSupport
+import Testing
+
 @testable import QuireCore
 
 /// Fixture files of the localization tests, and the built `quire` (the PO parser's child).
@@ -22,7 +23,10 @@ enum L10nFixtures {
     }
 
     static func diagnostic(_ body: () throws(Diagnostic) -> Void) -> Diagnostic? {
-        do { try body(); return nil } catch { return error }
+        do {
+            try body()
+            return nil
+        } catch { return error }
     }
 }
 
@@ -96,7 +100,9 @@ extension TranslationCatalog {
     @Test func refusesUTF16() {
         var bytes: [UInt8] = [0xFF, 0xFE]
         for unit in "<xliff version=\"1.2\"/>".utf16 { bytes += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
-        let error = L10nFixtures.diagnostic { () throws(Diagnostic) in _ = try TranslationFileReader.read(bytes, file: "u.xlf", format: .xliff) }
+        let error = L10nFixtures.diagnostic { () throws(Diagnostic) in
+            _ = try TranslationFileReader.read(bytes, file: "u.xlf", format: .xliff)
+        }
         #expect(error?.message.contains("UTF-8") == true)
     }
 
@@ -121,7 +127,9 @@ extension TranslationCatalog {
 
     @Test func refusesOtherXML() {
         let bytes = Array("<?xml version=\"1.0\"?>\n<resources><string name=\"a\">b</string></resources>\n".utf8)
-        let error = L10nFixtures.diagnostic { () throws(Diagnostic) in _ = try TranslationFileReader.read(bytes, file: "strings.xml", format: .xliff) }
+        let error = L10nFixtures.diagnostic { () throws(Diagnostic) in
+            _ = try TranslationFileReader.read(bytes, file: "strings.xml", format: .xliff)
+        }
         #expect(error?.message.contains("<resources>") == true)
         #expect(error?.position == SourcePosition(line: 2, column: 1))
     }

@@ -57,27 +57,31 @@ import Testing
     @Test func unsafeLinkKeepsItsTextInBothOutputs() {
         let rendered = MarkdownRenderer.render("Go [*click* here](javascript:alert(1)) now")
         #expect(rendered.html == "<p>Go <em>click</em> here now</p>\n")
-        let expected: JSONValue = [[
-            "type": "paragraph",
-            "inlines": [
-                ["type": "text", "text": "Go "],
-                ["type": "emphasis", "inlines": [["type": "text", "text": "click"]]],
-                ["type": "text", "text": " here now"],
-            ],
-        ]]
+        let expected: JSONValue = [
+            [
+                "type": "paragraph",
+                "inlines": [
+                    ["type": "text", "text": "Go "],
+                    ["type": "emphasis", "inlines": [["type": "text", "text": "click"]]],
+                    ["type": "text", "text": " here now"],
+                ],
+            ]
+        ]
         #expect(rendered.blocks == expected)
-        #expect(rendered.removed == [
-            "link to 'javascript:alert(1)' (unsafe URL: its text is kept; use https:, http:, mailto:, tel: or a path)"
-        ])
+        #expect(
+            rendered.removed == [
+                "link to 'javascript:alert(1)' (unsafe URL: its text is kept; use https:, http:, mailto:, tel: or a path)"
+            ])
     }
 
     @Test func unsafeImageKeepsItsAltText() {
         let rendered = MarkdownRenderer.render("![a target](data:image/png;base64,iVBORw0KGgo=)")
         #expect(rendered.html == "<p>a target</p>\n")
         #expect(rendered.blocks == [["type": "paragraph", "inlines": [["type": "text", "text": "a target"]]]])
-        #expect(rendered.removed == [
-            "image 'data:image/png;base64,iVBORw0KGgo=' (unsafe URL: its alt text is kept; use https:, http: or a path)"
-        ])
+        #expect(
+            rendered.removed == [
+                "image 'data:image/png;base64,iVBORw0KGgo=' (unsafe URL: its alt text is kept; use https:, http: or a path)"
+            ])
     }
 
     @Test func unsafeImageWithoutAltTextLeavesNoEmptyParagraph() {
@@ -106,11 +110,12 @@ import Testing
             [b](java\tscript:x)
             """
         let rendered = MarkdownRenderer.render(markdown)
-        #expect(rendered.removed == [
-            "link to 'vbscript:x' (unsafe URL: its text is kept; use https:, http:, mailto:, tel: or a path)",
-            "raw HTML '<span>' (markdown fields cannot carry HTML)",
-            "raw HTML '<div onclick=\"alert(1)\">\\na long block of…' (markdown fields cannot carry HTML)",
-        ])
+        #expect(
+            rendered.removed == [
+                "link to 'vbscript:x' (unsafe URL: its text is kept; use https:, http:, mailto:, tel: or a path)",
+                "raw HTML '<span>' (markdown fields cannot carry HTML)",
+                "raw HTML '<div onclick=\"alert(1)\">\\na long block of…' (markdown fields cannot carry HTML)",
+            ])
         // `java\tscript:x` is not a link destination at all (a tab ends it): plain text, nothing removed.
         #expect(rendered.removed.count == 3)
     }
@@ -128,7 +133,10 @@ import Testing
         let markdown = "[a](https://x.example) [b](http://x.example) [c](mailto:a@x.example) [d](tel:+1) [e](/p) [f](#top) [g](page)"
         let rendered = MarkdownRenderer.render(markdown)
         #expect(rendered.removed.isEmpty)
-        #expect(Self.urls(in: rendered.blocks) == ["https://x.example", "http://x.example", "mailto:a@x.example", "tel:+1", "/p", "#top", "page"])
+        #expect(
+            Self.urls(in: rendered.blocks) == [
+                "https://x.example", "http://x.example", "mailto:a@x.example", "tel:+1", "/p", "#top", "page",
+            ])
     }
 
     @Test func linksAreListedInOrderAsCmarkDecodesThem() {
@@ -138,9 +146,10 @@ import Testing
 
             [ref]: /referenced
             """
-        #expect(MarkdownRenderer.links(in: markdown) == [
-            "https://x.example/a", "/assets/b.png", "javascript:x", "https://auto.example", "/referenced",
-        ])
+        #expect(
+            MarkdownRenderer.links(in: markdown) == [
+                "https://x.example/a", "/assets/b.png", "javascript:x", "https://auto.example", "/referenced",
+            ])
         #expect(MarkdownRenderer.links(in: "") == [])
     }
 

@@ -39,7 +39,10 @@ import Testing
         ("links", String(repeating: "[", count: 10_000) + "deepest" + String(repeating: "](/x)", count: 10_000)),
         ("images", String(repeating: "![", count: 10_000) + "deepest" + String(repeating: "](/x.png)", count: 10_000)),
         ("unsafe images", String(repeating: "![", count: 10_000) + "deepest" + String(repeating: "](javascript:x)", count: 10_000)),
-        ("unsafe links and images", String(repeating: "[![", count: 5_000) + "deepest" + String(repeating: "](data:x)](vbscript:y)", count: 5_000)),
+        (
+            "unsafe links and images",
+            String(repeating: "[![", count: 5_000) + "deepest" + String(repeating: "](data:x)](vbscript:y)", count: 5_000)
+        ),
         ("quotes and lists", String(repeating: "> - ", count: 5_000) + "deepest"),
     ]
 

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import QuireCore
 import QuireModel
+import Testing
 
 /// The site pipeline end to end on real files: what `quire build` publishes.
 @Suite struct PipelineTests {
@@ -18,7 +18,8 @@ import QuireModel
                 Issue.record(Comment(rawValue: difference))
             }
         }
-        let types = try #require((fixture.publishedJSON("en/all-sections.json") as? [String: Any])?["sections"] as? [[String: Any]]).compactMap { $0["type"] as? String }
+        let types = try #require((fixture.publishedJSON("en/all-sections.json") as? [String: Any])?["sections"] as? [[String: Any]])
+            .compactMap { $0["type"] as? String }
         for type in Vocabulary.builtIn.types.map(\.name) { #expect(types.contains(type), "\(type) missing") }
         #expect(types.contains("hologram_projector"), "unknown types are published unchanged")
     }
@@ -37,7 +38,10 @@ import QuireModel
     @Test func aBuildThatChangesNothingPublishesNothing() throws {
         let fixture = try SiteFixture()
         try fixture.add(fixture: "validation/valid/all-sections.yaml", as: "all-sections.yaml")
-        guard case .published(let first, true) = fixture.build().outcome else { Issue.record("first build did not publish"); return }
+        guard case .published(let first, true) = fixture.build().outcome else {
+            Issue.record("first build did not publish")
+            return
+        }
         #expect(fixture.build().outcome == .unchanged(first))
         // Touching a file without changing it is not a change either.
         try fixture.write(try String(contentsOfFile: "\(fixture.siteFolder)/all-sections.yaml", encoding: .utf8), to: "all-sections.yaml")
@@ -57,7 +61,9 @@ import QuireModel
         #expect(fixture.lines(result).contains("site/page.yaml:4:12: error: sections[0].title: must be text, found a number"))
         #expect(try fixture.published("en/page.json") == good, "the broken page keeps its last good output")
         #expect(try fixture.published("en/other.json").contains("\"Other\""), "other pages publish normally")
-        let status = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(fixture.dist)/site/status/status.json"))) as? [String: Any])
+        let status = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(fixture.dist)/site/status/status.json")))
+                as? [String: Any])
         let diagnostics = try #require(status["diagnostics"] as? [[String: Any]])
         #expect(diagnostics.contains { ($0["message"] as? String) == "must be text, found a number" && ($0["line"] as? Int) == 4 })
         // Fixing it publishes again.
@@ -86,7 +92,9 @@ import QuireModel
         _ = fixture.build()
         try fixture.write("title: Guide\nsections:\n  - type: divider\n    style: wavy\n", to: "guides/store.yaml")
         _ = fixture.build()
-        let status = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(fixture.dist)/site/status/status.json"))) as? [String: Any])
+        let status = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(fixture.dist)/site/status/status.json")))
+                as? [String: Any])
         let pages = try #require(status["pages"] as? [String: [String: Any]])
         #expect((pages["store"]?["diagnostics"] as? [Any])?.isEmpty == true)
         #expect((pages["guides/store"]?["diagnostics"] as? [Any])?.count == 1)
@@ -96,7 +104,10 @@ import QuireModel
         let fixture = try SiteFixture()
         try fixture.write("title: Good\nsections:\n  - type: divider\n", to: "page.yaml")
         try fixture.write("title: Bon\n", to: "l10n/fr/page.yaml")
-        guard case .published(let first, _) = fixture.build().outcome else { Issue.record("no first version"); return }
+        guard case .published(let first, _) = fixture.build().outcome else {
+            Issue.record("no first version")
+            return
+        }
         try fixture.write("title: Good\nsections:\n  - type: divider\n    style: wavy\n", to: "page.yaml")
         let result = fixture.build()
         #expect(result.hasErrors)
@@ -116,16 +127,20 @@ import QuireModel
 
     @Test func translationsFollowTheFallbackChain() throws {
         let fixture = try SiteFixture(from: nil)
-        try fixture.write("default_locale: en\nlocales: [en, fr, fr-CA]\nfallbacks:\n  fr-CA: [fr]\nstale_translations: fallback\n", to: "site.yaml")
-        try fixture.write("title: Store\nsections:\n  - type: cta_button\n    id: go\n    label: Browse drills\n    action: external\n    destination: https://example.com\n  - type: announcement\n    id: news\n    body: Closed {day}\n", to: "store.yaml")
-        try fixture.write("title: Boutique\ngo.label: {text: Voir, source: Browse all drills}\nnews.body: Fermé {day}\n", to: "l10n/fr/store.yaml")
+        try fixture.write(
+            "default_locale: en\nlocales: [en, fr, fr-CA]\nfallbacks:\n  fr-CA: [fr]\nstale_translations: fallback\n", to: "site.yaml")
+        try fixture.write(
+            "title: Store\nsections:\n  - type: cta_button\n    id: go\n    label: Browse drills\n    action: external\n    destination: https://example.com\n  - type: announcement\n    id: news\n    body: Closed {day}\n",
+            to: "store.yaml")
+        try fixture.write(
+            "title: Boutique\ngo.label: {text: Voir, source: Browse all drills}\nnews.body: Fermé {day}\n", to: "l10n/fr/store.yaml")
         try fixture.write("title: Boutique CA\n", to: "l10n/fr-CA/store.yaml")
         let result = fixture.build()
         #expect(!result.hasErrors, "\(fixture.lines(result))")
         let canadian = try fixture.published("fr-CA/store.json")
-        #expect(canadian.contains("\"Boutique CA\""))        // fr-CA's own
-        #expect(canadian.contains("\"Fermé {day}\""))        // from fr
-        #expect(canadian.contains("\"Browse drills\""))      // fr's is stale and the policy falls back to en
+        #expect(canadian.contains("\"Boutique CA\""))  // fr-CA's own
+        #expect(canadian.contains("\"Fermé {day}\""))  // from fr
+        #expect(canadian.contains("\"Browse drills\""))  // fr's is stale and the policy falls back to en
         let coverage = try #require(result.coverage.first { $0.locale == "fr" })
         #expect((coverage.translated, coverage.stale, coverage.missing) == (2, 1, 0))
         #expect(fixture.lines(result).contains { $0.contains("l10n/fr/store.yaml:2:1: warning: go.label: stale translation") })
@@ -133,10 +148,15 @@ import QuireModel
 
     @Test func damagedTranslationsAreErrorsWithPositions() throws {
         let fixture = try SiteFixture()
-        try fixture.write("sections:\n  - type: markdown_block\n    id: m\n    body: See [the rules](https://example.com/rules) by {date}\n", to: "p.yaml")
+        try fixture.write(
+            "sections:\n  - type: markdown_block\n    id: m\n    body: See [the rules](https://example.com/rules) by {date}\n", to: "p.yaml"
+        )
         try fixture.write("m.body: Voir les règles avant {jour}\n", to: "l10n/fr/p.yaml")
         let lines = fixture.lines(fixture.build())
-        #expect(lines.contains("site/l10n/fr/p.yaml:1:1: error: m.body: the translation drops {date} and adds {jour}: keep the placeholders of the source text"))
+        #expect(
+            lines.contains(
+                "site/l10n/fr/p.yaml:1:1: error: m.body: the translation drops {date} and adds {jour}: keep the placeholders of the source text"
+            ))
     }
 
     /// While builds publish new versions, `current` always resolves to a complete version.

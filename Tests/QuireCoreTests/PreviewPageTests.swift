@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import QuireModel
+import Testing
+
 @testable import QuireCore
 
 /// Fixtures of the preview tests, read from `Fixtures/preview/` and turned into `JSONValue`s.
@@ -104,13 +105,15 @@ enum ContentSecurity {
     @Test func drawsEverySectionTypeWithItsText() throws {
         let html = try render("trex-store")
         let types = RenderedHTML.attributeValues("data-section-type", in: html)
-        #expect(types == [
-            "hero_banner", "markdown_block", "product_grid", "drill_carousel", "cta_button", "cta_button",
-            "video_embed", "image_gallery", "divider", "announcement", "countdown_timer",
-        ])
-        #expect(RenderedHTML.attributeValues("data-section-id", in: html) == [
-            "hero", "why", "gear", "drills", "browse", "shop", "intro", "range", "rule", "notice", "sale",
-        ])
+        #expect(
+            types == [
+                "hero_banner", "markdown_block", "product_grid", "drill_carousel", "cta_button", "cta_button",
+                "video_embed", "image_gallery", "divider", "announcement", "countdown_timer",
+            ])
+        #expect(
+            RenderedHTML.attributeValues("data-section-id", in: html) == [
+                "hero", "why", "gear", "drills", "browse", "shop", "intro", "range", "rule", "notice", "sale",
+            ])
         let expectedText: [String: [String]] = [
             "hero": ["Training Essentials", "Everything you need for your next range day", "class=\"hero\""],
             "why": ["<h3>Why standardized targets matter</h3>", "<strong>repeatable</strong>", "&amp;"],
@@ -143,10 +146,11 @@ enum ContentSecurity {
     @Test func imagesLoadOnlyFromTheVersionAssets() throws {
         let html = try render("trex-store")
         let sources = RenderedHTML.attributeValues("src", in: html).filter { !$0.hasSuffix(".js") }
-        #expect(sources.sorted() == [
-            "../../assets/poster.jpg", "../../assets/range-1.jpg", "../../assets/target.png", "../../assets/targets.jpg",
-            "../../assets/trex-banner.jpg",
-        ])
+        #expect(
+            sources.sorted() == [
+                "../../assets/poster.jpg", "../../assets/range-1.jpg", "../../assets/target.png", "../../assets/targets.jpg",
+                "../../assets/trex-banner.jpg",
+            ])
         // Remote images are named in a placeholder instead of being fetched.
         #expect(html.contains("remote image<br>cdn.example.com"))
         #expect(html.contains("remote image · cdn.example.com"))
@@ -271,8 +275,10 @@ enum ContentSecurity {
         ("<p>a <a href=\"javascript:alert(1)\">x</a></p>", "<p>a <a>x</a></p>"),
         ("<a href=\"javascript&colon;alert(1)\">x</a>", "<a>x</a>"),
         ("<a href=\"&#106;avascript:alert(1)\">x</a>", "<a>x</a>"),
-        ("<a href=\"https://example.com/?a=1&amp;b=2\" title=\"t\">x</a>",
-         "<a href=\"https://example.com/?a=1&amp;b=2\" title=\"t\" rel=\"noopener noreferrer\">x</a>"),
+        (
+            "<a href=\"https://example.com/?a=1&amp;b=2\" title=\"t\">x</a>",
+            "<a href=\"https://example.com/?a=1&amp;b=2\" title=\"t\" rel=\"noopener noreferrer\">x</a>"
+        ),
         ("<a href=\"mailto:team@example.com\">m</a>", "<a href=\"mailto:team@example.com\" rel=\"noopener noreferrer\">m</a>"),
         ("<p onclick=\"alert(1)\">p</p>", "<p>p</p>"),
         ("<img src=\"/assets/a b.png\" alt=\"A &amp; B\" />", "<img src=\"../../assets/a b.png\" alt=\"A &amp; B\">"),

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import QuireModel
+import Testing
+
 @testable import QuireCore
 
 @Suite struct PreviewStatusPageTests {
@@ -22,13 +23,15 @@ import QuireModel
         let html = try fixture()
         // (The fixture reader sorts keys, so locales come in the order pages are listed.)
         #expect(html.contains("<th>page</th><th>en</th><th>de</th><th>fr</th><th>last build</th>"))
-        let store = try #require(html.components(separatedBy: "data-page-id=\"trex-store\"").dropFirst().first?
-            .components(separatedBy: "</tr>").first)
+        let store = try #require(
+            html.components(separatedBy: "data-page-id=\"trex-store\"").dropFirst().first?
+                .components(separatedBy: "</tr>").first)
         #expect(store.contains("<a href=\"../current/preview/en/trex-store.html\">preview</a>"))
         #expect(store.contains("<a href=\"../current/preview/fr/trex-store.html\">preview</a>"))
         #expect(store.contains("<td class=\"bad\">1 error</td>"))
-        let guide = try #require(html.components(separatedBy: "data-page-id=\"guides/range-safety\"").dropFirst().first?
-            .components(separatedBy: "</tr>").first)
+        let guide = try #require(
+            html.components(separatedBy: "data-page-id=\"guides/range-safety\"").dropFirst().first?
+                .components(separatedBy: "</tr>").first)
         #expect(guide.contains("<a href=\"../current/preview/en/guides/range-safety.html\">preview</a>"))
         #expect(guide.contains("<td class=\"missing\">—</td>"))  // fr, and de whose link is refused
         #expect(guide.contains("<td class=\"ok\">ok</td>"))
@@ -37,9 +40,18 @@ import QuireModel
 
     @Test func showsCoverageDiagnosticsAndHistory() throws {
         let html = try fixture()
-        #expect(html.contains("<td><code>fr</code></td><td>7</td><td>2</td><td>3</td><td><span class=\"bar\"><span style=\"width: 58%\"></span></span>58%</td>"))
-        #expect(html.contains("<li class=\"error\">pages/trex/trex-store.yaml:12:7: error: sections[1].items[0].price: must be text, found a number</li>"))
-        #expect(html.contains("<li class=\"warning\">pages/trex/l10n/fr/trex-store.yaml:3:1: warning: &lt;script&gt;alert(1)&lt;/script&gt; is not a section id</li>"))
+        #expect(
+            html.contains(
+                "<td><code>fr</code></td><td>7</td><td>2</td><td>3</td><td><span class=\"bar\"><span style=\"width: 58%\"></span></span>58%</td>"
+            ))
+        #expect(
+            html.contains(
+                "<li class=\"error\">pages/trex/trex-store.yaml:12:7: error: sections[1].items[0].price: must be text, found a number</li>")
+        )
+        #expect(
+            html.contains(
+                "<li class=\"warning\">pages/trex/l10n/fr/trex-store.yaml:3:1: warning: &lt;script&gt;alert(1)&lt;/script&gt; is not a section id</li>"
+            ))
         #expect(html.contains("The last build found 1 error."))
         let rollback = try #require(html.range(of: "<td>bad banner</td>"))
         let firstPublish = try #require(html.range(of: "<td>2025-03-01T09:00:00Z</td>"))

@@ -1,6 +1,7 @@
 import Glibc
 import QuireModel
 import Testing
+
 @testable import QuireCore
 
 /// What the next lock holder does after a process was stopped half-way (issue 5, crash safety).

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import QuireModel
 import Testing
+
 @testable import QuireCore
 
 @Suite struct PublishOperationsTests {
@@ -22,8 +23,10 @@ import Testing
         let history = History(path: store.layout.history)
         // About 60 KB: several tail windows, lines cut at each window's start.
         for number in 1...300 {
-            try history.append(HistoryEntry(action: .publish, from: VersionID(number), to: VersionID(number + 1),
-                                            reason: String(repeating: "r", count: number % 7 * 20)))
+            try history.append(
+                HistoryEntry(
+                    action: .publish, from: VersionID(number), to: VersionID(number + 1),
+                    reason: String(repeating: "r", count: number % 7 * 20)))
         }
         let all = try store.history()
         #expect(all.count == 300)
@@ -152,7 +155,8 @@ import Testing
         try FileSystem.createFile(destination + "/en/extra.json", [])
         try FileSystem.remove(destination + "/assets/banner.jpg")
         let problems = try SiteStore.verify(exportedFolder: destination)
-        #expect(Set(problems.map { "\($0.kind) \($0.path)" }) == ["changed fr/new.json", "extra en/extra.json", "missing assets/banner.jpg"])
+        #expect(
+            Set(problems.map { "\($0.kind) \($0.path)" }) == ["changed fr/new.json", "extra en/extra.json", "missing assets/banner.jpg"])
         #expect(throws: StoreError.self) { try store.export(version: VersionID(3), to: destination) }
     }
 }

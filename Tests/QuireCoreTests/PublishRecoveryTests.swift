@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import QuireModel
 import Testing
+
 @testable import QuireCore
 
 @Suite struct PublishRecoveryTests {
@@ -44,7 +45,9 @@ import Testing
         try first.withPublishLock(timeout: 1, waiting: { _ in }) { lock in
             // flock belongs to the open file description: a second open conflicts even in-process.
             var refused = false
-            do { try second.withPublishLock(timeout: 0.2, waiting: { messages.append($0) }) { _ in } } catch is StoreError { refused = true }
+            do { try second.withPublishLock(timeout: 0.2, waiting: { messages.append($0) }) { _ in } } catch is StoreError {
+                refused = true
+            }
             #expect(refused)
             // The holder publishes with the lock it holds.
             #expect(try first.publish(request(baseFiles), holding: lock) == .published(VersionID(1), isCurrent: true))
@@ -56,14 +59,16 @@ import Testing
     @Test func atTheLinkLimitStoredFilesAreCopiedAndSubfoldersLinkedAnew() throws {
         let dist = TemporaryDist()
         let store = try dist.store()
-        _ = try store.publish(request([page("en/a.json", "A"), page("en/b.json", "B"), page("en/guides/g.json", "G"), page("fr/a.json", "FA")]))
+        _ = try store.publish(
+            request([page("en/a.json", "A"), page("en/b.json", "B"), page("en/guides/g.json", "G"), page("fr/a.json", "FA")]))
         // Every hard link of a stored entry fails as it does when an inode has too many names.
         FaultInjection.inject(.init(operation: "hard-link", pathPrefix: store.root + "/trees/", errorNumber: EMLINK))
         defer { FaultInjection.clear(pathPrefix: store.root + "/trees/") }
         // A full publish carrying files, and a delta keeping entries of the edited folder.
         _ = try store.publish(request([carried("en/a.json"), page("en/b.json", "B2"), carried("en/guides/g.json"), carried("fr/a.json")]))
-        let delta = PublishDelta(base: VersionID(2), files: [page("en/b.json", "B3")], removed: [], manifest: JSONObject([("locales", ["en", "fr"])]),
-                                 buildRecord: JSONObject())
+        let delta = PublishDelta(
+            base: VersionID(2), files: [page("en/b.json", "B3")], removed: [], manifest: JSONObject([("locales", ["en", "fr"])]),
+            buildRecord: JSONObject())
         #expect(try store.publish(delta) == .published(VersionID(3), isCurrent: true))
         for (path, text) in [("en/a.json", "A"), ("en/b.json", "B3"), ("en/guides/g.json", "G"), ("fr/a.json", "FA")] {
             #expect(readText(store.root + "/current/" + path) == text)
@@ -115,7 +120,8 @@ import Testing
         let scratch = TemporaryDist()
         let mountPoint = scratch.path + "/probe"
         guard (try? FileSystem.makeDirectory(mountPoint)) != nil,
-              run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint]) else { return false }
+            run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint])
+        else { return false }
         _ = run("/bin/umount", [mountPoint])
         return true
     }()

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import QuireModel
 import Testing
+
 @testable import QuireCore
 
 /// Spare folders (`SpareFolders`): a delta publish that edits a folder through the spare copy of
@@ -23,12 +24,15 @@ import Testing
         }
 
         /// Publishes the same delta to both, after making the spares of the newest version.
-        func delta(files: [OutputFile], removed: [String] = [], preparing: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        func delta(files: [OutputFile], removed: [String] = [], preparing: Bool = true, sourceLocation: SourceLocation = #_sourceLocation)
+            throws
+        {
             if preparing { withSpares.prepareSpareFolders { false } }
             for store in [withSpares, without] {
                 let base = try #require(try store.newestVersion())
-                let delta = PublishDelta(base: base, files: files, removed: removed, manifest: JSONObject([("locales", ["en", "fr"])]),
-                                         buildRecord: JSONObject())
+                let delta = PublishDelta(
+                    base: base, files: files, removed: removed, manifest: JSONObject([("locales", ["en", "fr"])]),
+                    buildRecord: JSONObject())
                 #expect(try store.publish(delta) == .published(VersionID(base.number + 1), isCurrent: true), sourceLocation: sourceLocation)
             }
             #expect(try withSpares.verify().isEmpty, sourceLocation: sourceLocation)
@@ -61,15 +65,18 @@ import Testing
 
         var spares: [String] {
             let staging = spared.path + "/trex/staging"
-            guard let folder = (try? FileSystem.list(staging))?.first(where: { $0.hasPrefix(SpareFolders.prefix) && !$0.hasSuffix(".lock") }) else { return [] }
+            guard
+                let folder = (try? FileSystem.list(staging))?.first(where: { $0.hasPrefix(SpareFolders.prefix) && !$0.hasSuffix(".lock") })
+            else { return [] }
             return (try? FileSystem.list(staging + "/" + folder)) ?? []
         }
     }
 
-    static let site = baseFiles + [
-        page("en/guides/holsters.json", #"{"title":"Holsters"}"#),
-        page("fr/guides/range-safety.json", #"{"title":"Sécurité"}"#),
-    ]
+    static let site =
+        baseFiles + [
+            page("en/guides/holsters.json", #"{"title":"Holsters"}"#),
+            page("fr/guides/range-safety.json", #"{"title":"Sécurité"}"#),
+        ]
 
     @Test func editsThroughSparesPublishWhatLinkingPublishes() throws {
         let pair = try Pair(Self.site)
@@ -121,7 +128,8 @@ import Testing
         #expect(all > 0)
         // A full publish changes `en` without taking its spare: the next round drops that one.
         let before = Set(pair.spares)
-        _ = try pair.withSpares.publish(request(Self.site.map { $0.path == "en/trex-store.json" ? page($0.path, #"{"title":"Store 2"}"#) : $0 }))
+        _ = try pair.withSpares.publish(
+            request(Self.site.map { $0.path == "en/trex-store.json" ? page($0.path, #"{"title":"Store 2"}"#) : $0 }))
         #expect(pair.withSpares.prepareSpareFolders { false } == 1)
         #expect(pair.spares.count == before.count, "one spare per folder, the old tree's dropped")
         #expect(Set(pair.spares).subtracting(before).count == 1)
@@ -137,7 +145,10 @@ import Testing
         repeat {
             rounds += 1
             try #require(rounds < 50, "the spares are never finished")
-            pair.withSpares.prepareSpareFolders { asked += 1; return asked % 3 == 0 }
+            pair.withSpares.prepareSpareFolders {
+                asked += 1
+                return asked % 3 == 0
+            }
             stoppedInside = stoppedInside || pair.spares.contains { $0.hasSuffix(".tmp") }
         } while pair.spares.count < 6 || pair.spares.contains { $0.hasSuffix(".tmp") }
         #expect(stoppedInside, "a round stopped inside the big folder and left its part")

@@ -3,6 +3,7 @@ import Glibc
 import QuireModel
 import Synchronization
 import Testing
+
 @testable import QuireCore
 
 /// Rendered files streamed to `staging/blobs-*` while a build renders, then moved into trees.
@@ -116,7 +117,9 @@ import Testing
         let stagedCount = Atomic<Int>(0)
         // Neighbouring indices run at the same time: each pair races to make its folder.
         DispatchQueue.concurrentPerform(iterations: 2000) { index in
-            if case .staged = blobs.stage([UInt8(index % 256)], at: "folder-\(index / 2)/\(index).json") { stagedCount.add(1, ordering: .relaxed) }
+            if case .staged = blobs.stage([UInt8(index % 256)], at: "folder-\(index / 2)/\(index).json") {
+                stagedCount.add(1, ordering: .relaxed)
+            }
         }
         #expect(stagedCount.load(ordering: .relaxed) == 2000)
     }

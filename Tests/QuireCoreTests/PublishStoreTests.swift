@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import QuireModel
 import Testing
+
 @testable import QuireCore
 
 @Suite struct PublishStoreTests {
@@ -43,7 +44,8 @@ import Testing
         files[1] = carried("en/guides/range-safety.json")
         let outcome = try store.publish(request(files))
         #expect(outcome == .published(VersionID(2), isCurrent: true))
-        let v1 = store.root + "/versions/v000001", v2 = store.root + "/versions/v000002"
+        let v1 = store.root + "/versions/v000001"
+        let v2 = store.root + "/versions/v000002"
         // Unchanged top-level folders are the same tree, nothing written.
         #expect(link(v1 + "/fr") == link(v2 + "/fr"))
         #expect(link(v1 + "/assets") == link(v2 + "/assets"))
@@ -88,8 +90,10 @@ import Testing
         _ = try store.publish(request([page("en/a.json", "A"), page("fr/b.json", "B")]))
         func delta(_ files: [OutputFile], removed: [String] = []) throws {
             let base = try #require(try store.newestVersion())
-            let outcome = try store.publish(PublishDelta(base: base, files: files, removed: removed, manifest: request([]).manifest,
-                                                         buildRecord: JSONObject()))
+            let outcome = try store.publish(
+                PublishDelta(
+                    base: base, files: files, removed: removed, manifest: request([]).manifest,
+                    buildRecord: JSONObject()))
             #expect(outcome == .published(VersionID(base.number + 1), isCurrent: true))
         }
         func inode(_ path: String) -> ino_t? { lstatInfo((store.root + "/current/" + path).resolvedThroughLinks)?.st_ino }
@@ -138,10 +142,14 @@ import Testing
         #expect(link(v3 + "/en") == link(v1 + "/en"))
         #expect(lstatInfo((v3 + "/en").resolvedThroughLinks)?.st_ino == stored.st_ino)
         // The same undo as a delta, over the folder and its subfolder.
-        _ = try store.publish(PublishDelta(base: VersionID(3), files: [page("en/guides/a.json", "A2")], removed: [],
-                                           manifest: request([]).manifest, buildRecord: JSONObject()))
-        _ = try store.publish(PublishDelta(base: VersionID(4), files: [page("en/guides/a.json", "A")], removed: [],
-                                           manifest: request([]).manifest, buildRecord: JSONObject()))
+        _ = try store.publish(
+            PublishDelta(
+                base: VersionID(3), files: [page("en/guides/a.json", "A2")], removed: [],
+                manifest: request([]).manifest, buildRecord: JSONObject()))
+        _ = try store.publish(
+            PublishDelta(
+                base: VersionID(4), files: [page("en/guides/a.json", "A")], removed: [],
+                manifest: request([]).manifest, buildRecord: JSONObject()))
         let v5 = store.root + "/versions/v000005"
         #expect(link(v5 + "/en") == link(v1 + "/en"))
         #expect(lstatInfo((v5 + "/en").resolvedThroughLinks)?.st_ino == stored.st_ino)

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import QuireModel
+
 @testable import QuireCore
 
 /// A fresh `dist/` in a temporary folder, removed when the test ends.
@@ -27,7 +28,9 @@ func carried(_ path: String, digest: String = "d") -> OutputFile {
 }
 
 func request(_ files: [OutputFile], ttl: Int = 60) -> PublishRequest {
-    PublishRequest(files: files, manifest: JSONObject([("locales", ["en", "fr"]), ("ttl", .integer(ttl))]), buildRecord: JSONObject([("pages", .integer(files.count))]))
+    PublishRequest(
+        files: files, manifest: JSONObject([("locales", ["en", "fr"]), ("ttl", .integer(ttl))]),
+        buildRecord: JSONObject([("pages", .integer(files.count))]))
 }
 
 func lstatInfo(_ path: String) -> stat? {

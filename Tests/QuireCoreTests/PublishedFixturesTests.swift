@@ -1,14 +1,16 @@
 import Foundation
-import Testing
-import QuireTestSupport
 import QuireModel
+import QuireTestSupport
+import Testing
+
 @testable import QuireCore
 
 /// `fixtures/` at the repository root: pages as Quire publishes them, for app teams' decode
 /// tests (and QuireModelTests). Built from the sample sites and `Fixtures/sites6/acme`; run with
 /// `QUIRE_RECORD_FIXTURES=1` to write them again after a deliberate output change.
 @Suite struct PublishedFixturesTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
     static let sources: [(pagesRoot: String, site: String)] = [
         ("\(repository)/pages", "trex"),
         ("\(repository)/pages", "springfield-pd"),
@@ -46,10 +48,13 @@ import QuireModel
                 let published = try #require(readText("\(dist.path)/\(source.site)/current/\(path)"))
                 let fixture = "\(Self.repository)/fixtures/\(source.site)/\(path)"
                 if record {
-                    try FileManager.default.createDirectory(atPath: (fixture as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                    try FileManager.default.createDirectory(
+                        atPath: (fixture as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                     try published.write(toFile: fixture, atomically: true, encoding: .utf8)
                 } else {
-                    #expect(readText(fixture) == published, "fixtures/\(source.site)/\(path) is stale: run QUIRE_RECORD_FIXTURES=1 swift test --filter PublishedFixturesTests")
+                    #expect(
+                        readText(fixture) == published,
+                        "fixtures/\(source.site)/\(path) is stale: run QUIRE_RECORD_FIXTURES=1 swift test --filter PublishedFixturesTests")
                 }
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import QuireCore
 import QuireModel
+
+@testable import QuireCore
 
 /// The block tree builder as it was before it read cmark's nodes directly: the simple way,
 /// from the events of `CommonMarkDocument.walk`, one dictionary literal per object. The
@@ -245,7 +246,6 @@ struct ReferenceBlockTreeBuilder {
         }
     }
 }
-
 
 /// The inlines of one paragraph, heading, emphasis or link, as they are built: adjacent text
 /// (text nodes, soft breaks, text left by removed links) becomes one `text` inline.

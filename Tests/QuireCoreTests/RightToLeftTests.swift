@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import QuireCore
 
 /// Right-to-left locales on the `souk` site of tests/e2e/fixtures, built by the same `SiteBuilder`

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import QuireModel
+import Testing
+
 @testable import QuireCore
 
 /// Audience variants: a hidden section never reaches a file a lower audience can fetch.
@@ -25,7 +26,8 @@ import QuireModel
         for path in paths {
             let text = build.text(path) ?? ""
             // The audience a file is for: after '@' in a page file, none for everything else.
-            let audience = path.hasSuffix(".json") && path.contains("@")
+            let audience =
+                path.hasSuffix(".json") && path.contains("@")
                 ? String(path.split(separator: "@").last!.dropLast(".json".count)) : nil
             for secret in Self.secrets {
                 let allowed = audience.map { secret.audiences.contains($0) } ?? false

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import QuireModel
+import Testing
+
 @testable import QuireCore
 
 /// The app-facing envelope, pagination, cache headers, fallbacks, schedules, redirects and drill
@@ -35,8 +36,9 @@ import QuireModel
         let build = FixtureSiteBuild("acme")
         let settings = SiteSettings.load(siteRoot: "\(FixtureSiteBuild.pagesRoot)/acme", site: "acme", displayRoot: "pages/acme")
         let context = try #require(settings.context)
-        let root = try SourceParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: "\(FixtureSiteBuild.pagesRoot)/acme/home.yaml"))),
-                                          format: .yaml, file: "home.yaml")
+        let root = try SourceParser.parse(
+            Array(try Data(contentsOf: URL(fileURLWithPath: "\(FixtureSiteBuild.pagesRoot)/acme/home.yaml"))),
+            format: .yaml, file: "home.yaml")
         let (model, _) = PageValidator.validate(root, pageID: "home", file: "home.yaml", context: context)
         let keys = try #require(model).translatableStrings.map(\.key)
         #expect(keys.contains("nav.drills.label"))
@@ -95,7 +97,8 @@ import QuireModel
         let build = FixtureSiteBuild("acme")
         let before = build.build()
         #expect(before.nextScheduledChange == ScheduleDate.parse("2030-06-01T00:00:00Z"))
-        #expect(before.scheduled.map { "\($0.pageID)/\($0.section ?? "-")/\($0.action.rawValue)" }
+        #expect(
+            before.scheduled.map { "\($0.pageID)/\($0.section ?? "-")/\($0.action.rawValue)" }
                 == ["home/summer/publish", "winter/-/publish"])
         #expect(!(build.text("en/home.2.json") ?? "").contains("SUMMER-SALE"))
         #expect(build.json("en/winter.json") == nil)
@@ -107,7 +110,10 @@ import QuireModel
 
         // No file changed, only the time: a new version with the section.
         let during = build.build(at: try #require(ScheduleDate.parse("2030-07-01T00:00:00Z")))
-        guard case .published = during.outcome else { Issue.record("expected a new version, got \(String(describing: during.outcome))"); return }
+        guard case .published = during.outcome else {
+            Issue.record("expected a new version, got \(String(describing: during.outcome))")
+            return
+        }
         #expect(build.text("en/home.2.json")?.contains("SUMMER-SALE") == true)
         #expect(during.scheduled.first?.action == .expire)
         #expect(during.nextScheduledChange == ScheduleDate.parse("2030-09-01T00:00:00Z"))

@@ -1,5 +1,6 @@
 import Foundation
 import QuireModel
+
 @testable import QuireCore
 
 /// The sites under `Fixtures/sites6/`, built into a temporary `dist/` at a fixed time.

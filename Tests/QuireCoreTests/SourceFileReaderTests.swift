@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import QuireCore
 import QuireTestSupport
+import Testing
+
+@testable import QuireCore
 
 /// Real files, links, FIFOs and devices in a fresh temporary folder.
 final class SourceFileReaderTests {
@@ -55,8 +56,9 @@ final class SourceFileReaderTests {
     @Test func refusesAFIFOWithoutBlocking() throws {
         #expect(mkfifo(path("pipe.yaml"), 0o644) == 0)
         #expect(readError(path("pipe.yaml")) == .notRegularFile(kind: "a FIFO"))
-        #expect(SourceReadError.notRegularFile(kind: "a FIFO").message
-            == "is a FIFO, not a regular file: quire reads only regular files inside pages/")
+        #expect(
+            SourceReadError.notRegularFile(kind: "a FIFO").message
+                == "is a FIFO, not a regular file: quire reads only regular files inside pages/")
     }
 
     @Test func refusesADeviceAndADirectory() throws {
@@ -69,8 +71,9 @@ final class SourceFileReaderTests {
         try write("big.yaml", String(repeating: "x", count: 101))
         #expect(readError(path("big.yaml"), maxBytes: 100) == .tooLarge(size: 101, limit: 100))
         #expect(try SourceFileReader(maxBytes: 101).read(path("big.yaml")).count == 101)
-        #expect(SourceReadError.tooLarge(size: 104_857_600, limit: 4_194_304).message
-            == "is 104857600 bytes, over the 4194304-byte limit (limits.max_file_bytes in site.yaml)")
+        #expect(
+            SourceReadError.tooLarge(size: 104_857_600, limit: 4_194_304).message
+                == "is 104857600 bytes, over the 4194304-byte limit (limits.max_file_bytes in site.yaml)")
     }
 
     @Test func aFileDeletedBeforeTheReadHasVanished() throws {
@@ -96,7 +99,8 @@ final class SourceFileReaderTests {
         }
         #expect(unprivileged.fileUser != 0, "the read ran as root")
         #expect(unprivileged.result == .unreadable(errno: EACCES, reason: "open: Permission denied"))
-        #expect(SourceReadError.unreadable(errno: EACCES, reason: "open: Permission denied").message
-            == "cannot be read: open: Permission denied (errno 13)")
+        #expect(
+            SourceReadError.unreadable(errno: EACCES, reason: "open: Permission denied").message
+                == "cannot be read: open: Permission denied (errno 13)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import QuireCore
 
 /// Fixtures under `Fixtures/source/`, read from the source tree next to this file.

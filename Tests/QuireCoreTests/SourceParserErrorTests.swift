@@ -1,4 +1,5 @@
 import Testing
+
 @testable import QuireCore
 
 /// Each refused input has a fixture in `Fixtures/source/errors/`; the exact diagnostic is pinned.
@@ -14,12 +15,18 @@ struct SourceParserErrorTests {
         (#"alias.yaml"#, #"2:11: error: anchors and aliases are not allowed: write the value out in full"#),
         (#"anchor.yaml"#, #"2:7: error: anchors and aliases are not allowed: write the value out in full"#),
         (#"bad-escape.json"#, #"2:15: error: invalid escape '\w': JSON allows \" \\ \/ \b \f \n \r \t and \uXXXX"#),
-        (#"bad-indentation.yaml"#, #"4:4: error: invalid YAML: did not find expected '-' indicator (while parsing a block collection at 3:3)"#),
+        (
+            #"bad-indentation.yaml"#,
+            #"4:4: error: invalid YAML: did not find expected '-' indicator (while parsing a block collection at 3:3)"#
+        ),
         (#"comment.json"#, #"2:3: error: expected a key in double quotes, found '/'"#),
         (#"comments-only.yaml"#, #"1:1: error: the file is empty: a page needs at least a `sections:` list"#),
         (#"complex-key.yaml"#, #"2:3: error: a key must be plain text, not a list: write the key as text"#),
         (#"control-character.json"#, #"2:18: error: control character U+0009 in a string: write it as an escape such as \n"#),
-        (#"custom-tag.yaml"#, #"1:8: error: the tag '!shout' is not allowed: use plain values or !!str, !!int, !!float, !!bool, !!null, !!map, !!seq"#),
+        (
+            #"custom-tag.yaml"#,
+            #"1:8: error: the tag '!shout' is not allowed: use plain values or !!str, !!int, !!float, !!bool, !!null, !!map, !!seq"#
+        ),
         (#"deep.json"#, #"1:65: error: nesting is deeper than 64 levels (limits.max_depth in site.yaml)"#),
         (#"deep.yaml"#, #"1:71: error: nesting is deeper than 64 levels (limits.max_depth in site.yaml)"#),
         (#"duplicate-key.json"#, #"5:3: error: duplicate key 'title' (first at line 3)"#),
@@ -42,7 +49,10 @@ struct SourceParserErrorTests {
         (#"trailing-content.json"#, #"2:1: error: unexpected '{' after the end of the JSON value: a file holds one value"#),
         (#"two-documents.yaml"#, #"2:1: error: more than one document: a source file holds one, remove this `---` and what follows"#),
         (#"unclosed-object.json"#, #"4:1: error: unexpected end of file: the object opened at 2:11 is not closed"#),
-        (#"unclosed-string.json"#, #"2:18: error: the string opened at 2:12 is not closed on its line: end it with '"' or write a line break as \n"#),
+        (
+            #"unclosed-string.json"#,
+            #"2:18: error: the string opened at 2:12 is not closed on its line: end it with '"' or write a line break as \n"#
+        ),
         (#"unquoted-value.json"#, #"2:16: error: expected a value, found 'yes'"#),
     ])
     func refusesWithPositionedDiagnostic(fixture: String, expected: String) throws {

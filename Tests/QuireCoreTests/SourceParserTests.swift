@@ -1,5 +1,6 @@
-import Testing
 import QuireModel
+import Testing
+
 @testable import QuireCore
 
 struct SourceParserTests {
@@ -119,10 +120,11 @@ struct SourceParserTests {
 
     @Test func jsonNumbers() throws {
         let node = try parse("[0, -0, 9223372036854775807, -9223372036854775808, 9223372036854775808, 1.0, -2.5e3, 1E2]", .json)
-        #expect(node.array?.map(\.value) == [
-            .integer(0), .integer(0), .integer(.max), .integer(.min), .number(9223372036854775808),
-            .number(1), .number(-2500), .number(100),
-        ])
+        #expect(
+            node.array?.map(\.value) == [
+                .integer(0), .integer(0), .integer(.max), .integer(.min), .number(9_223_372_036_854_775_808),
+                .number(1), .number(-2500), .number(100),
+            ])
         #expect(failure("[1.]", .json) == "test.json:1:4: error: expected a digit after '1.'")
         #expect(failure("[-]", .json) == "test.json:1:3: error: expected a digit after '-'")
         #expect(failure("[1e+]", .json) == "test.json:1:5: error: expected a digit after '1e+'")
@@ -133,9 +135,13 @@ struct SourceParserTests {
     @Test func jsonStrings() throws {
         let node = try parse(#"["\"\\\/\b\f\n\r\t", "\u0041\u00e9\u20ac\ud83e\udd96", ""]"#, .json)
         #expect(node.array?.map(\.string) == ["\"\\/\u{8}\u{c}\n\r\t", "Aé€🦖", ""])
-        #expect(failure(#"["\udd96"]"#, .json) == #"test.json:1:3: error: lone surrogate '\udd96' in a string: a \uD800-\uDFFF escape must be half of a pair"#)
+        #expect(
+            failure(#"["\udd96"]"#, .json)
+                == #"test.json:1:3: error: lone surrogate '\udd96' in a string: a \uD800-\uDFFF escape must be half of a pair"#)
         #expect(failure(#"["\ud83e\u0041"]"#, .json)?.contains("lone surrogate '\\ud83e'") == true)
-        #expect(failure(#"["\u12G4"]"#, .json) == #"test.json:1:3: error: invalid escape '\u12G': JSON allows \" \\ \/ \b \f \n \r \t and \uXXXX"#)
+        #expect(
+            failure(#"["\u12G4"]"#, .json)
+                == #"test.json:1:3: error: invalid escape '\u12G': JSON allows \" \\ \/ \b \f \n \r \t and \uXXXX"#)
     }
 
     @Test func jsonStructureErrors() {
@@ -165,7 +171,9 @@ struct SourceParserTests {
     @Test(arguments: [SourceFormat.json, .yaml])
     func tenThousandDeepNestingIsRefusedWithoutCrashing(format: SourceFormat) {
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
-        #expect(failure(deep, format) == "test.\(format.rawValue):1:65: error: nesting is deeper than 64 levels (limits.max_depth in site.yaml)")
+        #expect(
+            failure(deep, format) == "test.\(format.rawValue):1:65: error: nesting is deeper than 64 levels (limits.max_depth in site.yaml)"
+        )
     }
 
     @Test func deepNestingWithinARaisedLimitDoesNotUseTheStack() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import QuireCore
 
 /// The status files written from pages kept between writes (`StatusPageCache`) must be the
@@ -25,8 +26,9 @@ import Testing
             #expect(kept.keys.sorted() == ["index.html", "status.json"], comment, sourceLocation: sourceLocation)
             for name in whole.keys.sorted() {
                 // As text, so a difference reads as one.
-                #expect(kept[name].map { String(decoding: $0, as: UTF8.self) } == whole[name].map { String(decoding: $0, as: UTF8.self) },
-                        "\(comment): \(name)", sourceLocation: sourceLocation)
+                #expect(
+                    kept[name].map { String(decoding: $0, as: UTF8.self) } == whole[name].map { String(decoding: $0, as: UTF8.self) },
+                    "\(comment): \(name)", sourceLocation: sourceLocation)
             }
             if let rendered { #expect(cache.renderedByLastWrite == rendered, comment, sourceLocation: sourceLocation) }
             let status = (try? JSONSerialization.jsonObject(with: Data(kept["status.json"] ?? []))) as? [String: Any]

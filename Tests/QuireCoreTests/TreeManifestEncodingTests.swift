@@ -1,5 +1,6 @@
-import Testing
 import QuireModel
+import Testing
+
 @testable import QuireCore
 
 /// A tree manifest written entry by entry, and one made from an earlier manifest by copying its
@@ -9,7 +10,8 @@ import QuireModel
 struct TreeManifestEncodingTests {
     private func file(_ name: String, _ seed: Int, metadata: JSONValue? = nil) -> TreeManifest.Entry {
         let digest = SHA256.hash(Array("\(name)-\(seed)".utf8))
-        return .init(name: name, kind: .file(PublishedFile(sha256: digest, size: seed * 37, inputDigest: digest + "+x", metadata: metadata)))
+        return .init(
+            name: name, kind: .file(PublishedFile(sha256: digest, size: seed * 37, inputDigest: digest + "+x", metadata: metadata)))
     }
 
     private func folder(_ name: String, _ seed: Int) -> TreeManifest.Entry {
@@ -40,7 +42,8 @@ struct TreeManifestEncodingTests {
             }
             return .object(object)
         }
-        return JSONWriter(pretty: true).bytes(.object(JSONObject([("format", .integer(TreeManifest.format)), ("entries", .array(entries))])))
+        return JSONWriter(pretty: true).bytes(
+            .object(JSONObject([("format", .integer(TreeManifest.format)), ("entries", .array(entries))])))
     }
 
     @Test("entry by entry gives the writer's bytes, for none, one and several entries")
@@ -65,7 +68,9 @@ struct TreeManifestEncodingTests {
             "guides": folder("guides", 3).kind,  // unchanged
         ]
         var expected = entries.filter { $0.name != "page-a.json" && $0.name != "page-b.json" }
-        expected += [file("page-b.json", 99, metadata: ["page_id": "b", "locale": "en", "ttl": 60]), file("page-0.json", 7), folder("aaa", 8)]
+        expected += [
+            file("page-b.json", 99, metadata: ["page_id": "b", "locale": "en", "ttl": 60]), file("page-0.json", 7), folder("aaa", 8),
+        ]
         let updated = before.updating(changes)
         let fresh = TreeManifest(entries: expected)
         #expect(updated.entries == fresh.entries)

@@ -1,6 +1,7 @@
 import Foundation
 import QuireModel
 import Testing
+
 @testable import QuireCore
 
 /// A folder of many entries is listed in parts (`TreeManifest+Parts`): however the manifest is

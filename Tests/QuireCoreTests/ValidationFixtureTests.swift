@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import QuireCore
+import Testing
 
 /// One invalid page per diagnostic: each fixture under `Fixtures/validation/invalid/` is dropped
 /// into a valid site and checked (`quire check`'s code path) against its expected lines in

@@ -1,6 +1,7 @@
 import Foundation
-@testable import QuireCore
 import Testing
+
+@testable import QuireCore
 
 /// `WideConcurrentPerform.run`: every iteration once, more threads than cores when the work
 /// blocks, and the calling thread alone when there is nothing to share.

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import QuireCore
 
 /// The machine's floors `quire-bench` prints. `WriteFloor` must write what the published tree
@@ -29,8 +30,9 @@ import Testing
         #expect(figures.bytes == 300 + 5000 + 70 + 5000)
         #expect(figures.syncedSeconds >= figures.writeSeconds)
         let written = try WriteFloor.shape(of: dist.path + "/floor")
-        #expect(written.map { $0.sorted() }.sorted { $0.lexicographicallyPrecedes($1) }
-            == shape.map { $0.sorted() }.sorted { $0.lexicographicallyPrecedes($1) })
+        #expect(
+            written.map { $0.sorted() }.sorted { $0.lexicographicallyPrecedes($1) }
+                == shape.map { $0.sorted() }.sorted { $0.lexicographicallyPrecedes($1) })
     }
 
     @Test func aSaveBarrierSwapsItsLinkToEachRoundInTurn() throws {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import QuireModel
 
 @Test func writesKeysInOrderAndEscapesControlCharacters() {
@@ -20,8 +21,10 @@ func writesIntegersAsSwiftPrintsThem(number: Int) {
 func embedsEncodedJSONAsItIs(pretty: Bool) {
     let encoded = EncodedJSON(Array(#"[{"type":"text","text":"a\"b"}]"#.utf8))
     let value: JSONValue = ["blocks": .encoded(encoded), "after": 1]
-    let expected = pretty ? "{\n  \"blocks\": [{\"type\":\"text\",\"text\":\"a\\\"b\"}],\n  \"after\": 1\n}\n"
-                          : #"{"blocks":[{"type":"text","text":"a\"b"}],"after":1}"#
+    let expected =
+        pretty
+        ? "{\n  \"blocks\": [{\"type\":\"text\",\"text\":\"a\\\"b\"}],\n  \"after\": 1\n}\n"
+        : #"{"blocks":[{"type":"text","text":"a\"b"}],"after":1}"#
     #expect(JSONWriter(pretty: pretty).string(value) == expected)
     // It compares by its bytes, not by the tree they encode.
     #expect(value["blocks"] != [["type": "text", "text": "a\"b"]])

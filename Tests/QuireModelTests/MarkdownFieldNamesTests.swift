@@ -1,5 +1,5 @@
-import Testing
 import QuireModel
+import Testing
 
 /// Where a markdown field's rendered forms are published, and the names a vocabulary cannot take.
 @Suite struct MarkdownFieldNamesTests {

@@ -1,11 +1,12 @@
 import Foundation
-import Testing
 import QuireModel
+import Testing
 
 /// Decoding published pages with QuireModel: the repository's `fixtures/` (what Quire publishes)
 /// and hand-written broken pages.
 @Suite struct PageDecoderTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let fixtures = repository.appendingPathComponent("fixtures")
 
     static func data(_ path: String) throws -> Data { try Data(contentsOf: fixtures.appendingPathComponent(path)) }
@@ -53,7 +54,9 @@ import QuireModel
             #expect(!page.pageID.isEmpty)
             // Only the samples' deliberately unknown section types are skipped.
             for skip in page.skipped {
-                #expect(["unknown section type 'holo_deck'", "unknown section type 'hologram_projector'"].contains(skip.reason), "\(path): \(skip)")
+                #expect(
+                    ["unknown section type 'holo_deck'", "unknown section type 'hologram_projector'"].contains(skip.reason),
+                    "\(path): \(skip)")
             }
         }
     }
@@ -80,7 +83,8 @@ import QuireModel
         #expect(page.skipped == [])
         #expect(page.pageID == "trex-store")
         #expect(page.title == "T.REX ARMS Store")
-        #expect(page.sections.map { type(of: $0).sectionType }
+        #expect(
+            page.sections.map { type(of: $0).sectionType }
                 == ["hero_banner", "product_grid", "markdown_block", "drill_carousel", "cta_button"])
         let markdown = try #require(page.sections[2] as? MarkdownBlock)
         let text = "### Why standardized targets matter\nUsing official kit means your scores are directly comparable..."
@@ -92,7 +96,8 @@ import QuireModel
 
     /// A page published before manifest format 2 (what a rollback may serve): markdown as an object.
     @Test func markdownPublishedAsAnObjectStillDecodes() throws {
-        let json = #"{"page_id": "p", "sections": [{"type": "announcement", "#
+        let json =
+            #"{"page_id": "p", "sections": [{"type": "announcement", "#
             + #""body": {"markdown": "*Hi*", "html": "<p><em>Hi</em></p>", "blocks": []}}]}"#
         let page = try PageDecoder().decode(Data(json.utf8))
         #expect(page.skipped == [])
@@ -100,7 +105,8 @@ import QuireModel
     }
 
     @Test func aMarkdownFieldOfTheWrongShapeSkipsItsSection() throws {
-        let json = #"{"page_id": "p", "sections": [{"type": "markdown_block", "body": "a", "body_html": 3}, "#
+        let json =
+            #"{"page_id": "p", "sections": [{"type": "markdown_block", "body": "a", "body_html": 3}, "#
             + #"{"type": "markdown_block", "body": 7}]}"#
         let page = try PageDecoder().decode(Data(json.utf8))
         #expect(page.sections.isEmpty)

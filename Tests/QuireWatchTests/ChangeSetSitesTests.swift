@@ -1,5 +1,5 @@
-import Testing
 import QuireWatch
+import Testing
 
 /// Which sites a change set makes the watcher build, and how much of each it reads again.
 @Suite struct ChangeSetSitesTests {

@@ -11,7 +11,7 @@ struct EditorTempFilesTests {
             "#store.yaml#",  // emacs auto-save
             ".store.yaml.swp", ".store.yaml.swx", "store.yaml.swo",  // vim swap
             "store.yaml~", "4913", "5036",  // vim backup and write probes
-            "sedAb12Cd",                     // sed -i
+            "sedAb12Cd",  // sed -i
             "store.yaml___jb_tmp___", "store.yaml___jb_old___",  // JetBrains safe write
             ".store.yaml.Xy12Ab",  // rsync
             "store.yaml.tmp", "store.yaml.part", "store.yaml.crdownload",
@@ -24,8 +24,10 @@ struct EditorTempFilesTests {
 
     @Test(
         "page, asset and translation names are kept",
-        arguments: ["store.yaml", "range-safety.json", "site.yaml", "trex-banner.jpg", "fr.po", "4914", "2024", "l10n", "sedan.yaml",
-                    "swp.yaml", "temp", "a.swp.yaml", "jb_tmp.yaml", "café.yaml", "ÉTÉ.YAML"])
+        arguments: [
+            "store.yaml", "range-safety.json", "site.yaml", "trex-banner.jpg", "fr.po", "4914", "2024", "l10n", "sedan.yaml",
+            "swp.yaml", "temp", "a.swp.yaml", "jb_tmp.yaml", "café.yaml", "ÉTÉ.YAML",
+        ])
     func kept(name: String) {
         #expect(!EditorTempFiles.isIgnored(name))
     }

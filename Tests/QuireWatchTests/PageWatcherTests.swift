@@ -1,6 +1,7 @@
-import QuireCore
 import Foundation
+import QuireCore
 import Testing
+
 @testable import QuireWatch
 
 /// Real inotify on real temporary folders. libinotifytools is process-wide: these tests run one
@@ -39,7 +40,8 @@ struct PageWatcherTests {
         #expect(await fixture.waitUntil { $0.changeSets.dropFirst(before).contains { $0.paths.contains(fixture.path("copied.yaml")) } })
         let beforeRemove = fixture.changeSets.count
         try fixture.shell("rm moved-in.yaml")
-        #expect(await fixture.waitUntil { $0.changeSets.dropFirst(beforeRemove).contains { $0.paths.contains(fixture.path("moved-in.yaml")) } })
+        #expect(
+            await fixture.waitUntil { $0.changeSets.dropFirst(beforeRemove).contains { $0.paths.contains(fixture.path("moved-in.yaml")) } })
     }
 
     @Test("safe saves by vim, JetBrains and rsync report the page and never a temp name")
@@ -57,7 +59,8 @@ struct PageWatcherTests {
             "echo > 4913 && rm 4913 && mv vim-rename.yaml vim-rename.yaml~ && echo 'b: 2' > vim-rename.yaml && rm vim-rename.yaml~")
         // JetBrains safe write.
         try fixture.shell(
-            "echo 'b: 2' > jb.yaml___jb_tmp___ && mv jb.yaml jb.yaml___jb_old___ && mv jb.yaml___jb_tmp___ jb.yaml && rm jb.yaml___jb_old___")
+            "echo 'b: 2' > jb.yaml___jb_tmp___ && mv jb.yaml jb.yaml___jb_old___ && mv jb.yaml___jb_tmp___ jb.yaml && rm jb.yaml___jb_old___"
+        )
         // rsync: a hidden temp name renamed into place.
         try fixture.shell("echo 'b: 2' > .rsync.yaml.Xy12Ab && mv .rsync.yaml.Xy12Ab rsync.yaml")
         // Others: partial downloads and .tmp files.
@@ -216,9 +219,10 @@ struct PageWatcherTests {
         // Two watches (root, a) fit; the third folder does not.
         try fixture.shell("mkdir b")
         #expect(await fixture.waitUntil { $0.changeSets.contains(where: \.needsFullRescan) })
-        #expect(fixture.log.contains {
-            $0.contains("/proc/sys/fs/inotify/max_user_watches") && $0.contains("sysctl fs.inotify.max_user_watches=524288")
-        })
+        #expect(
+            fixture.log.contains {
+                $0.contains("/proc/sys/fs/inotify/max_user_watches") && $0.contains("sysctl fs.inotify.max_user_watches=524288")
+            })
         try fixture.shell("echo x > b/polled.yaml")
         #expect(await fixture.waitFor("b/polled.yaml"))
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import QuireWatch
 
 @Suite("Settler")
@@ -40,9 +41,10 @@ struct SettlerTests {
         settle.advance(to: 0.069)
         #expect(settle.changeSets.count == 1)
         settle.advance(to: 0.5)
-        #expect(settle.changeSets == [
-            ChangeSet(paths: ["/p/a.yaml"]), ChangeSet(paths: ["/p/b.yaml", "/p/c.yaml", "/p/d.yaml"]),
-        ])
+        #expect(
+            settle.changeSets == [
+                ChangeSet(paths: ["/p/a.yaml"]), ChangeSet(paths: ["/p/b.yaml", "/p/c.yaml", "/p/d.yaml"]),
+            ])
         #expect(settle.emitted.last?.time == 0.07)
         #expect(!settle.settler.hasPending)
     }

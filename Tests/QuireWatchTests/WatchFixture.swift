@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+
 @testable import QuireWatch
 
 /// A real temporary tree with a real watcher on it, recording what the watcher reports.

@@ -30,7 +30,8 @@ public struct Diagnostic: Error, Sendable, Hashable, CustomStringConvertible {
         Diagnostic(.error, file: file, at: position, keyPath: keyPath, message)
     }
 
-    public static func warning(_ file: String, at position: SourcePosition = .start, keyPath: String = "", _ message: String) -> Diagnostic {
+    public static func warning(_ file: String, at position: SourcePosition = .start, keyPath: String = "", _ message: String) -> Diagnostic
+    {
         Diagnostic(.warning, file: file, at: position, keyPath: keyPath, message)
     }
 

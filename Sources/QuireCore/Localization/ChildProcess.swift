@@ -78,7 +78,10 @@ enum ChildProcess {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
-            if count > 0 { output.append(contentsOf: buffer[0..<count]); continue }
+            if count > 0 {
+                output.append(contentsOf: buffer[0..<count])
+                continue
+            }
             if count < 0 && errno == EINTR { continue }
             break
         }

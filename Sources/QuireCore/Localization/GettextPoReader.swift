@@ -1,6 +1,6 @@
+internal import CGettextPo
 import Foundation
 import Synchronization
-internal import CGettextPo
 
 /// The one type that calls libgettextpo. Its error handler is a C function without context, so
 /// problems go to a process-wide collector; parses are serialized.
@@ -25,7 +25,9 @@ enum GettextPoReader {
         guard let poFile = po_file_read_v3(path, &handler) else {
             output.problems = takeProblems()
             if output.problems.isEmpty {
-                output.problems = [.init(severity: 1, line: 1, column: 1, message: "cannot read the PO file: \(String(cString: strerror(errno)))")]
+                output.problems = [
+                    .init(severity: 1, line: 1, column: 1, message: "cannot read the PO file: \(String(cString: strerror(errno)))")
+                ]
             }
             return output
         }
@@ -68,13 +70,19 @@ enum GettextPoReader {
                     continue
                 }
                 if po_message_msgid_plural(message) != nil {
-                    output.problems.append(.init(severity: 0, line: line, column: 1, message: "plural entry \"\(msgid)\" is skipped; quire strings have no plural forms"))
+                    output.problems.append(
+                        .init(
+                            severity: 0, line: line, column: 1,
+                            message: "plural entry \"\(msgid)\" is skipped; quire strings have no plural forms"))
                     continue
                 }
                 let comments = po_message_extracted_comments(message).map { String(cString: $0) } ?? ""
                 let key = context ?? keyFromComments(comments) ?? msgid
                 if let firstLine = firstLines[key] {
-                    output.problems.append(.init(severity: 1, line: line, column: 1, message: "duplicate key \"\(key)\" (first at line \(firstLine)); keep one entry per key"))
+                    output.problems.append(
+                        .init(
+                            severity: 1, line: line, column: 1,
+                            message: "duplicate key \"\(key)\" (first at line \(firstLine)); keep one entry per key"))
                     continue
                 }
                 firstLines[key] = line
@@ -100,10 +108,12 @@ enum GettextPoReader {
         output.locale = field("Language")
         output.pageID = field("X-Quire-Page")
         if let contentType = field("Content-Type"), let charset = contentType.split(separator: "charset=").last.map(String.init),
-           !["utf-8", "utf8", "ascii", "us-ascii", "charset"].contains(charset.lowercased()) {
-            output.problems.append(.init(
-                severity: 1, line: line, column: 1,
-                message: "the PO file is in \(charset); convert it to UTF-8 (msgconv --to-code=UTF-8) and set charset=UTF-8"))
+            !["utf-8", "utf8", "ascii", "us-ascii", "charset"].contains(charset.lowercased())
+        {
+            output.problems.append(
+                .init(
+                    severity: 1, line: line, column: 1,
+                    message: "the PO file is in \(charset); convert it to UTF-8 (msgconv --to-code=UTF-8) and set charset=UTF-8"))
         }
     }
 
@@ -127,19 +137,21 @@ enum GettextPoReader {
 
     // MARK: - The C error handler
 
-    private static let handleProblem: @convention(c) (
-        Int32, po_message_t?, UnsafePointer<CChar>?, Int, Int, Int32, UnsafePointer<CChar>?
-    ) -> Void = { severity, _, _, line, column, _, text in
-        GettextPoReader.record(severity: severity, line: line, column: column, text: text)
-    }
+    private static let handleProblem:
+        @convention(c) (
+            Int32, po_message_t?, UnsafePointer<CChar>?, Int, Int, Int32, UnsafePointer<CChar>?
+        ) -> Void = { severity, _, _, line, column, _, text in
+            GettextPoReader.record(severity: severity, line: line, column: column, text: text)
+        }
 
-    private static let handleProblemPair: @convention(c) (
-        Int32, po_message_t?, UnsafePointer<CChar>?, Int, Int, Int32, UnsafePointer<CChar>?,
-        po_message_t?, UnsafePointer<CChar>?, Int, Int, Int32, UnsafePointer<CChar>?
-    ) -> Void = { severity, _, _, line, column, _, text, _, _, _, _, _, text2 in
-        let joined = [text, text2].compactMap { $0.map { String(cString: $0) } }.joined(separator: " ")
-        joined.withCString { GettextPoReader.record(severity: severity, line: line, column: column, text: $0) }
-    }
+    private static let handleProblemPair:
+        @convention(c) (
+            Int32, po_message_t?, UnsafePointer<CChar>?, Int, Int, Int32, UnsafePointer<CChar>?,
+            po_message_t?, UnsafePointer<CChar>?, Int, Int, Int32, UnsafePointer<CChar>?
+        ) -> Void = { severity, _, _, line, column, _, text, _, _, _, _, _, text2 in
+            let joined = [text, text2].compactMap { $0.map { String(cString: $0) } }.joined(separator: " ")
+            joined.withCString { GettextPoReader.record(severity: severity, line: line, column: column, text: $0) }
+        }
 
     private static func record(severity: Int32, line: Int, column: Int, text: UnsafePointer<CChar>?) {
         let message = text.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown problem"

@@ -1,6 +1,6 @@
+internal import CGettextPo
 import Foundation
 import Synchronization
-internal import CGettextPo
 
 /// Reads gettext PO files with libgettextpo.
 ///
@@ -41,7 +41,8 @@ public enum POFileParser {
             throw Diagnostic.error(file, "cannot start the PO parser \(executable): \(error.reason)")
         }
         guard let output = try? JSONDecoder().decode(POParseOutput.self, from: Data(run.stdout)) else {
-            throw Diagnostic.error(file, "the PO parser stopped (\(run.status)) without a result; the file may be damaged, check it with msgfmt --check")
+            throw Diagnostic.error(
+                file, "the PO parser stopped (\(run.status)) without a result; the file may be damaged, check it with msgfmt --check")
         }
         return try output.catalog(file: file)
     }
@@ -90,7 +91,8 @@ struct POParseOutput: Codable {
         if let firstError = diagnostics.first(where: \.isError) { throw firstError }
         guard let entries else { throw Diagnostic.error(file, "the PO file could not be read; check it with msgfmt --check") }
         let translated = entries.map {
-            TranslationEntry(key: $0.key, text: $0.text, sourceText: $0.source, isFuzzy: $0.fuzzy, position: SourcePosition(line: $0.line, column: 1))
+            TranslationEntry(
+                key: $0.key, text: $0.text, sourceText: $0.source, isFuzzy: $0.fuzzy, position: SourcePosition(line: $0.line, column: 1))
         }
         return (TranslationCatalog(file: file, locale: locale, pageID: pageID, entries: translated), diagnostics)
     }

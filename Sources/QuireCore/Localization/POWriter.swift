@@ -37,7 +37,10 @@ enum POWriter {
         var line = ""
         for character in text {
             line.append(character)
-            if character == "\n" { out += quoted(line) + "\n"; line = "" }
+            if character == "\n" {
+                out += quoted(line) + "\n"
+                line = ""
+            }
         }
         if !line.isEmpty { out += quoted(line) + "\n" }
         return out

@@ -1,5 +1,5 @@
-import QuireModel
 import Foundation
+import QuireModel
 
 /// A site's pages and translations as the pipeline sees them, without publishing anything: what
 /// `quire l10n export`, `import` and `status` work from.
@@ -71,9 +71,11 @@ public struct SiteTranslations: Sendable {
                 diagnostics.append(.error(display, error.message))
                 continue
             }
-            let format = TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml
+            let format =
+                TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml
             do throws(Diagnostic) {
-                let (catalog, warnings) = try TranslationFileReader.read(bytes, file: display, format: format, poParserExecutable: poParserExecutable)
+                let (catalog, warnings) = try TranslationFileReader.read(
+                    bytes, file: display, format: format, poParserExecutable: poParserExecutable)
                 diagnostics += warnings
                 if let declared = catalog.locale, declared != translation.locale {
                     diagnostics.append(.error(display, TranslationFileRules.misplaced(declared: declared, folder: translation.locale)))
@@ -138,24 +140,30 @@ public struct SiteTranslations: Sendable {
             case .stale: state = .stale
             case .missing: state = .new
             }
-            return ExportUnit(key: string.key, sourceText: string.text, translation: state == .new ? nil : entry?.text,
-                              state: state, note: Self.note(for: string, entry: entry, state: state, links: config.linkPolicy),
-                              isMarkdown: string.isMarkdown)
+            return ExportUnit(
+                key: string.key, sourceText: string.text, translation: state == .new ? nil : entry?.text,
+                state: state, note: Self.note(for: string, entry: entry, state: state, links: config.linkPolicy),
+                isMarkdown: string.isMarkdown)
         }
     }
 
     /// What the translator must keep: markdown links, `{placeholders}`; and for a stale
     /// translation, the source text it was made from.
-    static func note(for string: LocalizableText, entry: TranslationEntry?, state: ExportUnit.State,
-                     links: SiteConfig.LinkPolicy = .same) -> String? {
+    static func note(
+        for string: LocalizableText, entry: TranslationEntry?, state: ExportUnit.State,
+        links: SiteConfig.LinkPolicy = .same
+    ) -> String? {
         var lines: [String] = []
         if string.isMarkdown {
-            lines.append(links == .localized
-                ? "markdown: keep the formatting marks and as many links; a link may point at the page in your language"
-                : "markdown: keep the links and the formatting marks")
+            lines.append(
+                links == .localized
+                    ? "markdown: keep the formatting marks and as many links; a link may point at the page in your language"
+                    : "markdown: keep the links and the formatting marks")
         }
         let placeholders = Placeholders.find(in: string.text).sorted()
-        if !placeholders.isEmpty { lines.append("keep the placeholders \(placeholders.map { "{\($0)}" }.joined(separator: ", ")) as they are") }
+        if !placeholders.isEmpty {
+            lines.append("keep the placeholders \(placeholders.map { "{\($0)}" }.joined(separator: ", ")) as they are")
+        }
         if state == .stale, let old = entry?.sourceText, old != string.text {
             lines.append("stale: translated from an older source text:\n\(old)")
         }
@@ -169,7 +177,8 @@ public struct SiteTranslations: Sendable {
         config.locales.map { locale in
             var total = LocaleCoverage(locale: locale)
             for page in pages {
-                let counts = (translations[page.pageID] ?? PageTranslations()).coverage(of: page.strings, locale: locale, defaultLocale: config.defaultLocale)
+                let counts = (translations[page.pageID] ?? PageTranslations()).coverage(
+                    of: page.strings, locale: locale, defaultLocale: config.defaultLocale)
                 total.translated += counts.translated
                 total.stale += counts.stale
                 total.missing += counts.missing

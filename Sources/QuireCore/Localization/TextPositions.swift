@@ -18,10 +18,16 @@ struct TextPositions {
     func position(ofByte offset: Int) -> SourcePosition {
         let clamped = max(0, min(offset, bytes.count))
         var lineIndex = 0
-        var low = 0, high = lineStarts.count - 1
+        var low = 0
+        var high = lineStarts.count - 1
         while low <= high {
             let middle = (low + high) / 2
-            if lineStarts[middle] <= clamped { lineIndex = middle; low = middle + 1 } else { high = middle - 1 }
+            if lineStarts[middle] <= clamped {
+                lineIndex = middle
+                low = middle + 1
+            } else {
+                high = middle - 1
+            }
         }
         let prefix = bytes[lineStarts[lineIndex]..<clamped]
         let column = String(decoding: prefix, as: UTF8.self).count + 1

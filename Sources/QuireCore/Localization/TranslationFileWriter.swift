@@ -34,7 +34,8 @@ public enum TranslationFileWriter {
         for unit in units {
             let approved = unit.state == .translated ? " approved=\"yes\"" : ""
             var codes = XLIFFInlineCodes(.v12)
-            out += "      <trans-unit id=\"\(XMLText.attribute(unit.key))\" resname=\"\(XMLText.attribute(unit.key))\" xml:space=\"preserve\"\(approved)>\n"
+            out +=
+                "      <trans-unit id=\"\(XMLText.attribute(unit.key))\" resname=\"\(XMLText.attribute(unit.key))\" xml:space=\"preserve\"\(approved)>\n"
             out += "        <source>\(codes.source(unit.sourceText, isMarkdown: unit.isMarkdown))</source>\n"
             switch (unit.state, unit.translation) {
             case (.new, _), (_, nil): break
@@ -121,6 +122,7 @@ enum XMLText {
     }
 
     static func attribute(_ text: String) -> String {
-        content(text).replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "\n", with: "&#10;").replacingOccurrences(of: "\t", with: "&#9;")
+        content(text).replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "\n", with: "&#10;").replacingOccurrences(
+            of: "\t", with: "&#9;")
     }
 }

@@ -52,7 +52,8 @@ extension SiteTranslations {
         result.entries = catalog.entries.count
 
         guard let locale = importLocale(catalog, requested: requested, into: &result),
-              let pageID = importPageID(catalog, stem: stem, into: &result) else { return result }
+            let pageID = importPageID(catalog, stem: stem, into: &result)
+        else { return result }
         result.locale = locale
         result.pageID = pageID
         result.diagnostics += check(catalog, locale: locale, pageID: pageID)
@@ -79,7 +80,11 @@ extension SiteTranslations {
     private func importLocale(_ catalog: TranslationCatalog, requested: String?, into result: inout TranslationImport) -> String? {
         let file = result.file
         if let declared = catalog.locale, let requested, declared != requested {
-            result.diagnostics.append(.error(file, "the file says it is for locale '\(declared)', not '\(requested)' (--locale): fix its target language or drop --locale"))
+            result.diagnostics.append(
+                .error(
+                    file,
+                    "the file says it is for locale '\(declared)', not '\(requested)' (--locale): fix its target language or drop --locale")
+            )
             return nil
         }
         guard let locale = catalog.locale ?? requested else {
@@ -100,14 +105,20 @@ extension SiteTranslations {
         let byName = pages.map(\.pageID).filter { stem == $0 || stem.hasSuffix("/\($0)") }.max { $0.count < $1.count }
         if let byName { return byName }
         let said = catalog.pageID.map { " (it names '\($0)', which is not a valid page of site '\(site)')" } ?? ""
-        result.diagnostics.append(.error(result.file, "cannot tell which page the file translates\(said): name the file <page_id>.\(SiteInventory.splitExtension(result.file).pathExtension), like \(pages.first.map(\.pageID) ?? "home")"))
+        result.diagnostics.append(
+            .error(
+                result.file,
+                "cannot tell which page the file translates\(said): name the file <page_id>.\(SiteInventory.splitExtension(result.file).pathExtension), like \(pages.first.map(\.pageID) ?? "home")"
+            ))
         return nil
     }
 
     /// A file of the same name is replaced: refuse when that loses translations. Files of other
     /// formats for the same page and locale stay; say where both translate a key.
-    private func checkOtherFiles(_ catalog: TranslationCatalog, relative: String, locale: String, pageID: String,
-                                 replace: Bool, into result: inout TranslationImport) {
+    private func checkOtherFiles(
+        _ catalog: TranslationCatalog, relative: String, locale: String, pageID: String,
+        replace: Bool, into result: inout TranslationImport
+    ) {
         let keys = Set(catalog.entries.map(\.key))
         for other in translationFiles[pageID] ?? [] where other.locale == locale {
             guard let existing = catalogsByFile[other.file.relativePath] else { continue }
@@ -116,14 +127,20 @@ extension SiteTranslations {
                 let lost = existing.entries.map(\.key).filter { !keys.contains($0) }
                 if !lost.isEmpty && !replace {
                     let shown = lost.prefix(5).map { "'\($0)'" }.joined(separator: ", ") + (lost.count > 5 ? ", ..." : "")
-                    result.diagnostics.append(.error(result.file,
-                        "replacing \(display) would lose its \(lost.count) translation\(lost.count == 1 ? "" : "s") of \(shown), which this file lacks: import a complete file (export without --only), or pass --replace"))
+                    result.diagnostics.append(
+                        .error(
+                            result.file,
+                            "replacing \(display) would lose its \(lost.count) translation\(lost.count == 1 ? "" : "s") of \(shown), which this file lacks: import a complete file (export without --only), or pass --replace"
+                        ))
                 }
             } else {
                 let both = existing.entries.map(\.key).filter { keys.contains($0) }
                 if !both.isEmpty {
-                    result.diagnostics.append(.warning(result.file,
-                        "\(display) also translates \(both.count) of these keys ('\(both[0])'\(both.count > 1 ? ", ..." : "")) for \(locale): keep one file per page and locale, or remove the keys from one of them"))
+                    result.diagnostics.append(
+                        .warning(
+                            result.file,
+                            "\(display) also translates \(both.count) of these keys ('\(both[0])'\(both.count > 1 ? ", ..." : "")) for \(locale): keep one file per page and locale, or remove the keys from one of them"
+                        ))
                 }
             }
         }

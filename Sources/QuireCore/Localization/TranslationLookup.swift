@@ -20,8 +20,10 @@ public struct PageTranslations: Sendable {
     /// Reads the page's translation catalogs and checks every entry against the source strings:
     /// unknown keys, empty text, and dropped or added links and `{placeholders}`. Markdown is
     /// parsed through `markdown`, so a build that renders the page next parses each text once.
-    static func check(_ catalogs: [(locale: String, catalog: TranslationCatalog)], strings: [LocalizableText],
-                      links: SiteConfig.LinkPolicy = .same, markdown: MarkdownMemo = MarkdownMemo()) -> (PageTranslations, [Diagnostic]) {
+    static func check(
+        _ catalogs: [(locale: String, catalog: TranslationCatalog)], strings: [LocalizableText],
+        links: SiteConfig.LinkPolicy = .same, markdown: MarkdownMemo = MarkdownMemo()
+    ) -> (PageTranslations, [Diagnostic]) {
         var result = PageTranslations()
         var diagnostics: [Diagnostic] = []
         // Keys are looked up once per entry: each string's first position, and what is known
@@ -40,18 +42,27 @@ public struct PageTranslations: Sendable {
                 let index = positions[entry.key]
                 let first = if let index { firstSeen[index] } else { unknownSeen[entry.key] }
                 if let first {
-                    diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, "duplicate translation of '\(entry.key)' (first at line \(first.line))"))
+                    diagnostics.append(
+                        .error(
+                            file, at: entry.position, keyPath: entry.key,
+                            "duplicate translation of '\(entry.key)' (first at line \(first.line))"))
                     continue
                 }
                 guard let index else {
                     unknownSeen[entry.key] = entry.position
-                    diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key, "unknown key: the page no longer has '\(entry.key)'; this translation is not used"))
+                    diagnostics.append(
+                        .warning(
+                            file, at: entry.position, keyPath: entry.key,
+                            "unknown key: the page no longer has '\(entry.key)'; this translation is not used"))
                     continue
                 }
                 firstSeen[index] = entry.position
                 let source = strings[index]
                 if entry.text.isBlank {
-                    diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, "the translation is empty; remove it to fall back, or translate it"))
+                    diagnostics.append(
+                        .error(
+                            file, at: entry.position, keyPath: entry.key,
+                            "the translation is empty; remove it to fall back, or translate it"))
                     continue
                 }
                 // A markdown translation is parsed once (in `markdown`), for its links, for what
@@ -61,8 +72,10 @@ public struct PageTranslations: Sendable {
                     if sourceLinks[index] == nil { sourceLinks[index] = markdown.links(in: source.text) }
                     translatedLinks = markdown.links(in: entry.text)
                 }
-                if let problem = damage(source: source, translation: entry.text, links: links, sourceLinks: sourceLinks[index],
-                                       translatedLinks: translatedLinks) {
+                if let problem = damage(
+                    source: source, translation: entry.text, links: links, sourceLinks: sourceLinks[index],
+                    translatedLinks: translatedLinks)
+                {
                     diagnostics.append(.error(file, at: entry.position, keyPath: entry.key, problem))
                     continue
                 }
@@ -70,14 +83,21 @@ public struct PageTranslations: Sendable {
                 // where it was written, not only in the page's default locale.
                 if source.isMarkdown {
                     for what in markdown.removed(entry.text) {
-                        diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key, "removed \(what) from this translation: apps never receive it"))
+                        diagnostics.append(
+                            .warning(
+                                file, at: entry.position, keyPath: entry.key, "removed \(what) from this translation: apps never receive it"
+                            ))
                     }
                 }
                 if let original = entry.sourceText, original != source.text {
-                    diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key,
-                        "stale translation: the source text changed since it was translated (\(Self.change(from: original, to: source.text)))"))
+                    diagnostics.append(
+                        .warning(
+                            file, at: entry.position, keyPath: entry.key,
+                            "stale translation: the source text changed since it was translated (\(Self.change(from: original, to: source.text)))"
+                        ))
                 } else if entry.isFuzzy {
-                    diagnostics.append(.warning(file, at: entry.position, keyPath: entry.key, "translation marked for review (fuzzy): counted as stale"))
+                    diagnostics.append(
+                        .warning(file, at: entry.position, keyPath: entry.key, "translation marked for review (fuzzy): counted as stale"))
                 }
                 accepted[entry.key] = entry
             }
@@ -108,8 +128,10 @@ public struct PageTranslations: Sendable {
 
     /// A translation must keep the source's placeholders, no more and no fewer, and its links: the
     /// same ones, or with `links: .localized` as many, each a safe URL.
-    static func damage(source: LocalizableText, translation: String, links: SiteConfig.LinkPolicy = .same,
-                       sourceLinks: [String]? = nil, translatedLinks: [String]? = nil) -> String? {
+    static func damage(
+        source: LocalizableText, translation: String, links: SiteConfig.LinkPolicy = .same,
+        sourceLinks: [String]? = nil, translatedLinks: [String]? = nil
+    ) -> String? {
         let sourcePlaceholders = Placeholders.find(in: source.text)
         let translatedPlaceholders = Placeholders.find(in: translation)
         if sourcePlaceholders != translatedPlaceholders {
@@ -130,8 +152,12 @@ public struct PageTranslations: Sendable {
                 let missing = Set(sourceLinks).subtracting(translatedLinks).sorted()
                 let added = Set(translatedLinks).subtracting(sourceLinks).sorted()
                 var parts: [String] = []
-                if !missing.isEmpty { parts.append("drops the link\(missing.count > 1 ? "s" : "") \(missing.map { "'\($0)'" }.joined(separator: ", "))") }
-                if !added.isEmpty { parts.append("adds the link\(added.count > 1 ? "s" : "") \(added.map { "'\($0)'" }.joined(separator: ", "))") }
+                if !missing.isEmpty {
+                    parts.append("drops the link\(missing.count > 1 ? "s" : "") \(missing.map { "'\($0)'" }.joined(separator: ", "))")
+                }
+                if !added.isEmpty {
+                    parts.append("adds the link\(added.count > 1 ? "s" : "") \(added.map { "'\($0)'" }.joined(separator: ", "))")
+                }
                 if parts.isEmpty { parts.append("changes how many times links appear") }
                 return "the translation \(parts.joined(separator: " and ")): keep the links of the source text"
             }
@@ -153,7 +179,9 @@ public struct PageTranslations: Sendable {
     }
 
     /// The text for `string` in a locale, walking its fallback chain.
-    func resolve(_ string: LocalizableText, chain: [String], defaultLocale: String, stalePolicy: SiteConfig.StalePolicy) -> (text: String, state: TranslationState) {
+    func resolve(_ string: LocalizableText, chain: [String], defaultLocale: String, stalePolicy: SiteConfig.StalePolicy) -> (
+        text: String, state: TranslationState
+    ) {
         guard string.translatable, let locale = chain.first, locale != defaultLocale else { return (string.text, .source) }
         var state = TranslationState.missing
         for (index, candidate) in chain.enumerated() {

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// The XMLParser delegate behind `XLIFFReader`: collects units, maps inline markup, and stops at
@@ -64,7 +65,10 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
             openInsideData(name, isXLIFF: isXLIFF, attributes: attributes, parser: parser)
             return
         }
-        if skipDepth > 0 { skipDepth += 1; return }
+        if skipDepth > 0 {
+            skipDepth += 1
+            return
+        }
         guard isXLIFF else {
             if unit != nil { skipDepth = 1 }  // tool metadata inside a unit: not ours to read
             return
@@ -103,7 +107,10 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
             }
             return
         }
-        if skipDepth > 0 { skipDepth -= 1; return }
+        if skipDepth > 0 {
+            skipDepth -= 1
+            return
+        }
         guard unit != nil else { return }
         switch name {
         case "note", "context":
@@ -197,9 +204,13 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
 
     private func appendText(_ text: String) {
         guard error == nil else { return }
-        if capture != nil { capture?.text += text }
-        else if dataCapture != nil { dataCapture?.text += text }
-        else if noteCapture != nil, skipDepth == 0 { noteCapture?.text += text }
+        if capture != nil {
+            capture?.text += text
+        } else if dataCapture != nil {
+            dataCapture?.text += text
+        } else if noteCapture != nil, skipDepth == 0 {
+            noteCapture?.text += text
+        }
     }
 
     private func openInline(_ name: String, shownName: String, isXLIFF: Bool, attributes: [String: String], parser: XMLParser) {
@@ -240,7 +251,11 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
                 return
             }
             if var finished = unit {
-                if current.role == .source { finished.source += current.text } else { finished.target = (finished.target ?? "") + current.text }
+                if current.role == .source {
+                    finished.source += current.text
+                } else {
+                    finished.target = (finished.target ?? "") + current.text
+                }
                 unit = finished
             }
             capture = nil
@@ -248,7 +263,9 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
         }
         if frame.opening.contentIsCode && current.text.utf8.count == frame.contentStart {
             guard let fallback = frame.opening.emptyFallback else {
-                error = .error(file, at: frame.position, "inline markup <\(frame.name)> is empty and has no equiv-text; give it its original code or remove it")
+                error = .error(
+                    file, at: frame.position,
+                    "inline markup <\(frame.name)> is empty and has no equiv-text; give it its original code or remove it")
                 parser.abortParsing()
                 return
             }
@@ -302,7 +319,7 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
 
     private func openInsideData(_ name: String, isXLIFF: Bool, attributes: [String: String], parser: XMLParser) {
         guard isXLIFF, name == "cp", let version,
-              case .success(let opening) = XLIFFInlineMarkup.open(name, attributes: attributes, version: version, originalData: [:])
+            case .success(let opening) = XLIFFInlineMarkup.open(name, attributes: attributes, version: version, originalData: [:])
         else {
             fail(parser, "<\(name)> inside <data> is not supported; original data holds text and <cp/> only")
             return
@@ -338,9 +355,10 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
         // Crowdin and others copy the source into untranslated targets.
         if !states.isEmpty && states.isSubset(of: untranslatedStates) && target == finished.source { return }
         let isFuzzy = states.contains { $0.hasPrefix("needs-") || $0 == "new" || $0 == "initial" }
-        entries.append(TranslationEntry(
-            key: key, text: target, sourceText: finished.source.isEmpty ? nil : finished.source,
-            isFuzzy: isFuzzy, position: finished.position))
+        entries.append(
+            TranslationEntry(
+                key: key, text: target, sourceText: finished.source.isEmpty ? nil : finished.source,
+                isFuzzy: isFuzzy, position: finished.position))
     }
 
     // MARK: - Helpers

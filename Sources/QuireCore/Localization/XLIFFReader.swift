@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// Reads XLIFF 1.2 and 2.0 files, as Crowdin, Lokalise, Phrase and translate-toolkit write them.
@@ -42,7 +43,8 @@ enum XLIFFReader {
             if let offset = positions.firstOccurrence(ofCaseInsensitive: construct) {
                 throw Diagnostic.error(
                     file, at: positions.position(ofByte: offset),
-                    "\(construct) is refused in translation files (document type declarations and entities allow XXE and entity-expansion attacks); remove it")
+                    "\(construct) is refused in translation files (document type declarations and entities allow XXE and entity-expansion attacks); remove it"
+                )
             }
         }
         // Foundation's XMLParser calls strlen on the NULL data libxml2 passes for a processing
@@ -53,13 +55,16 @@ enum XLIFFReader {
                 "a processing instruction without data ('<?name?>') is refused in translation files; remove it")
         }
         if let declared = declaredEncoding(bytes), !["utf-8", "utf8", "us-ascii", "ascii"].contains(declared.lowercased()) {
-            throw Diagnostic.error(file, "the XML declaration names encoding \"\(declared)\"; only UTF-8 is accepted, save the file as UTF-8")
+            throw Diagnostic.error(
+                file, "the XML declaration names encoding \"\(declared)\"; only UTF-8 is accepted, save the file as UTF-8")
         }
     }
 
     /// The byte offset of the first `<?name?>` (optionally with blanks before `?>`), if any.
     private static func emptyProcessingInstruction(_ bytes: [UInt8]) -> Int? {
-        let question = UInt8(ascii: "?"), less = UInt8(ascii: "<"), greater = UInt8(ascii: ">")
+        let question = UInt8(ascii: "?")
+        let less = UInt8(ascii: "<")
+        let greater = UInt8(ascii: ">")
         var index = 0
         while index + 1 < bytes.count {
             defer { index += 1 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The markdown texts of one page, each parsed by cmark once however often the page's build
@@ -96,7 +96,8 @@ final class MarkdownMemo {
     func render(_ markdown: String) -> RenderedMarkdown {
         let entry = entry(markdown)
         if let rendered = entry.rendered { return rendered }
-        let rendered = entry.document.map { MarkdownRenderer.render(cleaned: $0, removals: entry.removals) }
+        let rendered =
+            entry.document.map { MarkdownRenderer.render(cleaned: $0, removals: entry.removals) }
             ?? MarkdownRenderer.render(markdown)
         entry.rendered = rendered
         // The tree is not needed any more: free it now, not when the page is done.

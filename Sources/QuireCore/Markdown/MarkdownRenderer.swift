@@ -62,7 +62,8 @@ public enum MarkdownRenderer {
 
     /// `removed(from:)` for a document `cleanUp` has already cleaned, which took out `removals`.
     static func removed(cleaned document: CommonMarkDocument, removals: [CommonMarkRemoval]) -> [String] {
-        let flattened = document.hasContainer(openedAtDepth: MarkdownBlockWriter.maximumDepth)
+        let flattened =
+            document.hasContainer(openedAtDepth: MarkdownBlockWriter.maximumDepth)
             && MarkdownBlockWriter.blocks(of: document).flattenedDeepContent
         return messages(removals, flattenedDeepContent: flattened)
     }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Byte searches over a string's UTF-8 storage. `String.UTF8View`'s generic `contains` walks

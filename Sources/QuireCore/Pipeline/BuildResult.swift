@@ -1,5 +1,5 @@
-public import QuireModel
 public import Foundation
+public import QuireModel
 
 /// What one build of one site did: what the CLI prints and `status.json` records.
 public struct SiteBuildResult: Sendable {
@@ -48,8 +48,10 @@ public struct LocaleCoverage: Sendable, Hashable {
     public var percent: Double { total == 0 ? 100 : (Double(translated) * 1000 / Double(total)).rounded() / 10 }
 
     public var json: JSONValue {
-        ["locale": .string(locale), "translated": .integer(translated), "stale": .integer(stale),
-         "missing": .integer(missing), "total": .integer(total), "percent": .number(percent)]
+        [
+            "locale": .string(locale), "translated": .integer(translated), "stale": .integer(stale),
+            "missing": .integer(missing), "total": .integer(total), "percent": .number(percent),
+        ]
     }
 }
 

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import QuireModel
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Re-emits the markdown stage's HTML (cmark, safe mode) for a preview. cmark's output is
 /// already safe; this pass is a second fence and does what the preview needs on top:
@@ -62,7 +63,10 @@ struct MarkdownHTMLFilter {
 
         /// The name of `bytes` (ASCII), lower-cased; `.tooLong` when longer than 16 bytes.
         init(lowercasing bytes: Slice<UnsafeBufferPointer<UInt8>>) {
-            guard bytes.count <= 16 else { self = .tooLong; return }
+            guard bytes.count <= 16 else {
+                self = .tooLong
+                return
+            }
             var packed: UInt128 = 0
             var shift = 0
             for byte in bytes {
@@ -74,7 +78,9 @@ struct MarkdownHTMLFilter {
         }
 
         func append(to out: inout ByteSink) {
-            withUnsafeBytes(of: packed.littleEndian) { out.append(UnsafeBufferPointer(rebasing: $0.assumingMemoryBound(to: UInt8.self).prefix(count))) }
+            withUnsafeBytes(of: packed.littleEndian) {
+                out.append(UnsafeBufferPointer(rebasing: $0.assumingMemoryBound(to: UInt8.self).prefix(count)))
+            }
         }
 
         var string: String {
@@ -213,7 +219,10 @@ struct MarkdownHTMLFilter {
                 while index + 8 <= bytes.endIndex {
                     let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
                     let mask = ampersandOrGreaterMask(word)
-                    if mask != 0 { index += mask.trailingZeroBitCount / 8; break }
+                    if mask != 0 {
+                        index += mask.trailingZeroBitCount / 8
+                        break
+                    }
                     index += 8
                 }
                 guard index < bytes.endIndex else { break }
@@ -221,7 +230,10 @@ struct MarkdownHTMLFilter {
             let byte = bytes[index]
             let replacement: StaticString
             if byte == UInt8(ascii: "&") {
-                guard entityLength(bytes, at: index) == nil else { index += 1; continue }
+                guard entityLength(bytes, at: index) == nil else {
+                    index += 1
+                    continue
+                }
                 replacement = "&amp;"
             } else if byte == UInt8(ascii: ">") {
                 replacement = "&gt;"
@@ -253,7 +265,8 @@ struct MarkdownHTMLFilter {
         while end < bytes.endIndex, end - index <= 32 {
             let byte = bytes[end]
             if byte == UInt8(ascii: ";") { return end > index + 1 ? end - index + 1 : nil }
-            let isNameByte = (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+            let isNameByte =
+                (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
                 || (byte == UInt8(ascii: "#") && end == index + 1)
             if !isNameByte { return nil }
             end += 1
@@ -309,7 +322,10 @@ struct MarkdownHTMLFilter {
     private static func parseTag(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Tag? {
         var index = start + 1
         var isClosing = false
-        if index < bytes.count, bytes[index] == UInt8(ascii: "/") { isClosing = true; index += 1 }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "/") {
+            isClosing = true
+            index += 1
+        }
         let nameStart = index
         while index < bytes.count, isNameByte(bytes[index]) { index += 1 }
         guard index > nameStart, isLetter(bytes[nameStart]) else { return nil }
@@ -322,8 +338,10 @@ struct MarkdownHTMLFilter {
 
     /// The attributes of the tag whose name ends at `start`: where the tag ends and how many it
     /// has, nil when it does not end. Appends them to `attributes` when `collecting`.
-    private static func scanAttributes(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, collecting: Bool,
-                                       into attributes: inout [(name: String, value: String)]) -> (end: Int, count: Int)? {
+    private static func scanAttributes(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, collecting: Bool,
+        into attributes: inout [(name: String, value: String)]
+    ) -> (end: Int, count: Int)? {
         var index = start
         var count = 0
         while index < bytes.count {

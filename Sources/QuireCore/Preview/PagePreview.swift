@@ -43,8 +43,10 @@ public enum PagePreview {
         toolbarField(&html, "version", context.version ?? "—", id: "quire-version")
         html.raw("<a id=\"quire-status-link\" class=\"status-link\"")
         let statusFile = "status.json"
-        html.attribute("href", context.statusURL.hasSuffix(statusFile)
-            ? String(context.statusURL.dropLast(statusFile.count)) + "index.html" : context.statusURL)
+        html.attribute(
+            "href",
+            context.statusURL.hasSuffix(statusFile)
+                ? String(context.statusURL.dropLast(statusFile.count)) + "index.html" : context.statusURL)
         html.raw(">site status</a></header>\n")
         html.raw("<div id=\"quire-diagnostics\" class=\"banner banner-error\" role=\"alert\" hidden></div>\n")
         html.raw("<div id=\"quire-notice\" class=\"banner banner-notice\" role=\"status\" hidden></div>\n")
@@ -77,7 +79,8 @@ public enum PagePreview {
 
     // The same for every page: encoded once, not once per preview.
     private static let headEnd = Array(">\n</head>\n<body>\n".utf8)
-    private static let documentEnd = Array(" integrity=\"\(PreviewScripts.integrity(PreviewScripts.livePreview))\"></script>\n</body>\n</html>\n".utf8)
+    private static let documentEnd = Array(
+        " integrity=\"\(PreviewScripts.integrity(PreviewScripts.livePreview))\"></script>\n</body>\n</html>\n".utf8)
 
     private static func toolbarField(_ html: inout HTMLWriter, _ label: String, _ value: String, id: String? = nil) {
         html.raw("<span class=\"field\"><span class=\"label\">")

@@ -47,10 +47,12 @@ enum PreviewURL {
     }
 
     private static func asciiHost(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        guard let separator = bytes.indices.first(where: {
-            $0 + 3 <= bytes.count && bytes[$0] == UInt8(ascii: ":") && bytes[$0 + 1] == UInt8(ascii: "/")
-                && bytes[$0 + 2] == UInt8(ascii: "/")
-        }) else { return nil }
+        guard
+            let separator = bytes.indices.first(where: {
+                $0 + 3 <= bytes.count && bytes[$0] == UInt8(ascii: ":") && bytes[$0 + 1] == UInt8(ascii: "/")
+                    && bytes[$0 + 2] == UInt8(ascii: "/")
+            })
+        else { return nil }
         let rest = bytes[(separator + 3)...]
         let host = rest.prefix(while: { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") })
         return host.isEmpty ? nil : String(decoding: host, as: UTF8.self)

@@ -78,9 +78,11 @@ struct SectionRenderer {
         html.raw("<div class=\"cta\">")
         if isExternal {
             link(destination, label: label, class: "button", into: &html)
-            html.element("p", class: "hint", PreviewURL.link(destination) == nil
-                ? "not a usable link: " + destination
-                : "opens " + (PreviewURL.host(of: destination) ?? destination) + " in the browser")
+            html.element(
+                "p", class: "hint",
+                PreviewURL.link(destination) == nil
+                    ? "not a usable link: " + destination
+                    : "opens " + (PreviewURL.host(of: destination) ?? destination) + " in the browser")
         } else {
             let pageID = destination.hasPrefix("/") ? String(destination.dropFirst()) : destination
             if context.sitePageIDs.contains(pageID) {
@@ -101,7 +103,9 @@ struct SectionRenderer {
 
     private func videoEmbed(_ section: JSONValue, into html: inout HTMLWriter) {
         html.raw("<div class=\"video\">")
-        if let poster = section["poster_url"], case .local(let path) = PreviewURL.image(poster.displayText ?? "", assetBase: context.assetBase) {
+        if let poster = section["poster_url"],
+            case .local(let path) = PreviewURL.image(poster.displayText ?? "", assetBase: context.assetBase)
+        {
             html.raw("<img class=\"video-poster\" alt=\"\"")
             html.attribute("src", path)
             html.raw(">")

@@ -215,8 +215,9 @@ public enum StatusPage {
         for entry in entries {
             html.raw("<li>")
             if let object = entry.objectValue {
-                html.text(object.map { "\($0.key): \($0.value.displayText ?? JSONWriter(pretty: false).string($0.value))" }
-                    .joined(separator: " · "))
+                html.text(
+                    object.map { "\($0.key): \($0.value.displayText ?? JSONWriter(pretty: false).string($0.value))" }
+                        .joined(separator: " · "))
             } else {
                 html.text(entry.displayText ?? JSONWriter(pretty: false).string(entry))
             }
@@ -234,7 +235,8 @@ public enum StatusPage {
             html.element("code", entry["destination"]?.displayText ?? "?")
             let state = entry["state"]?.displayText ?? "?"
             let detail = state == "current" ? "" : " (\(state)\(entry["message"]?.displayText.map { ": " + $0 } ?? ""))"
-            html.text(" · \(entry["version"]?.displayText ?? "no version")\(detail) · checked at \(entry["checked_at"]?.displayText ?? "?")")
+            html.text(
+                " · \(entry["version"]?.displayText ?? "no version")\(detail) · checked at \(entry["checked_at"]?.displayText ?? "?")")
             html.raw("</li>\n")
         }
         html.raw("</ul>\n")

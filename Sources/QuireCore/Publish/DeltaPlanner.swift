@@ -57,7 +57,8 @@ struct DeltaPlanner {
             let paths = level.sorted()
             let trees = ResultSlots<PlannedTree?>(count: paths.count)
             let (children, edits) = (changedChildren, edits)
-            try FirstFailure.concurrentPerform(iterations: paths.count, inlineBelow: Self.foldersWorthAWorker) { [self] index throws(StoreError) in
+            try FirstFailure.concurrentPerform(iterations: paths.count, inlineBelow: Self.foldersWorthAWorker) {
+                [self] index throws(StoreError) in
                 let path = paths[index]
                 trees.set(index, try plan(folder: path, edit: edits[path] ?? FolderEdit(), changedChildren: children[path] ?? []))
             }
@@ -86,7 +87,9 @@ struct DeltaPlanner {
     /// applied; nil when nothing is left in it. Only the changes are looked at: the entries it
     /// keeps are written as hard links into the previous tree (`PlannedTree.linkedFrom`), and
     /// its totals are the previous ones, corrected.
-    private func plan(folder path: String, edit: FolderEdit, changedChildren: [(name: String, tree: PlannedTree?)]) throws(StoreError) -> PlannedTree? {
+    private func plan(folder path: String, edit: FolderEdit, changedChildren: [(name: String, tree: PlannedTree?)]) throws(StoreError)
+        -> PlannedTree?
+    {
         let old = previous.folders[path]
         var changes: [String: TreeManifest.Kind?] = [:]
         var sources: [String: PlannedTree.FileSource] = [:]
@@ -134,13 +137,15 @@ struct DeltaPlanner {
             subtrees[name] = changed
             totals = (totals.files + changed.fileCount, totals.bytes + changed.byteCount)
         }
-        let manifest = old?.manifest.updating(changes)
+        let manifest =
+            old?.manifest.updating(changes)
             ?? TreeManifest(entries: changes.compactMap { name, kind in kind.map { TreeManifest.Entry(name: name, kind: $0) } })
         guard !manifest.entries.isEmpty else { return nil }
-        return PlannedTree(manifest: manifest, id: manifest.id, files: sources, subtrees: subtrees, fileCount: totals.files,
-                           byteCount: totals.bytes, linkedFrom: old.map { layout.tree($0.id) },
-                           linkedEntryCount: old?.manifest.entries.count ?? 0,
-                           droppedNames: changes.compactMap { name, kind in kind == nil && oldKind(name) != nil ? name : nil })
+        return PlannedTree(
+            manifest: manifest, id: manifest.id, files: sources, subtrees: subtrees, fileCount: totals.files,
+            byteCount: totals.bytes, linkedFrom: old.map { layout.tree($0.id) },
+            linkedEntryCount: old?.manifest.entries.count ?? 0,
+            droppedNames: changes.compactMap { name, kind in kind == nil && oldKind(name) != nil ? name : nil })
     }
 
     /// A file's manifest entry, and where its bytes come from: the newest version's copy when it
@@ -151,8 +156,10 @@ struct DeltaPlanner {
             guard let old = previous.location(of: file.path) else {
                 throw StoreError("cannot carry '\(file.path)' over: the newest version has no such file")
             }
-            return (PublishedFile(sha256: old.file.sha256, size: old.file.size, inputDigest: file.inputDigest, metadata: file.metadata),
-                    .storedFile(old.storedPath))
+            return (
+                PublishedFile(sha256: old.file.sha256, size: old.file.size, inputDigest: file.inputDigest, metadata: file.metadata),
+                .storedFile(old.storedPath)
+            )
         case .bytes(let bytes):
             let sha256 = SHA256.hash(bytes)
             let published = PublishedFile(sha256: sha256, size: bytes.count, inputDigest: file.inputDigest, metadata: file.metadata)

@@ -78,7 +78,7 @@ final class DirectoryHandle {
     func remove(_ name: String, ifPresent: Bool = false) throws(StoreError) {
         do {
             try FileSystem.check("remove", path + "/" + name) { unlinkat(descriptor, name, 0) }
-        } catch where ifPresent && error.errorNumber == ENOENT {}
+        } catch  where ifPresent && error.errorNumber == ENOENT {}
     }
 
     func symbolicLink(_ target: String, as name: String) throws(StoreError) {

@@ -75,7 +75,8 @@ struct FileIndex: Sendable {
     }
 
     @discardableResult
-    private mutating func add(tree id: String, prefix: String, trees: TreeReader, depth: Int) throws(StoreError) -> (files: Int, bytes: Int) {
+    private mutating func add(tree id: String, prefix: String, trees: TreeReader, depth: Int) throws(StoreError) -> (files: Int, bytes: Int)
+    {
         guard depth < 64 else { throw StoreError("the tree '\(id)' under '\(prefix)' nests deeper than 64 folders; is it a cycle?") }
         let tree = try trees.manifest(id)
         record(folder: prefix, tree: id, manifest: tree, layout: trees.layout)

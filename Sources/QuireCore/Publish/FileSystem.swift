@@ -13,8 +13,10 @@ enum FileSystem {
     /// The paths are only built when needed (a fault is registered, or the call failed): a tree
     /// of a thousand links calls this a thousand times.
     @discardableResult
-    static func check(_ operation: String, _ path: @autoclosure () -> String, to target: @autoclosure () -> String? = nil,
-                      _ call: () -> Int32) throws(StoreError) -> Int32 {
+    static func check(
+        _ operation: String, _ path: @autoclosure () -> String, to target: @autoclosure () -> String? = nil,
+        _ call: () -> Int32
+    ) throws(StoreError) -> Int32 {
         if FaultInjection.isArmed, let injected = FaultInjection.fault(for: operation, path: path()) {
             throw StoreError.system(operation, path(), to: target(), errorNumber: injected)
         }
@@ -51,7 +53,9 @@ enum FileSystem {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let count = try check("read", path) { Int32(clamping: chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }) }
+            let count = try check("read", path) {
+                Int32(clamping: chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) })
+            }
             if count == 0 { return bytes }
             bytes.append(contentsOf: chunk[0..<Int(count)])
         }
@@ -69,7 +73,10 @@ enum FileSystem {
         var done = 0
         while done < bytes.count {
             let read = try check("read", path) {
-                Int32(clamping: bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, $0.count - done, off_t(start + done)) })
+                Int32(
+                    clamping: bytes.withUnsafeMutableBytes {
+                        pread(descriptor, $0.baseAddress! + done, $0.count - done, off_t(start + done))
+                    })
             }
             if read == 0 { break }
             done += Int(read)
@@ -98,8 +105,10 @@ enum FileSystem {
 
     /// The same, read from an open `DIR` that `open` returns (nil: `errno` says why); `path`
     /// names the folder in errors and injected faults.
-    static func forEachEntry(of path: String, opening open: () -> OpaquePointer?,
-                             _ body: (UnsafePointer<CChar>, UInt8) -> Void) throws(StoreError) {
+    static func forEachEntry(
+        of path: String, opening open: () -> OpaquePointer?,
+        _ body: (UnsafePointer<CChar>, UInt8) -> Void
+    ) throws(StoreError) {
         if let injected = FaultInjection.fault(for: "list", path: path) {
             throw StoreError.system("list", path, errorNumber: injected)
         }
@@ -271,7 +280,11 @@ enum FileSystem {
     /// and `current`'s folder and the history line after it).
     static func syncTogether(directories: [String], files: [String] = []) throws(StoreError) {
         try FirstFailure.concurrentPerform(iterations: directories.count + files.count) { index throws(StoreError) in
-            if index < directories.count { try syncDirectory(directories[index]) } else { try sync(files[index - directories.count], flags: O_NOFOLLOW) }
+            if index < directories.count {
+                try syncDirectory(directories[index])
+            } else {
+                try sync(files[index - directories.count], flags: O_NOFOLLOW)
+            }
         }
     }
 }

@@ -16,11 +16,12 @@ public struct HistoryEntry: Sendable, Hashable {
     public var user: String
 
     var json: JSONValue {
-        .object(JSONObject([
-            ("when", .string(when)), ("action", .string(action.rawValue)),
-            ("from", from.map { .string($0.description) } ?? .null), ("to", to.map { .string($0.description) } ?? .null),
-            ("reason", .string(reason)), ("user", .string(user)),
-        ]))
+        .object(
+            JSONObject([
+                ("when", .string(when)), ("action", .string(action.rawValue)),
+                ("from", from.map { .string($0.description) } ?? .null), ("to", to.map { .string($0.description) } ?? .null),
+                ("reason", .string(reason)), ("user", .string(user)),
+            ]))
     }
 
     init(action: Action, from: VersionID?, to: VersionID?, reason: String) {

@@ -20,9 +20,10 @@ struct PinFile {
     }
 
     func write(_ version: VersionID, reason: String) throws(StoreError) {
-        let value: JSONValue = .object(JSONObject([
-            ("version", .string(version.description)), ("reason", .string(reason)), ("pinned_at", .string(Timestamp.now())),
-        ]))
+        let value: JSONValue = .object(
+            JSONObject([
+                ("version", .string(version.description)), ("reason", .string(reason)), ("pinned_at", .string(Timestamp.now())),
+            ]))
         try FileSystem.replaceFile(path, JSONWriter(pretty: true).bytes(value), durable: true)
     }
 

@@ -10,7 +10,9 @@ struct PublishLock: ~Copyable {
     /// Tries until `timeout` seconds have passed; `waiting` is told once if someone holds it.
     /// `name` says which of the site's locks it is in messages.
     init(path: String, site: String, name: String = "publish lock", timeout: Double, waiting: (String) -> Void) throws(StoreError) {
-        let descriptor = try FileSystem.check("open the lock", path) { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, FileSystem.fileMode) }
+        let descriptor = try FileSystem.check("open the lock", path) {
+            open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, FileSystem.fileMode)
+        }
         var told = false
         let start = Self.now()
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
@@ -33,7 +35,8 @@ struct PublishLock: ~Copyable {
         // Rewritten only when another process held it last: a watcher takes it on every save.
         let pid = Array("\(getpid())\n".utf8)
         if Self.holder(descriptor) != Int(getpid()),
-           ftruncate(descriptor, 0) != 0 || pid.withUnsafeBytes({ pwrite(descriptor, $0.baseAddress, $0.count, 0) }) != pid.count {
+            ftruncate(descriptor, 0) != 0 || pid.withUnsafeBytes({ pwrite(descriptor, $0.baseAddress, $0.count, 0) }) != pid.count
+        {
             let reason = errno
             close(descriptor)
             throw StoreError.system("write the holder into", path, errorNumber: reason)

@@ -52,7 +52,8 @@ public final class SpareFolders: Sendable {
         // to make. The round stops within 64 links of a save's start; until then it may be
         // linking into it.
         guard FileSystem.exists(lease.folder + "/" + id + Self.partSuffix), roundsStopped(within: 0.05),
-              (try? FileSystem.rename(lease.folder + "/" + id + Self.partSuffix, to: destination)) != nil else { return nil }
+            (try? FileSystem.rename(lease.folder + "/" + id + Self.partSuffix, to: destination)) != nil
+        else { return nil }
         taken.add(1, ordering: .relaxed)
         return .partial
     }
@@ -87,7 +88,9 @@ public final class SpareFolders: Sendable {
             guard !shouldStop(), !isClosed.load(ordering: .acquiring) else { break }
             linked = true
             let resuming = have.contains(tree.id + Self.partSuffix)
-            if make(tree.id, names: tree.manifest.entries.map(\.name), from: layout.tree(tree.id), resuming: resuming, shouldStop: shouldStop) {
+            if make(
+                tree.id, names: tree.manifest.entries.map(\.name), from: layout.tree(tree.id), resuming: resuming, shouldStop: shouldStop)
+            {
                 made += 1
             }
         }

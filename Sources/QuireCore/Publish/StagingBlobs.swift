@@ -51,11 +51,11 @@ public final class StagingBlobs: Sendable {
         do {
             do {
                 try FileSystem.createFile(path, bytes)
-            } catch where error.errorNumber == ENOENT {
+            } catch  where error.errorNumber == ENOENT {
                 // Another thread may make the folder first: both go on.
-                do { try FileSystem.makeDirectory(blobFolder) } catch where error.errorNumber == EEXIST {}
+                do { try FileSystem.makeDirectory(blobFolder) } catch  where error.errorNumber == EEXIST {}
                 try FileSystem.createFile(path, bytes)
-            } catch where error.errorNumber == EEXIST {
+            } catch  where error.errorNumber == EEXIST {
                 // A file rendered again before the publish (a held delta): its new output replaces the old.
                 _ = unlink(path)
                 try FileSystem.createFile(path, bytes)

@@ -25,7 +25,8 @@ struct StagingLease: Sendable {
             var held = stat()
             var named = stat()
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, fstat(descriptor, &held) == 0, lstat(lockPath, &named) == 0,
-                  held.st_ino == named.st_ino, held.st_dev == named.st_dev else {
+                held.st_ino == named.st_ino, held.st_dev == named.st_dev
+            else {
                 Glibc.close(descriptor)
                 continue
             }

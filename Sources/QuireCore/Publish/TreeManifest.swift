@@ -194,7 +194,9 @@ struct TreeManifest: Sendable, Equatable {
         else { throw StoreError("the tree manifest '\(path)' is damaged: not a format \(Self.format) tree manifest") }
         var entries: [Entry] = []
         for item in listed {
-            guard let name = item["name"]?.stringValue else { throw StoreError("the tree manifest '\(path)' is damaged: an entry has no name") }
+            guard let name = item["name"]?.stringValue else {
+                throw StoreError("the tree manifest '\(path)' is damaged: an entry has no name")
+            }
             switch item["kind"]?.stringValue {
             case "file":
                 guard let file = PublishedFile(manifestFields: item) else {
@@ -202,7 +204,9 @@ struct TreeManifest: Sendable, Equatable {
                 }
                 entries.append(Entry(name: name, kind: .file(file)))
             case "tree":
-                guard let id = item["tree"]?.stringValue else { throw StoreError("the tree manifest '\(path)' is damaged: folder '\(name)' has no tree id") }
+                guard let id = item["tree"]?.stringValue else {
+                    throw StoreError("the tree manifest '\(path)' is damaged: folder '\(name)' has no tree id")
+                }
                 entries.append(Entry(name: name, kind: .tree(id)))
             default:
                 throw StoreError("the tree manifest '\(path)' is damaged: entry '\(name)' is neither a file nor a tree")

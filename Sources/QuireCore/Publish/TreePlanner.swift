@@ -70,13 +70,15 @@ struct TreePlanner {
         let groups = byTopLevel.sorted { $0.value.count > $1.value.count }
         let results = ResultSlots<Result<PlannedTree, StoreError>>(count: groups.count)
         DispatchQueue.concurrentPerform(iterations: groups.count) { index in
-            results.set(index, Result { () throws(StoreError) in
-                var folder = Folder()
-                for file in groups[index].value {
-                    try folder.insert(file, components: try Self.components(of: file.path).dropFirst())
-                }
-                return try plan(folder, path: String(groups[index].key))
-            })
+            results.set(
+                index,
+                Result { () throws(StoreError) in
+                    var folder = Folder()
+                    for file in groups[index].value {
+                        try folder.insert(file, components: try Self.components(of: file.path).dropFirst())
+                    }
+                    return try plan(folder, path: String(groups[index].key))
+                })
         }
         var planned: [(name: String, tree: PlannedTree)] = []
         for (index, result) in results.values.enumerated() {
@@ -120,7 +122,8 @@ struct TreePlanner {
         for (name, file) in folder.files {
             // Found in `old` itself, so the stored file is in this very tree.
             guard case .carried = file.content, let location = previous.location(named: name, in: old),
-                  location.file.inputDigest == file.inputDigest, location.file.metadata == file.metadata else { return nil }
+                location.file.inputDigest == file.inputDigest, location.file.metadata == file.metadata
+            else { return nil }
             sources[name] = .storedFile(location.storedPath)
             fileCount += 1
             byteCount += location.file.size
@@ -130,8 +133,9 @@ struct TreePlanner {
             fileCount += subtree.fileCount
             byteCount += subtree.byteCount
         }
-        return PlannedTree(manifest: old.manifest, id: old.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount,
-                           isStored: true)
+        return PlannedTree(
+            manifest: old.manifest, id: old.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount,
+            isStored: true)
     }
 
     private func plan(_ folder: Folder, path: String, subtrees planned: [String: PlannedTree]) throws(StoreError) -> PlannedTree {
@@ -147,7 +151,8 @@ struct TreePlanner {
                 guard let old = previous.location(of: file.path) else {
                     throw StoreError("cannot carry '\(file.path)' over: the newest version has no such file")
                 }
-                published = PublishedFile(sha256: old.file.sha256, size: old.file.size, inputDigest: file.inputDigest, metadata: file.metadata)
+                published = PublishedFile(
+                    sha256: old.file.sha256, size: old.file.size, inputDigest: file.inputDigest, metadata: file.metadata)
                 sources[name] = .storedFile(old.storedPath)
             case .bytes(let bytes):
                 let sha256 = SHA256.hash(bytes)

@@ -75,8 +75,13 @@ struct TreeWriter {
         // already, a half-made one what it names).
         if let base = tree.linkedFrom, spare == nil || spare?.holds != nil {
             let held = spare?.holds ?? []
-            for entry in tree.manifest.entries where tree.files[entry.name] == nil && tree.subtrees[entry.name] == nil && !held.contains(entry.name) {
-                let replacement: StoredEntries.Replacement = switch entry.kind { case .file: .copy; case .tree(let id): .subtreeLink(id) }
+            for entry in tree.manifest.entries
+            where tree.files[entry.name] == nil && tree.subtrees[entry.name] == nil && !held.contains(entry.name) {
+                let replacement: StoredEntries.Replacement =
+                    switch entry.kind {
+                    case .file: .copy
+                    case .tree(let id): .subtreeLink(id)
+                    }
                 try stored.link(entry.name, in: base[...], as: entry.name, else: replacement)
             }
         }
@@ -108,7 +113,8 @@ struct TreeWriter {
     /// not hold as many entries as the earlier tree (then it is removed).
     private static func takeSpare(of tree: PlannedTree, as folder: String, from spares: SpareFolders?) throws(StoreError) -> TakenSpare? {
         guard let spares, let base = tree.linkedFrom, let slash = base.lastIndex(of: "/"),
-              let taken = spares.take(String(base[base.index(after: slash)...]), as: folder) else { return nil }
+            let taken = spares.take(String(base[base.index(after: slash)...]), as: folder)
+        else { return nil }
         let target = try DirectoryHandle(folder)
         var holds: Set<String>?
         switch taken {
@@ -138,7 +144,8 @@ struct TreeWriter {
         for (name, source) in tree.files {
             guard case .staged(let blob) = source else { continue }
             guard let slash = blob.lastIndex(of: "/"), blob[blob.index(after: slash)...] == name,
-                  blobFolder == nil || blobFolder == blob[..<slash] else { return false }
+                blobFolder == nil || blobFolder == blob[..<slash]
+            else { return false }
             blobFolder = blob[..<slash]
             count += 1
         }
@@ -159,7 +166,7 @@ struct TreeWriter {
             for part in parts { try FileSystem.rename(stagingParts + "/" + part.id + ".json", to: trees.layout.treeManifest(part.id)) }
             do {
                 try FileSystem.rename(staged, to: trees.layout.tree(id))
-            } catch where error.errorNumber == ENOTEMPTY || error.errorNumber == EEXIST {}
+            } catch  where error.errorNumber == ENOTEMPTY || error.errorNumber == EEXIST {}
             try FileSystem.rename(staged + ".json", to: trees.layout.treeManifest(id))
         }
     }
@@ -191,7 +198,7 @@ private struct StoredEntries {
             } else {
                 try FileSystem.hardLink(folder + "/" + sourceName, at: target.path + "/" + name)
             }
-        } catch where error.errorNumber == EMLINK {
+        } catch  where error.errorNumber == EMLINK {
             switch replacement {
             case .copy: try target.createFile(name, FileSystem.readFile(folder + "/" + sourceName))
             case .subtreeLink(let id): try target.symbolicLink(SiteLayout.subtreeTarget(id), as: name)

@@ -57,7 +57,9 @@ struct Verifier {
         let manifestPath = layout.treeManifest(id)
         guard FileSystem.exists(manifestPath) else { return report(.missing, path, "the tree manifest '\(manifestPath)' is gone") }
         let bytes = try FileSystem.readFile(manifestPath)
-        guard SHA256.hash(bytes) == id else { return report(.changed, path, "the tree manifest '\(manifestPath)' no longer matches its id") }
+        guard SHA256.hash(bytes) == id else {
+            return report(.changed, path, "the tree manifest '\(manifestPath)' no longer matches its id")
+        }
         let tree: TreeManifest
         do {
             tree = try TreeManifest(parsing: bytes, path: manifestPath) { [layout] part throws(StoreError) in
@@ -71,7 +73,9 @@ struct Verifier {
         guard FileSystem.exists(folder) else { return report(.missing, path, "the tree folder '\(folder)' is gone") }
 
         let listed = Set(tree.entries.map(\.name))
-        for name in try FileSystem.list(folder) where !listed.contains(name) { report(.extra, path + "/" + name, "not listed in the manifest") }
+        for name in try FileSystem.list(folder) where !listed.contains(name) {
+            report(.extra, path + "/" + name, "not listed in the manifest")
+        }
         for entry in tree.entries {
             let entryPath = path + "/" + entry.name
             switch entry.kind {

@@ -29,11 +29,18 @@ struct VersionManifest: Sendable {
 
     var json: JSONValue {
         var object = header
-        object["folders"] = .object(JSONObject(folders.map { entry in
-            (entry.name, JSONValue.object(JSONObject([
-                ("tree", .string(entry.folder.tree)), ("files", .integer(entry.folder.files)), ("bytes", .integer(entry.folder.bytes)),
-            ])))
-        }))
+        object["folders"] = .object(
+            JSONObject(
+                folders.map { entry in
+                    (
+                        entry.name,
+                        JSONValue.object(
+                            JSONObject([
+                                ("tree", .string(entry.folder.tree)), ("files", .integer(entry.folder.files)),
+                                ("bytes", .integer(entry.folder.bytes)),
+                            ]))
+                    )
+                }))
         return .object(object)
     }
 
@@ -64,7 +71,10 @@ struct VersionManifest: Sendable {
             && served(siteFields) == served(other.siteFields)
     }
 
-    init(site: String, version: VersionID, parent: VersionID?, builtAt: String, siteFields: JSONObject, folders: [(name: String, folder: Folder)]) {
+    init(
+        site: String, version: VersionID, parent: VersionID?, builtAt: String, siteFields: JSONObject,
+        folders: [(name: String, folder: Folder)]
+    ) {
         self.site = site
         self.version = version
         self.parent = parent
@@ -80,7 +90,11 @@ struct VersionManifest: Sendable {
             let format = value["format"]?.intValue, Self.readableFormats.contains(format),
             let site = value["site"]?.stringValue, let version = value["version"]?.stringValue.flatMap(VersionID.init),
             let builtAt = value["built_at"]?.stringValue, let folderObject = value["folders"]?.objectValue
-        else { throw StoreError("the version manifest '\(path)' is damaged: not a version manifest of format \(Self.readableFormats.map(String.init).joined(separator: " or "))") }
+        else {
+            throw StoreError(
+                "the version manifest '\(path)' is damaged: not a version manifest of format \(Self.readableFormats.map(String.init).joined(separator: " or "))"
+            )
+        }
         var folders: [(name: String, folder: Folder)] = []
         for member in folderObject {
             guard let tree = member.value["tree"]?.stringValue, let files = member.value["files"]?.intValue,

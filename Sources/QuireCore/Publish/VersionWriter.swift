@@ -18,7 +18,9 @@ struct VersionWriter {
 
     /// Returns the staging folder, left with empty folders only: the caller removes it
     /// (`removeStaging`) once the version is live, so the swap does not wait for it.
-    func write(_ manifest: VersionManifest, planned: [(name: String, tree: PlannedTree)], buildRecord: JSONObject) throws(StoreError) -> String {
+    func write(_ manifest: VersionManifest, planned: [(name: String, tree: PlannedTree)], buildRecord: JSONObject) throws(StoreError)
+        -> String
+    {
         let staging = layout.staging + "/\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         do throws(StoreError) {
             CrashPoint.staging.reach()

@@ -35,7 +35,8 @@ final class WriteBehind: Sendable {
     /// Counts `bytes` just written; past the threshold, starts a sync unless one is running.
     func wrote(_ bytes: Int) {
         guard unsynced.add(bytes, ordering: .relaxed).newValue >= threshold,
-              !isSyncing.exchange(true, ordering: .acquiring) else { return }
+            !isSyncing.exchange(true, ordering: .acquiring)
+        else { return }
         unsynced.store(0, ordering: .relaxed)
         syncsStarted.add(1, ordering: .relaxed)
         queue.async { [self] in

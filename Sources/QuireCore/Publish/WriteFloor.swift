@@ -45,9 +45,10 @@ package enum WriteFloor {
         try FileSystem.syncFileSystem(containing: scratch)
         let synced = DispatchTime.now().uptimeNanoseconds
         let spent = ResourceUsage.ofThisProcess.minus(usage)
-        return Figures(folders: shape.count, files: shape.reduce(0) { $0 + $1.count }, bytes: shape.reduce(0) { $0 + $1.reduce(0, +) },
-                       writeSeconds: Double(written - started) / 1e9, syncedSeconds: Double(synced - started) / 1e9,
-                       userSeconds: spent.user, systemSeconds: spent.system)
+        return Figures(
+            folders: shape.count, files: shape.reduce(0) { $0 + $1.count }, bytes: shape.reduce(0) { $0 + $1.reduce(0, +) },
+            writeSeconds: Double(written - started) / 1e9, syncedSeconds: Double(synced - started) / 1e9,
+            userSeconds: spent.user, systemSeconds: spent.system)
     }
 
     /// `rounds` times: `sizes` written as new files in a new folder under `scratch`, one

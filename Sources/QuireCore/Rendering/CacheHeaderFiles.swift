@@ -81,7 +81,8 @@ public struct CacheHeaderFiles: Sendable {
     }
 
     private func render(_ folder: String) -> (map: [UInt8], headers: [UInt8]) {
-        var map: [UInt8] = [], headers: [UInt8] = []
+        var map: [UInt8] = []
+        var headers: [UInt8] = []
         let prefix = folder.isEmpty ? "" : folder + "/"
         for (name, page) in (folders[folder]?.entries ?? [:]).sorted(by: { $0.key < $1.key }) {
             let path = prefix + name

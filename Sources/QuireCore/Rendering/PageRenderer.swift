@@ -1,5 +1,5 @@
-public import QuireModel
 public import Foundation
+public import QuireModel
 
 /// Turns a validated page into the JSON an app fetches for one locale and one audience:
 /// translations merged, markdown pre-rendered, nothing executable, and nothing that changes when
@@ -27,9 +27,11 @@ public struct PageRenderer {
     /// Renders a markdown field's text: `MarkdownRenderer.render`, or a page build's memo of it.
     public var renderMarkdown: (String) -> RenderedMarkdown
 
-    public init(locale: String, defaultTTL: Int, now: Date = Date(), minimumAppVersions: [String: String] = [:],
-                renderMarkdown: @escaping (String) -> RenderedMarkdown = MarkdownRenderer.render,
-                text: @escaping (LocalizableText) -> String) {
+    public init(
+        locale: String, defaultTTL: Int, now: Date = Date(), minimumAppVersions: [String: String] = [:],
+        renderMarkdown: @escaping (String) -> RenderedMarkdown = MarkdownRenderer.render,
+        text: @escaping (LocalizableText) -> String
+    ) {
         self.locale = locale
         self.direction = TextDirection(locale: locale)
         self.defaultTTL = defaultTTL
@@ -121,7 +123,8 @@ public struct PageRenderer {
             }
             partObject["part"] = .integer(part)
             partObject["parts"] = .integer(chunks.count)
-            partObject["next"] = part < chunks.count ? .string(Self.fileName(pageID: page.pageID, audience: audience, part: part + 1)) : .null
+            partObject["next"] =
+                part < chunks.count ? .string(Self.fileName(pageID: page.pageID, audience: audience, part: part + 1)) : .null
             partObject["sections"] = .array(chunk)
             parts.append(.object(partObject))
         }
@@ -149,8 +152,10 @@ public struct PageRenderer {
 
     /// A field's published members: one, or for markdown the text and its two rendered forms
     /// (`MarkdownFieldNames`; a vocabulary cannot declare fields of those names).
-    func append(_ field: FieldEntry, to members: inout [(key: String, value: JSONValue)],
-                removed: inout [(text: LocalizableText, what: String)]) {
+    func append(
+        _ field: FieldEntry, to members: inout [(key: String, value: JSONValue)],
+        removed: inout [(text: LocalizableText, what: String)]
+    ) {
         guard case .markdown(let string) = field.value else {
             members.append((field.name, render(field.value, removed: &removed)))
             return
@@ -170,11 +175,12 @@ public struct PageRenderer {
         // Fields come through `append`, which puts the rendered forms beside the text.
         case .markdown(let string): return .string(text(string))
         case .items(let items):
-            return .array(items.map { item in
-                var members: [(key: String, value: JSONValue)] = []
-                for field in item { append(field, to: &members, removed: &removed) }
-                return .object(JSONObject(members: members))
-            })
+            return .array(
+                items.map { item in
+                    var members: [(key: String, value: JSONValue)] = []
+                    for field in item { append(field, to: &members, removed: &removed) }
+                    return .object(JSONObject(members: members))
+                })
         case .section(let section): return render(section, removed: &removed)
         }
     }

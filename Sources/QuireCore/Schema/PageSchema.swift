@@ -18,22 +18,29 @@ public enum PageSchema {
             ("title", "Quire page source"),
             ("description", "A page: an ordered list of typed sections. Unknown section types are allowed (published with a warning)."),
             ("type", "object"),
-            ("properties", .object(JSONObject([
-                ("$schema", ["type": "string"]),
-                ("page_id", described(pageID, "Optional; must equal the id derived from the file's path.")),
-                ("title", ["type": "string"]),
-                ("ttl", ["type": "integer", "minimum": 0, "description": "Seconds apps and caches may keep the page."]),
-                ("refresh", refresh),
-                ("page_size", ["type": "integer", "minimum": 1, "description": "Publish the page in parts of this many sections."]),
-                ("nav", .object(sectionList)),
-                ("header", .object(sectionList)),
-                ("footer", .object(sectionList)),
-                ("draft", ["type": "boolean"]),
-                ("publish_at", ["type": "string"]),
-                ("expires_at", ["type": "string"]),
-                ("redirect_to", ["type": "string"]),
-                ("sections", .object(sectionList)),
-            ]))),
+            (
+                "properties",
+                .object(
+                    JSONObject([
+                        ("$schema", ["type": "string"]),
+                        ("page_id", described(pageID, "Optional; must equal the id derived from the file's path.")),
+                        ("title", ["type": "string"]),
+                        ("ttl", ["type": "integer", "minimum": 0, "description": "Seconds apps and caches may keep the page."]),
+                        ("refresh", refresh),
+                        (
+                            "page_size",
+                            ["type": "integer", "minimum": 1, "description": "Publish the page in parts of this many sections."]
+                        ),
+                        ("nav", .object(sectionList)),
+                        ("header", .object(sectionList)),
+                        ("footer", .object(sectionList)),
+                        ("draft", ["type": "boolean"]),
+                        ("publish_at", ["type": "string"]),
+                        ("expires_at", ["type": "string"]),
+                        ("redirect_to", ["type": "string"]),
+                        ("sections", .object(sectionList)),
+                    ]))
+            ),
             ("anyOf", [["required": ["sections"]], ["required": ["redirect_to"]]]),
             ("$defs", .object(definitions)),
         ])
@@ -53,7 +60,10 @@ public enum PageSchema {
             "type": "object",
             "required": ["type"],
             "properties": [
-                "type": ["anyOf": [["enum": .array(names)], ["type": "string"]], "description": "The section type; unknown types are published unchanged with a warning."],
+                "type": [
+                    "anyOf": [["enum": .array(names)], ["type": "string"]],
+                    "description": "The section type; unknown types are published unchanged with a warning.",
+                ],
                 // Checked before the type is looked up, so for unknown types too.
                 "id": identifier,
                 "visible_to": visibleTo(config),
@@ -92,7 +102,9 @@ public enum PageSchema {
     /// A section with `action` and `destination` (cta_button): `external` needs a web URL,
     /// `navigate` a path (PageValidator.checkDestination).
     static func destinationRules(_ type: SectionTypeSpec) -> JSONValue? {
-        guard type.fields.contains(where: { $0.name == "action" }), type.fields.contains(where: { $0.name == "destination" }) else { return nil }
+        guard type.fields.contains(where: { $0.name == "action" }), type.fields.contains(where: { $0.name == "destination" }) else {
+            return nil
+        }
         func rule(_ action: String, _ pattern: String) -> JSONValue {
             [
                 "if": ["properties": ["action": ["const": .string(action)]], "required": ["action"]],
@@ -148,7 +160,10 @@ public enum PageSchema {
             for itemField in fields { properties[itemField.name] = schema(itemField) }
             object = [
                 "type": "array",
-                "items": ["type": "object", "properties": .object(properties), "required": .array(fields.filter(\.required).map { .string($0.name) })],
+                "items": [
+                    "type": "object", "properties": .object(properties),
+                    "required": .array(fields.filter(\.required).map { .string($0.name) }),
+                ],
             ]
             if field.required { object["minItems"] = 1 }
         }

@@ -41,10 +41,10 @@ public enum EditorTempFiles {
 
     private static let ignoredSuffixes: [StaticString] = [
         ".swp", ".swo", ".swn", ".swx",  // vim swap files without a leading dot
-        ".tmp", ".temp",                 // VS Code and many others
-        ".part", ".crdownload",          // partial downloads
+        ".tmp", ".temp",  // VS Code and many others
+        ".part", ".crdownload",  // partial downloads
         ".kate-swp",
-        ".bak", ".orig", ".rej",         // backups and patch leftovers
+        ".bak", ".orig", ".rej",  // backups and patch leftovers
     ]
 
     /// `sed -i` writes `sedXXXXXX` (six random letters and digits) beside the file, then renames it.

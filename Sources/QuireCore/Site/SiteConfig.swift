@@ -108,7 +108,8 @@ extension SiteConfig {
                 if let single = member.value.string { chain = [single] } else { chain = reader.stringList(member.value, path) }
                 guard let chain else { continue }
                 for target in chain + [member.key] where !config.locales.contains(target) {
-                    reader.error(member.value, path, "'\(target)' is not one of the site's locales (\(config.locales.joined(separator: ", ")))")
+                    reader.error(
+                        member.value, path, "'\(target)' is not one of the site's locales (\(config.locales.joined(separator: ", ")))")
                 }
                 config.fallbacks[member.key] = chain
             }
@@ -152,16 +153,23 @@ extension SiteConfig {
         _ = reader.stringList(root["replicas"], "replicas")
         for (index, item) in (root["replicas"]?.array ?? []).enumerated() {
             guard let text = item.string else { continue }
-            do { config.replicas.append(try ReplicaDestination(text)) } catch { reader.error(item, "replicas[\(index)]", error.description) }
+            do { config.replicas.append(try ReplicaDestination(text)) } catch {
+                reader.error(item, "replicas[\(index)]", error.description)
+            }
         }
         config.drillCatalog = reader.string(root["drill_catalog"], "drill_catalog")
         if let limits = reader.mapping(root["limits"], "limits") {
-            reader.warnUnknownKeys(limits, allowed: ["max_file_bytes", "max_depth", "max_sections", "max_string_bytes"], keyPath: "limits", where: "limits")
+            reader.warnUnknownKeys(
+                limits, allowed: ["max_file_bytes", "max_depth", "max_sections", "max_string_bytes"], keyPath: "limits", where: "limits")
             let node = root["limits"]
-            if let value = reader.integer(node?["max_file_bytes"], "limits.max_file_bytes", minimum: 1) { config.limits.maxFileBytes = value }
+            if let value = reader.integer(node?["max_file_bytes"], "limits.max_file_bytes", minimum: 1) {
+                config.limits.maxFileBytes = value
+            }
             if let value = reader.integer(node?["max_depth"], "limits.max_depth", minimum: 4) { config.limits.maxDepth = value }
             if let value = reader.integer(node?["max_sections"], "limits.max_sections", minimum: 1) { config.limits.maxSections = value }
-            if let value = reader.integer(node?["max_string_bytes"], "limits.max_string_bytes", minimum: 1) { config.limits.maxStringBytes = value }
+            if let value = reader.integer(node?["max_string_bytes"], "limits.max_string_bytes", minimum: 1) {
+                config.limits.maxStringBytes = value
+            }
         }
         return (config, reader.diagnostics)
     }
@@ -172,7 +180,8 @@ enum LocaleCode {
     static func isValid(_ code: String) -> Bool {
         let parts = code.split(separator: "-", omittingEmptySubsequences: false)
         guard let language = parts.first, (2...3).contains(language.count),
-              language.allSatisfy({ $0.isASCII && $0.isLowercase }) else { return false }
+            language.allSatisfy({ $0.isASCII && $0.isLowercase })
+        else { return false }
         return parts.dropFirst().allSatisfy { part in
             (2...8).contains(part.count) && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
         }

@@ -129,8 +129,14 @@ public struct SiteInventory: Sendable {
     @discardableResult
     private mutating func forget(path: String, relativePath: String, display: String) -> Bool {
         var wasFile = false
-        if siteFile?.path == path { siteFile = nil; wasFile = true }
-        if vocabularyFile?.path == path { vocabularyFile = nil; wasFile = true }
+        if siteFile?.path == path {
+            siteFile = nil
+            wasFile = true
+        }
+        if vocabularyFile?.path == path {
+            vocabularyFile = nil
+            wasFile = true
+        }
         // A page is filed under its path without the extension (see `classify`).
         let id = Self.splitExtension(relativePath).stem
         if let files = pages[id], files.contains(where: { $0.path == path }) {
@@ -148,7 +154,9 @@ public struct SiteInventory: Sendable {
             refusedTranslations.removeAll { $0.file.path == path }
         }
         if let refused = refusedSettingsFile, "\(root)/\(refused)" == path { refusedSettingsFile = nil }
-        if relativePath.hasPrefix("assets/"), assets.removeValue(forKey: String(relativePath.dropFirst("assets/".count))) != nil { wasFile = true }
+        if relativePath.hasPrefix("assets/"), assets.removeValue(forKey: String(relativePath.dropFirst("assets/".count))) != nil {
+            wasFile = true
+        }
         diagnostics.removeAll { $0.file == display }
         return wasFile
     }
@@ -156,7 +164,8 @@ public struct SiteInventory: Sendable {
     private mutating func walk(relative: String, displayRoot: String, depth: Int) {
         let directory = relative.isEmpty ? root : "\(root)/\(relative)"
         guard depth < 32 else {
-            diagnostics.append(.error("\(displayRoot)/\(relative)", "folders nest deeper than 32 levels: this folder is not read; move its files up"))
+            diagnostics.append(
+                .error("\(displayRoot)/\(relative)", "folders nest deeper than 32 levels: this folder is not read; move its files up"))
             return
         }
         // readdir's types spare an lstat per file (30,000 at 10,000 pages, before any page is
@@ -202,9 +211,15 @@ public struct SiteInventory: Sendable {
     private mutating func refuse(path: String, relativePath: String, display: String, mode: mode_t) {
         if mode & S_IFMT == S_IFLNK {
             let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
-            diagnostics.append(.error(display, "refused: a symbolic link (to '\(target)'); quire reads only regular files inside pages/: put the file itself here"))
+            diagnostics.append(
+                .error(
+                    display,
+                    "refused: a symbolic link (to '\(target)'); quire reads only regular files inside pages/: put the file itself here"))
         } else {
-            diagnostics.append(.error(display, "refused: \(Self.kindName(mode)), not a regular file; quire reads only regular files inside pages/: remove it"))
+            diagnostics.append(
+                .error(
+                    display, "refused: \(Self.kindName(mode)), not a regular file; quire reads only regular files inside pages/: remove it")
+            )
         }
         noteRefused(relativePath)
     }
@@ -216,7 +231,9 @@ public struct SiteInventory: Sendable {
         if relativePath.hasPrefix("l10n/") {
             let parts = Self.splitExtension(relativePath).stem.split(separator: "/", maxSplits: 2).map(String.init)
             if parts.count == 3 {
-                refusedTranslations.append(TranslationFile(file: SourceFile(path: "\(root)/\(relativePath)", relativePath: relativePath), locale: parts[1], pageID: parts[2]))
+                refusedTranslations.append(
+                    TranslationFile(
+                        file: SourceFile(path: "\(root)/\(relativePath)", relativePath: relativePath), locale: parts[1], pageID: parts[2]))
             }
         }
     }
@@ -238,7 +255,11 @@ public struct SiteInventory: Sendable {
             return
         }
         if Self.vocabularyFileNames.contains(relativePath) {
-            if vocabularyFile == nil { vocabularyFile = file } else { diagnostics.append(.error(display, "a second vocabulary file: keep only one")) }
+            if vocabularyFile == nil {
+                vocabularyFile = file
+            } else {
+                diagnostics.append(.error(display, "a second vocabulary file: keep only one"))
+            }
             return
         }
         if relativePath.hasPrefix("assets/") {
@@ -249,7 +270,8 @@ public struct SiteInventory: Sendable {
         if relativePath.hasPrefix("l10n/") {
             let parts = stem.split(separator: "/", maxSplits: 2).map(String.init)
             guard parts.count == 3, Self.translationExtensions.contains(pathExtension) else {
-                diagnostics.append(.warning(display, "not a translation file: translations go in l10n/<locale>/<page_id>.(yaml|json|xlf|po); ignored"))
+                diagnostics.append(
+                    .warning(display, "not a translation file: translations go in l10n/<locale>/<page_id>.(yaml|json|xlf|po); ignored"))
                 return
             }
             let translation = TranslationFile(file: file, locale: parts[1], pageID: parts[2])

@@ -47,7 +47,8 @@ public struct SiteSettings: Sendable {
         if let name = config.drillCatalog {
             let siteFile = "\(displayRoot)/\(inventory.siteFile?.relativePath ?? "site.yaml")"
             guard let relative = DrillCatalog.relativePath(name) else {
-                settings.diagnostics.append(.error(siteFile, "drill_catalog: '\(name)' must be a path inside the site folder, like drills.yaml"))
+                settings.diagnostics.append(
+                    .error(siteFile, "drill_catalog: '\(name)' must be a path inside the site folder, like drills.yaml"))
                 return settings
             }
             let split = SiteInventory.splitExtension(relative)
@@ -61,13 +62,16 @@ public struct SiteSettings: Sendable {
             pageIDs.remove(split.stem)
             settings.drillCatalogPageID = split.stem
         }
-        settings.context = ValidationContext(config: config, vocabulary: vocabulary, pageIDs: pageIDs, assets: Set(inventory.assets.keys), drillIDs: drillIDs)
+        settings.context = ValidationContext(
+            config: config, vocabulary: vocabulary, pageIDs: pageIDs, assets: Set(inventory.assets.keys), drillIDs: drillIDs)
         settings.digest = digest.finalize()
         return settings
     }
 
     /// Reads and parses one settings file through the one source reader.
-    static func parse(_ file: SiteInventory.SourceFile, display: String, into diagnostics: inout [Diagnostic]) -> (node: SourceNode, digest: String)? {
+    static func parse(_ file: SiteInventory.SourceFile, display: String, into diagnostics: inout [Diagnostic]) -> (
+        node: SourceNode, digest: String
+    )? {
         let bytes: [UInt8]
         do throws(SourceReadError) {
             bytes = try SourceFileReader().read(file.path)

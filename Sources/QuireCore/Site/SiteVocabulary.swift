@@ -22,12 +22,16 @@ enum SiteVocabulary {
         for member in types {
             let path = "types.\(member.key)"
             guard Identifier.isValid(member.key) else {
-                reader.diagnostics.append(.error(file, at: member.keyPosition, keyPath: path, "'\(member.key)' is not a valid type name: \(Identifier.rule)"))
+                reader.diagnostics.append(
+                    .error(file, at: member.keyPosition, keyPath: path, "'\(member.key)' is not a valid type name: \(Identifier.rule)"))
                 continue
             }
             if Vocabulary.builtIn[member.key] != nil {
-                reader.diagnostics.append(.error(file, at: member.keyPosition, keyPath: path,
-                    "'\(member.key)' is a built-in type and cannot be redefined: apps render it with its fixed fields; give your type another name"))
+                reader.diagnostics.append(
+                    .error(
+                        file, at: member.keyPosition, keyPath: path,
+                        "'\(member.key)' is a built-in type and cannot be redefined: apps render it with its fixed fields; give your type another name"
+                    ))
                 continue
             }
             guard let body = reader.mapping(member.value, path) else { continue }
@@ -36,34 +40,46 @@ enum SiteVocabulary {
                 if member.value["fields"] == nil { reader.error(member.value, path, "a type needs 'fields'") }
                 continue
             }
-            vocabulary.register(SectionTypeSpec(
-                member.key, summary: member.value["summary"]?.string ?? "",
-                minimumAppVersion: reader.string(member.value["min_app_version"], "\(path).min_app_version"), fields: fields))
+            vocabulary.register(
+                SectionTypeSpec(
+                    member.key, summary: member.value["summary"]?.string ?? "",
+                    minimumAppVersion: reader.string(member.value["min_app_version"], "\(path).min_app_version"), fields: fields))
         }
         return (vocabulary, reader.diagnostics)
     }
 
     /// The fields of a type (`isSection`) or of an item of an items field.
-    private static func readFields(_ node: SourceNode?, path: String, isSection: Bool = false,
-                                   reader: inout SourceNodeReader) -> [FieldSpec]? {
+    private static func readFields(
+        _ node: SourceNode?, path: String, isSection: Bool = false,
+        reader: inout SourceNodeReader
+    ) -> [FieldSpec]? {
         guard let node, let members = reader.mapping(node, path) else { return nil }
         var fields: [FieldSpec] = []
         var keyPositions: [String: SourcePosition] = [:]
         for member in members {
             let fieldPath = "\(path).\(member.key)"
             if Vocabulary.commonSectionKeys.contains(member.key) {
-                reader.diagnostics.append(.error(reader.file, at: member.keyPosition, keyPath: fieldPath, "'\(member.key)' is reserved for every section and cannot be a field"))
+                reader.diagnostics.append(
+                    .error(
+                        reader.file, at: member.keyPosition, keyPath: fieldPath,
+                        "'\(member.key)' is reserved for every section and cannot be a field"))
                 continue
             }
             if isSection && Vocabulary.publishedSectionKeys.contains(member.key) {
-                reader.diagnostics.append(.error(reader.file, at: member.keyPosition, keyPath: fieldPath,
-                    "'\(member.key)' is where Quire publishes the type's app version beside a fallback: give this field another name"))
+                reader.diagnostics.append(
+                    .error(
+                        reader.file, at: member.keyPosition, keyPath: fieldPath,
+                        "'\(member.key)' is where Quire publishes the type's app version beside a fallback: give this field another name"))
                 continue
             }
             guard reader.mapping(member.value, fieldPath) != nil else { continue }
-            reader.warnUnknownKeys(member.value.members ?? [], allowed: ["kind", "required", "translatable", "values", "fields", "summary"], keyPath: fieldPath, where: "a field")
+            reader.warnUnknownKeys(
+                member.value.members ?? [], allowed: ["kind", "required", "translatable", "values", "fields", "summary"],
+                keyPath: fieldPath, where: "a field")
             guard let kindName = reader.string(member.value["kind"], "\(fieldPath).kind") else {
-                if member.value["kind"] == nil { reader.error(member.value, fieldPath, "a field needs a 'kind' (\(fieldKinds.joined(separator: ", ")))") }
+                if member.value["kind"] == nil {
+                    reader.error(member.value, fieldPath, "a field needs a 'kind' (\(fieldKinds.joined(separator: ", ")))")
+                }
                 continue
             }
             let kind: FieldKind
@@ -88,7 +104,8 @@ enum SiteVocabulary {
                 }
                 kind = .items(itemFields)
             default:
-                reader.error(member.value["kind"] ?? member.value, "\(fieldPath).kind",
+                reader.error(
+                    member.value["kind"] ?? member.value, "\(fieldPath).kind",
                     "unknown field kind '\(kindName)': use one of \(fieldKinds.joined(separator: ", "))")
                 continue
             }
@@ -97,15 +114,19 @@ enum SiteVocabulary {
             if translatable && kind != .text && kind != .markdown {
                 reader.error(member.value, fieldPath, "only text and markdown fields can be translatable")
             }
-            fields.append(FieldSpec(
-                member.key, kind, required: reader.bool(member.value["required"], "\(fieldPath).required") ?? false,
-                translatable: translatable && (kind == .text || kind == .markdown),
-                summary: member.value["summary"]?.string ?? ""))
+            fields.append(
+                FieldSpec(
+                    member.key, kind, required: reader.bool(member.value["required"], "\(fieldPath).required") ?? false,
+                    translatable: translatable && (kind == .text || kind == .markdown),
+                    summary: member.value["summary"]?.string ?? ""))
         }
         for clash in MarkdownFieldNames.clashes(in: fields) {
             let name = clash.field.name
-            reader.diagnostics.append(.error(reader.file, at: keyPositions[name] ?? node.position, keyPath: "\(path).\(name)",
-                "'\(name)' is where the markdown field '\(clash.markdownField)' is published pre-rendered: give this field another name"))
+            reader.diagnostics.append(
+                .error(
+                    reader.file, at: keyPositions[name] ?? node.position, keyPath: "\(path).\(name)",
+                    "'\(name)' is where the markdown field '\(clash.markdownField)' is published pre-rendered: give this field another name"
+                ))
         }
         return fields
     }

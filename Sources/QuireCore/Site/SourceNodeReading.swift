@@ -71,15 +71,20 @@ struct SourceNodeReader {
 
     /// The same, for callers whose allowed keys are not a set yet: `isAllowed` answers for each
     /// key, and the set (for the message's hint) is built only when a key is unknown.
-    mutating func warnUnknownKeys(_ members: [SourceMember], isAllowed: (String) -> Bool, allowed: () -> Set<String>,
-                                  keyPath: String, where place: @autoclosure () -> String) {
+    mutating func warnUnknownKeys(
+        _ members: [SourceMember], isAllowed: (String) -> Bool, allowed: () -> Set<String>,
+        keyPath: String, where place: @autoclosure () -> String
+    ) {
         for member in members where !isAllowed(member.key) {
             let allowed = allowed()
             let path = keyPath.isEmpty ? member.key : "\(keyPath).\(member.key)"
-            let hint = Self.closest(to: member.key, in: allowed).map { "did you mean '\($0)'?" }
+            let hint =
+                Self.closest(to: member.key, in: allowed).map { "did you mean '\($0)'?" }
                 ?? "known keys: \(allowed.sorted().joined(separator: ", "))"
-            diagnostics.append(.warning(file, at: member.keyPosition, keyPath: path,
-                "unknown key '\(member.key)' in \(place()) is ignored; \(hint)"))
+            diagnostics.append(
+                .warning(
+                    file, at: member.keyPosition, keyPath: path,
+                    "unknown key '\(member.key)' in \(place()) is ignored; \(hint)"))
         }
     }
 
@@ -104,10 +109,11 @@ struct SourceNodeReader {
 /// Identifiers of sections, items, sites and page-id segments: `[a-z0-9_-]+`.
 public enum Identifier {
     public static func isValid(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-        }
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+            }
     }
 
     public static let rule = "use lower-case letters, digits, '-' and '_'"

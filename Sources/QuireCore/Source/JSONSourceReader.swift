@@ -15,7 +15,9 @@ struct JSONSourceReader {
     private var tree: SourceTreeBuilder
     private let file: String
 
-    static func read(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, file: String, limits: SourceLimits) throws(Diagnostic) -> SourceNode {
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, file: String, limits: SourceLimits) throws(Diagnostic)
+        -> SourceNode
+    {
         var reader = JSONSourceReader(bytes: bytes, start: start, file: file, limits: limits)
         return try reader.readDocument()
     }
@@ -356,7 +358,9 @@ struct JSONSourceReader {
             while end < bytes.count, end - index < 40, isWordByte(bytes[end]) { end += 1 }
             return "'\(text(index, end))'"
         }
-        if byte < 0x20 || byte == 0x7F { return "a control character (U+00\(byte < 16 ? "0" : "")\(String(byte, radix: 16, uppercase: true)))" }
+        if byte < 0x20 || byte == 0x7F {
+            return "a control character (U+00\(byte < 16 ? "0" : "")\(String(byte, radix: 16, uppercase: true)))"
+        }
         if byte == 0x27 { return "\"'\"" }
         var end = index + 1
         while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }

@@ -104,7 +104,9 @@ enum LibYAMLEventReader {
         pointer.map { String(cString: $0) }
     }
 
-    private static func syntaxError(_ parser: UnsafeMutablePointer<yaml_parser_t>, text: UnsafeBufferPointer<UInt8>, file: String) -> Diagnostic {
+    private static func syntaxError(_ parser: UnsafeMutablePointer<yaml_parser_t>, text: UnsafeBufferPointer<UInt8>, file: String)
+        -> Diagnostic
+    {
         let problem = parser.pointee.problem.map { String(cString: $0) } ?? "the parser failed"
         if parser.pointee.error == YAML_MEMORY_ERROR { return .error(file, "invalid YAML: out of memory") }
         let position: SourcePosition

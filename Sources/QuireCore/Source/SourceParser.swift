@@ -15,7 +15,9 @@ public enum SourceFormat: String, Sendable {
 /// UTF-8, NUL bytes and empty files are refused here, so each format reader sees valid text.
 public enum SourceParser {
     /// Parses a whole file. Throws the first error as a positioned diagnostic for `file`.
-    public static func parse(_ bytes: [UInt8], format: SourceFormat, file: String, limits: SourceLimits = .default) throws(Diagnostic) -> SourceNode {
+    public static func parse(_ bytes: [UInt8], format: SourceFormat, file: String, limits: SourceLimits = .default) throws(Diagnostic)
+        -> SourceNode
+    {
         try bytes.withUnsafeBufferPointer { (buffer) throws(Diagnostic) -> SourceNode in
             let start = SourceTextCheck.byteOrderMarkLength(buffer)
             try SourceTextCheck.validate(buffer, from: start, file: file)

@@ -44,7 +44,9 @@ enum YAMLSourceReader {
         return root
     }
 
-    private static func meaning(of text: String, plain: Bool, tag: String?, at position: SourcePosition, file: String) throws(Diagnostic) -> SourceNode.Value {
+    private static func meaning(of text: String, plain: Bool, tag: String?, at position: SourcePosition, file: String) throws(Diagnostic)
+        -> SourceNode.Value
+    {
         let meaning: YAMLCoreSchema.Meaning
         if let tag, tag != "!" {  // `!` is the non-specific tag: plain text
             let name = standardName(tag)

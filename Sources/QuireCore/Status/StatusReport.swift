@@ -1,5 +1,5 @@
-import QuireModel
 import Foundation
+import QuireModel
 
 /// `dist/<site>/status/status.json`: the live state editors' previews and the status page read.
 ///
@@ -25,13 +25,17 @@ public enum StatusReport {
     }
 
     /// The whole status as one value.
-    static func make(result: SiteBuildResult, store: SiteStore, locales: [String], pages publishedPages: Set<String>? = nil,
-                     now: Date = Date()) -> JSONValue {
+    static func make(
+        result: SiteBuildResult, store: SiteStore, locales: [String], pages publishedPages: Set<String>? = nil,
+        now: Date = Date()
+    ) -> JSONValue {
         let parts = parts(result: result, store: store, locales: locales, pages: publishedPages, now: now)
         var status = parts.summary
-        status["pages"] = .object(JSONObject(distinctKeys: Parts.ordered(parts.pageIDs).map { pageID in
-            (pageID, page(pageID, locales: parts.locales, diagnostics: parts.diagnostics[pageID] ?? []))
-        }))
+        status["pages"] = .object(
+            JSONObject(
+                distinctKeys: Parts.ordered(parts.pageIDs).map { pageID in
+                    (pageID, page(pageID, locales: parts.locales, diagnostics: parts.diagnostics[pageID] ?? []))
+                }))
         return .object(status)
     }
 
@@ -42,8 +46,10 @@ public enum StatusReport {
 
     /// The same files, each page's part taken from `cache` when it has not changed since the
     /// last write: on a large site the pages are nearly all of both files.
-    static func files(result: SiteBuildResult, store: SiteStore, locales: [String], pages publishedPages: Set<String>?,
-                      cache: StatusPageCache, now: Date = Date()) -> [String: [UInt8]] {
+    static func files(
+        result: SiteBuildResult, store: SiteStore, locales: [String], pages publishedPages: Set<String>?,
+        cache: StatusPageCache, now: Date = Date()
+    ) -> [String: [UInt8]] {
         let parts = parts(result: result, store: store, locales: locales, pages: publishedPages, now: now)
         let pages = cache.render(parts)
         let writer = JSONWriter(pretty: true)
@@ -61,11 +67,15 @@ public enum StatusReport {
     static func page(_ pageID: String, locales: [String], diagnostics: [Diagnostic]) -> JSONValue {
         // Relative to status/, through current/: the link follows the live version.
         let preview = JSONObject(members: locales.map { (key: $0, value: .string("../current/preview/\($0)/\(pageID).html")) })
-        return ["locales": .array(locales.map { .string($0) }), "diagnostics": .array(diagnostics.map(\.json)), "preview": .object(preview)]
+        return [
+            "locales": .array(locales.map { .string($0) }), "diagnostics": .array(diagnostics.map(\.json)), "preview": .object(preview),
+        ]
     }
 
     /// `publishedPages`: the pages the newest version serves, when the caller knows them.
-    private static func parts(result: SiteBuildResult, store: SiteStore, locales: [String], pages publishedPages: Set<String>?, now: Date) -> Parts {
+    private static func parts(result: SiteBuildResult, store: SiteStore, locales: [String], pages publishedPages: Set<String>?, now: Date)
+        -> Parts
+    {
         let byFile = Dictionary(grouping: result.diagnostics, by: \.file)
         var pageIDs = publishedPages ?? []
         if publishedPages == nil, let newest = try? store.newestVersion(), let files = try? store.files(of: newest) {
@@ -98,11 +108,15 @@ public enum StatusReport {
             "coverage": .array(result.coverage.map(\.json)),
             "scheduled": .array(result.scheduled.map(\.json)),
             "replicas": .array(ReplicaRecord(layout: store.layout).entries()),
-            "history": .array(((try? store.history(last: 25)) ?? []).map { entry in
-                ["at": .string(entry.when), "action": .string(entry.action.rawValue),
-                 "from": entry.from.map { .string($0.description) } ?? .null, "to": entry.to.map { .string($0.description) } ?? .null,
-                 "reason": .string(entry.reason), "user": .string(entry.user)]
-            }),
+            "history": .array(
+                ((try? store.history(last: 25)) ?? []).map { entry in
+                    [
+                        "at": .string(entry.when), "action": .string(entry.action.rawValue),
+                        "from": entry.from.map { .string($0.description) } ?? .null,
+                        "to": entry.to.map { .string($0.description) } ?? .null,
+                        "reason": .string(entry.reason), "user": .string(entry.user),
+                    ]
+                }),
         ]
         return Parts(summary: summary, pageIDs: pageIDs, diagnostics: diagnosticsByPage, locales: locales)
     }

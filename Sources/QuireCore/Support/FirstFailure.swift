@@ -13,8 +13,10 @@ final class FirstFailure: @unchecked Sendable {
     /// after a failure are skipped, and the first failure is thrown once all have returned.
     /// Fewer than `inlineBelow` iterations run in order on this thread: for small pieces of
     /// work, waking a worker costs more than it saves.
-    static func concurrentPerform(iterations: Int, inlineBelow: Int = 0,
-                                  _ work: @Sendable (Int) throws(StoreError) -> Void) throws(StoreError) {
+    static func concurrentPerform(
+        iterations: Int, inlineBelow: Int = 0,
+        _ work: @Sendable (Int) throws(StoreError) -> Void
+    ) throws(StoreError) {
         if iterations < inlineBelow {
             for index in 0..<iterations { try work(index) }
             return

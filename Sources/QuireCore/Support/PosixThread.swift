@@ -15,10 +15,12 @@ struct PosixThread {
     init?(_ run: @escaping () -> Void) {
         let body = Unmanaged.passRetained(Body(run)).toOpaque()
         var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { raw in
-            Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
-            return nil
-        }, body)
+        let status = pthread_create(
+            &thread, nil,
+            { raw in
+                Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            }, body)
         guard status == 0 else {
             Unmanaged<Body>.fromOpaque(body).release()
             return nil

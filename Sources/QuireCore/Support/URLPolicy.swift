@@ -61,7 +61,8 @@ public enum URLPolicy {
             if scalar == "\t" || scalar == "\n" || scalar == "\r" { continue }
             if letters.isEmpty && scalar.value <= 0x20 { continue }
             if scalar == ":" { return letters.isEmpty ? nil : letters.lowercased() }
-            let isSchemeCharacter = scalar.properties.isASCIIHexDigit || ("a"..."z").contains(scalar)
+            let isSchemeCharacter =
+                scalar.properties.isASCIIHexDigit || ("a"..."z").contains(scalar)
                 || ("A"..."Z").contains(scalar) || scalar == "+" || scalar == "-" || scalar == "."
             if !isSchemeCharacter { return nil }
             letters.unicodeScalars.append(scalar)

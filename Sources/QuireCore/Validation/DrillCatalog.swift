@@ -9,14 +9,16 @@ enum DrillCatalog {
         if let members = root.members {
             for member in members {
                 if member.value.string == nil, member.value.members == nil {
-                    reader.error(member.value, member.key, "must be the drill's title (text) or a mapping, found \(member.value.kindDescription)")
+                    reader.error(
+                        member.value, member.key, "must be the drill's title (text) or a mapping, found \(member.value.kindDescription)")
                 }
                 ids.append(member.key)
             }
         } else if root.array != nil {
             ids = reader.stringList(root, "") ?? []
         } else {
-            reader.error(root, "", "a drill catalog must be a list of drill ids or a mapping of drill id to title, found \(root.kindDescription)")
+            reader.error(
+                root, "", "a drill catalog must be a list of drill ids or a mapping of drill id to title, found \(root.kindDescription)")
         }
         return (Set(ids), reader.diagnostics)
     }

@@ -1,5 +1,5 @@
-public import QuireModel
 public import Foundation
+public import QuireModel
 
 /// A page that passed validation: what the later stages (localization, markdown, publish)
 /// need, with every translatable string named by its stable key.

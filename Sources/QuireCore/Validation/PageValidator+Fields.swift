@@ -1,5 +1,5 @@
-import QuireModel
 import Foundation
+import QuireModel
 
 /// A section's fields: each value checked against its spec, and the URLs they hold.
 extension PageValidator {
@@ -7,13 +7,16 @@ extension PageValidator {
         var entries: [FieldEntry] = []
         for member in node.members ?? [] {
             guard let spec = specs.first(where: { $0.name == member.key }) else { continue }
-            if let value = field(member.value, spec: spec, keyPath: "\(keyPath).\(member.key)",
-                                 translationKey: "\(translationBase).\(member.key)", section: node) {
+            if let value = field(
+                member.value, spec: spec, keyPath: "\(keyPath).\(member.key)",
+                translationKey: "\(translationBase).\(member.key)", section: node)
+            {
                 entries.append(FieldEntry(name: member.key, value: value))
             }
         }
         for spec in specs where spec.required && node[spec.name] == nil {
-            reader.error(node, keyPath.isEmpty ? spec.name : "\(keyPath).\(spec.name)",
+            reader.error(
+                node, keyPath.isEmpty ? spec.name : "\(keyPath).\(spec.name)",
                 "missing required field '\(spec.name)' (\(spec.kind.name))")
         }
         return entries
@@ -21,8 +24,10 @@ extension PageValidator {
 
     /// `keyPath` and `translationKey` become strings only where the model keeps them (text) or a
     /// diagnostic names them.
-    mutating func field(_ node: SourceNode, spec: FieldSpec, keyPath lazyKeyPath: @autoclosure () -> String,
-                        translationKey lazyTranslationKey: @autoclosure () -> String, section: SourceNode) -> FieldValue? {
+    mutating func field(
+        _ node: SourceNode, spec: FieldSpec, keyPath lazyKeyPath: @autoclosure () -> String,
+        translationKey lazyTranslationKey: @autoclosure () -> String, section: SourceNode
+    ) -> FieldValue? {
         switch spec.kind {
         case .text, .markdown:
             let keyPath = lazyKeyPath()
@@ -31,7 +36,9 @@ extension PageValidator {
             if spec.required && text.isBlank {
                 reader.error(node, keyPath, "must not be empty")
             }
-            let value = LocalizableText(key: translationKey, keyPath: keyPath, text: text, position: node.position, translatable: spec.translatable, isMarkdown: spec.kind == .markdown)
+            let value = LocalizableText(
+                key: translationKey, keyPath: keyPath, text: text, position: node.position, translatable: spec.translatable,
+                isMarkdown: spec.kind == .markdown)
             return spec.kind == .markdown ? .markdown(value) : .text(value)
         case .url, .image:
             guard let url = reader.string(node, lazyKeyPath()) else { return nil }
@@ -50,8 +57,10 @@ extension PageValidator {
             if spec.name == "drill_ids", section["type"]?.string == "drill_carousel", let catalog = context.drillIDs {
                 for (index, item) in (node.array ?? []).enumerated() {
                     guard let id = item.string, Identifier.isValid(id), !catalog.contains(id) else { continue }
-                    reader.error(item, "\(keyPath)[\(index)]",
-                        "'\(id)' is not in the site's drill catalog (\(context.config.drillCatalog ?? "drill_catalog")): fix the id or add the drill to the catalog")
+                    reader.error(
+                        item, "\(keyPath)[\(index)]",
+                        "'\(id)' is not in the site's drill catalog (\(context.config.drillCatalog ?? "drill_catalog")): fix the id or add the drill to the catalog"
+                    )
                 }
             }
             return .plain(node.json)
@@ -99,12 +108,16 @@ extension PageValidator {
                 }
                 for member in members where member.key != "id" {
                     guard let fieldSpec = itemSpecs.first(where: { $0.name == member.key }) else { continue }
-                    if let value = field(member.value, spec: fieldSpec, keyPath: "\(itemPath).\(member.key)", translationKey: "\(itemKey).\(member.key)", section: section) {
+                    if let value = field(
+                        member.value, spec: fieldSpec, keyPath: "\(itemPath).\(member.key)", translationKey: "\(itemKey).\(member.key)",
+                        section: section)
+                    {
                         entries.append(FieldEntry(name: member.key, value: value))
                     }
                 }
                 for fieldSpec in itemSpecs where fieldSpec.required && item[fieldSpec.name] == nil {
-                    reader.error(item, "\(itemPath).\(fieldSpec.name)", "missing required field '\(fieldSpec.name)' (\(fieldSpec.kind.name))")
+                    reader.error(
+                        item, "\(itemPath).\(fieldSpec.name)", "missing required field '\(fieldSpec.name)' (\(fieldSpec.kind.name))")
                 }
                 result.append(entries)
             }
@@ -145,13 +158,18 @@ extension PageValidator {
         linkedPageIDs.insert(url.hasPrefix("/") ? String(url.dropFirst()) : url)
         guard action == "navigate" else { return }
         guard url.hasPrefix("/") else {
-            reader.error(node, keyPath, "a navigate button needs a page or app route starting with '/', found '\(url)'; use action: external for web links")
+            reader.error(
+                node, keyPath,
+                "a navigate button needs a page or app route starting with '/', found '\(url)'; use action: external for web links")
             return
         }
         let path = String(url.prefix { $0 != "?" && $0 != "#" })
         let target = String(path.dropFirst())
         if isPage(target) || context.config.appRoutes.contains(path) { return }
         let routes = context.config.appRoutes.sorted().joined(separator: ", ")
-        reader.error(node, keyPath, "'\(url)' is neither a page of this site nor an app route\(routes.isEmpty ? " (site.yaml declares no app_routes)" : " (app_routes: \(routes))")")
+        reader.error(
+            node, keyPath,
+            "'\(url)' is neither a page of this site nor an app route\(routes.isEmpty ? " (site.yaml declares no app_routes)" : " (app_routes: \(routes))")"
+        )
     }
 }

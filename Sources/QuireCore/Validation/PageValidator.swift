@@ -1,5 +1,5 @@
-public import QuireModel
 import Foundation
+public import QuireModel
 
 /// What validation checks a page against, besides the page itself.
 public struct ValidationContext: Sendable {
@@ -43,14 +43,17 @@ public struct PageValidator {
         self.reader = SourceNodeReader(file: file)
     }
 
-    public static func validate(_ root: SourceNode, pageID: String, file: String, context: ValidationContext) -> (PageModel?, [Diagnostic]) {
+    public static func validate(_ root: SourceNode, pageID: String, file: String, context: ValidationContext) -> (PageModel?, [Diagnostic])
+    {
         let validated = validateLinks(root, pageID: pageID, file: file, context: context)
         return (validated.model, validated.diagnostics)
     }
 
     /// `validate`, and the page ids the page looked up (`linkedPageIDs`).
-    static func validateLinks(_ root: SourceNode, pageID: String, file: String,
-                              context: ValidationContext) -> (model: PageModel?, diagnostics: [Diagnostic], linkedPageIDs: Set<String>) {
+    static func validateLinks(
+        _ root: SourceNode, pageID: String, file: String,
+        context: ValidationContext
+    ) -> (model: PageModel?, diagnostics: [Diagnostic], linkedPageIDs: Set<String>) {
         var validator = PageValidator(context: context, pageID: pageID, file: file)
         let page = validator.page(root)
         let diagnostics = validator.reader.diagnostics
@@ -70,11 +73,14 @@ public struct PageValidator {
         }
         reader.warnUnknownKeys(members, allowed: Self.pageKeys, keyPath: "", where: "a page")
         if let declared = reader.string(root["page_id"], "page_id"), declared != pageID, let node = root["page_id"] {
-            reader.error(node, "page_id", "'\(declared)' does not match the page id '\(pageID)' given by the file's path: rename the file or fix page_id")
+            reader.error(
+                node, "page_id",
+                "'\(declared)' does not match the page id '\(pageID)' given by the file's path: rename the file or fix page_id")
         }
         var title: LocalizableText?
         if let node = root["title"], let text = reader.string(node, "title") {
-            title = LocalizableText(key: "title", keyPath: "title", text: text, position: node.position, translatable: true, isMarkdown: false)
+            title = LocalizableText(
+                key: "title", keyPath: "title", text: text, position: node.position, translatable: true, isMarkdown: false)
         }
         let ttl = reader.integer(root["ttl"], "ttl")
         var extras = JSONObject()
@@ -110,7 +116,9 @@ public struct PageValidator {
             return []
         }
         if items.count > context.config.limits.maxSections {
-            reader.error(node, keyPath, "has \(items.count) sections, over the limit of \(context.config.limits.maxSections) (limits.max_sections in site.yaml)")
+            reader.error(
+                node, keyPath,
+                "has \(items.count) sections, over the limit of \(context.config.limits.maxSections) (limits.max_sections in site.yaml)")
         }
         var sections: [SectionModel] = []
         var seenIDs: [String: SourcePosition] = [:]
@@ -153,19 +161,23 @@ public struct PageValidator {
             let path = keyPath.isEmpty ? key : "\(keyPath).\(key)"
             guard let text = reader.string(value, path) else { continue }
             guard let date = ScheduleDate.parse(text) else {
-                reader.error(value, path, "'\(text)' is not an ISO 8601 time: write it like 2025-12-01T09:00:00Z or 2025-12-01T09:00:00+01:00")
+                reader.error(
+                    value, path, "'\(text)' is not an ISO 8601 time: write it like 2025-12-01T09:00:00Z or 2025-12-01T09:00:00+01:00")
                 continue
             }
             if key == "publish_at" { schedule.publishAt = date } else { schedule.expiresAt = date }
         }
         if let publishAt = schedule.publishAt, let expiresAt = schedule.expiresAt, expiresAt <= publishAt, let value = node["expires_at"] {
-            reader.error(value, keyPath.isEmpty ? "expires_at" : "\(keyPath).expires_at", "is not after publish_at: the content would never be live")
+            reader.error(
+                value, keyPath.isEmpty ? "expires_at" : "\(keyPath).expires_at", "is not after publish_at: the content would never be live")
         }
         return schedule
     }
 
-    mutating func section(_ node: SourceNode, keyPath: String, index: Int, seenIDs: inout [String: SourcePosition],
-                          keyPrefix: String? = nil, isFallback: Bool = false) -> SectionModel? {
+    mutating func section(
+        _ node: SourceNode, keyPath: String, index: Int, seenIDs: inout [String: SourcePosition],
+        keyPrefix: String? = nil, isFallback: Bool = false
+    ) -> SectionModel? {
         guard let members = node.members else {
             reader.error(node, keyPath, "a section must be a mapping with a 'type', found \(node.kindDescription)")
             return nil
@@ -180,7 +192,9 @@ public struct PageValidator {
             if !Identifier.isValid(text) {
                 reader.error(idNode, "\(keyPath).id", "'\(text)' is not a valid section id: \(Identifier.rule)")
             } else if let first = seenIDs[text] {
-                reader.error(idNode, "\(keyPath).id", "duplicate section id '\(text)' (first used at line \(first.line)): section ids must be unique in a page")
+                reader.error(
+                    idNode, "\(keyPath).id",
+                    "duplicate section id '\(text)' (first used at line \(first.line)): section ids must be unique in a page")
             } else {
                 seenIDs[text] = idNode.position
             }
@@ -189,7 +203,8 @@ public struct PageValidator {
         let visibleTo = audiences(node["visible_to"], keyPath: "\(keyPath).visible_to")
         let schedule = self.schedule(node, keyPath: keyPath)
         guard let spec = context.vocabulary[type] else {
-            reader.warning(typeNode, "\(keyPath).type",
+            reader.warning(
+                typeNode, "\(keyPath).type",
                 "unknown section type '\(type)': published unchanged; apps that cannot render it skip it")
             var unknown = SectionModel(type: type, id: id, isKnown: false, fields: [], raw: node.json, visibleTo: visibleTo)
             unknown.schedule = schedule
@@ -208,16 +223,23 @@ public struct PageValidator {
                 reader.error(fallbackNode, "\(keyPath).fallback", "a fallback section cannot have a fallback of its own")
             }
             for key in ["visible_to", "publish_at", "expires_at"] where fallbackNode[key] != nil {
-                reader.error(fallbackNode[key] ?? fallbackNode, "\(keyPath).fallback.\(key)", "a fallback section takes its parent's '\(key)': move it to the parent section")
+                reader.error(
+                    fallbackNode[key] ?? fallbackNode, "\(keyPath).fallback.\(key)",
+                    "a fallback section takes its parent's '\(key)': move it to the parent section")
             }
-            if var fallback = section(fallbackNode, keyPath: "\(keyPath).fallback", index: index, seenIDs: &fallbackIDs, keyPrefix: keyPrefix, isFallback: true) {
+            if var fallback = section(
+                fallbackNode, keyPath: "\(keyPath).fallback", index: index, seenIDs: &fallbackIDs, keyPrefix: keyPrefix, isFallback: true)
+            {
                 if fallback.id == nil { fallback = Self.rekey(fallback, base: "\(base).fallback") }
                 fields.append(FieldEntry(name: "fallback", value: .section(fallback)))
             }
         }
         if id == nil, !isFallback, !fields.isEmpty, context.config.locales.count > 1,
-           spec.fields.contains(where: \.translatable) {
-            reader.warning(node, keyPath, "this section has no 'id': its translations are keyed by position (\(base)) and break when sections move; give it an id")
+            spec.fields.contains(where: \.translatable)
+        {
+            reader.warning(
+                node, keyPath,
+                "this section has no 'id': its translations are keyed by position (\(base)) and break when sections move; give it an id")
         }
         // Only an unknown type is published from `raw`: a known one is published from its fields.
         var model = SectionModel(type: type, id: id, isKnown: true, fields: fields, raw: .null, visibleTo: visibleTo)
@@ -242,7 +264,8 @@ public struct PageValidator {
         case .plain: return value
         case .text(let text): return .text(move(text))
         case .markdown(let text): return .markdown(move(text))
-        case .items(let items): return .items(items.map { $0.map { FieldEntry(name: $0.name, value: rekey($0.value, from: old, to: new)) } })
+        case .items(let items):
+            return .items(items.map { $0.map { FieldEntry(name: $0.name, value: rekey($0.value, from: old, to: new)) } })
         case .section: return value
         }
     }
@@ -252,7 +275,8 @@ public struct PageValidator {
         let names: [String]
         if let single = node.string { names = [single] } else { names = reader.stringList(node, keyPath()) ?? [] }
         for name in names where !context.config.audiences.contains(name) {
-            let declared = context.config.audiences.isEmpty ? "none are declared" : "declared: \(context.config.audiences.joined(separator: ", "))"
+            let declared =
+                context.config.audiences.isEmpty ? "none are declared" : "declared: \(context.config.audiences.joined(separator: ", "))"
             reader.error(node, keyPath(), "'\(name)' is not an audience of this site (\(declared) under 'audiences' in site.yaml)")
         }
         return names

@@ -4,7 +4,9 @@ import Foundation
 /// fractional seconds, or a bare date (midnight UTC).
 enum ScheduleDate {
     static func parse(_ text: String) -> Date? {
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds], [.withFullDate]] {
+        for options: ISO8601DateFormatter.Options in [
+            [.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds], [.withFullDate],
+        ] {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = options
             if let date = formatter.date(from: text) { return date }

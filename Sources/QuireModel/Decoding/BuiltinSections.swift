@@ -46,7 +46,10 @@ public struct HeroBanner: SectionDecodable, Hashable {
     public var subtitle: String?
     public var alt: String?
 
-    enum CodingKeys: String, CodingKey { case id, title, subtitle, alt, imageURL = "image_url" }
+    enum CodingKeys: String, CodingKey {
+        case id, title, subtitle, alt
+        case imageURL = "image_url"
+    }
 }
 
 public struct MarkdownBlock: SectionDecodable, Hashable {
@@ -70,7 +73,11 @@ public struct ProductGrid: SectionDecodable, Hashable {
         public var price: String?
         public var externalURL: String?
 
-        enum CodingKeys: String, CodingKey { case id, title, alt, price, imageURL = "image_url", externalURL = "external_url" }
+        enum CodingKeys: String, CodingKey {
+            case id, title, alt, price
+            case imageURL = "image_url"
+            case externalURL = "external_url"
+        }
     }
     public var id: String?
     public var title: String?
@@ -83,7 +90,10 @@ public struct DrillCarousel: SectionDecodable, Hashable {
     public var title: String?
     public var drillIDs: [String]
 
-    enum CodingKeys: String, CodingKey { case id, title, drillIDs = "drill_ids" }
+    enum CodingKeys: String, CodingKey {
+        case id, title
+        case drillIDs = "drill_ids"
+    }
 }
 
 public struct CTAButton: SectionDecodable, Hashable {
@@ -106,7 +116,10 @@ public struct VideoEmbed: SectionDecodable, Hashable {
     public var caption: String?
     public var posterURL: String?
 
-    enum CodingKeys: String, CodingKey { case id, url, title, caption, posterURL = "poster_url" }
+    enum CodingKeys: String, CodingKey {
+        case id, url, title, caption
+        case posterURL = "poster_url"
+    }
 }
 
 public struct ImageGallery: SectionDecodable, Hashable {
@@ -116,7 +129,10 @@ public struct ImageGallery: SectionDecodable, Hashable {
         public var alt: String?
         public var caption: String?
 
-        enum CodingKeys: String, CodingKey { case alt, caption, imageURL = "image_url" }
+        enum CodingKeys: String, CodingKey {
+            case alt, caption
+            case imageURL = "image_url"
+        }
     }
     public var id: String?
     public var title: String?

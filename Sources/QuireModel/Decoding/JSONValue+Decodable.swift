@@ -9,16 +9,24 @@ extension JSONValue: Decodable {
         }
         if let object = try? decoder.container(keyedBy: AnyCodingKey.self) {
             // Keys in the order the container gives them; sorted so equal input decodes equal.
-            self = .object(JSONObject(try object.allKeys.sorted { $0.stringValue < $1.stringValue }
-                .map { ($0.stringValue, try object.decode(JSONValue.self, forKey: $0)) }))
+            self = .object(
+                JSONObject(
+                    try object.allKeys.sorted { $0.stringValue < $1.stringValue }
+                        .map { ($0.stringValue, try object.decode(JSONValue.self, forKey: $0)) }))
             return
         }
         let single = try decoder.singleValueContainer()
-        if single.decodeNil() { self = .null }
-        else if let flag = try? single.decode(Bool.self) { self = .bool(flag) }
-        else if let integer = try? single.decode(Int.self) { self = .integer(integer) }
-        else if let number = try? single.decode(Double.self) { self = .number(number) }
-        else { self = .string(try single.decode(String.self)) }
+        if single.decodeNil() {
+            self = .null
+        } else if let flag = try? single.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let integer = try? single.decode(Int.self) {
+            self = .integer(integer)
+        } else if let number = try? single.decode(Double.self) {
+            self = .number(number)
+        } else {
+            self = .string(try single.decode(String.self))
+        }
     }
 }
 

@@ -64,7 +64,10 @@ public struct DecodedPage: Decodable, Sendable {
             self.onAppear = onAppear
         }
 
-        enum CodingKeys: String, CodingKey { case interval, onAppear = "on_appear" }
+        enum CodingKeys: String, CodingKey {
+            case interval
+            case onAppear = "on_appear"
+        }
     }
 
     public var pageID: String
@@ -120,7 +123,9 @@ struct SectionListDecoding: Sendable {
     var decoders: [String: any SectionDecodable.Type]
     var appVersion: String?
 
-    func decode(_ page: KeyedDecodingContainer<DecodedPage.CodingKeys>, _ key: DecodedPage.CodingKeys, skipped: inout [DecodedPage.Skip]) -> [any SectionDecodable] {
+    func decode(_ page: KeyedDecodingContainer<DecodedPage.CodingKeys>, _ key: DecodedPage.CodingKeys, skipped: inout [DecodedPage.Skip])
+        -> [any SectionDecodable]
+    {
         guard page.contains(key) else { return [] }
         guard var list = try? page.nestedUnkeyedContainer(forKey: key) else {
             skipped.append(.init(keyPath: key.stringValue, reason: "is not a list of sections"))
@@ -142,7 +147,8 @@ struct SectionListDecoding: Sendable {
 
     func section(_ decoder: any Decoder, allowFallback: Bool = true) -> Result<any SectionDecodable, Failure> {
         guard let object = try? decoder.container(keyedBy: AnyCodingKey.self),
-              let type = try? object.decode(String.self, forKey: AnyCodingKey("type")) else {
+            let type = try? object.decode(String.self, forKey: AnyCodingKey("type"))
+        else {
             return .failure(Failure(reason: "a section must be an object with a 'type'"))
         }
         let minimum = try? object.decodeIfPresent(String.self, forKey: AnyCodingKey("min_app_version"))
@@ -158,7 +164,9 @@ struct SectionListDecoding: Sendable {
         } else {
             problem = "unknown section type '\(type)'"
         }
-        if allowFallback, object.contains(AnyCodingKey("fallback")), let fallback = try? object.superDecoder(forKey: AnyCodingKey("fallback")) {
+        if allowFallback, object.contains(AnyCodingKey("fallback")),
+            let fallback = try? object.superDecoder(forKey: AnyCodingKey("fallback"))
+        {
             switch section(fallback, allowFallback: false) {
             case .success(let section): return .success(section)
             case .failure(let failure): problem += "; its fallback: \(failure.reason)"
@@ -170,9 +178,11 @@ struct SectionListDecoding: Sendable {
     /// A decoding error as a short sentence with its path inside the section.
     static func describe(_ error: any Error) -> String {
         func path(_ codingPath: [any CodingKey]) -> String {
-            codingPath.drop { $0.stringValue != "sections" && $0.stringValue != "nav" && $0.stringValue != "header" && $0.stringValue != "footer" }
-                .dropFirst(2).map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-                .trimmingCharacters(in: CharacterSet(charactersIn: "."))
+            codingPath.drop {
+                $0.stringValue != "sections" && $0.stringValue != "nav" && $0.stringValue != "header" && $0.stringValue != "footer"
+            }
+            .dropFirst(2).map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            .trimmingCharacters(in: CharacterSet(charactersIn: "."))
         }
         switch error as? DecodingError {
         case .keyNotFound(let key, let context)?: return "missing '\(path(context.codingPath + [key]))'"

@@ -1,7 +1,7 @@
 internal import CInotifyTools
-import QuireCore
 import Dispatch
 import Foundation
+import QuireCore
 import Synchronization
 
 /// libinotifytools keeps one process-wide inotify instance and watch table: one reader at a time.
@@ -20,10 +20,11 @@ private let inotifyToolsClaimed = Mutex<Bool>(false)
 /// its watches; a deleted folder's table entries are renamed out of the way, so a new folder of
 /// the same name gets a clean entry.
 final class InotifyReader: @unchecked Sendable {
-    private static let eventMask = Int32(bitPattern:
-        UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_MOVED_FROM) | UInt32(IN_CREATE)
-        | UInt32(IN_DELETE) | UInt32(IN_DELETE_SELF) | UInt32(IN_MOVE_SELF) | UInt32(IN_ATTRIB)
-        | UInt32(IN_DONT_FOLLOW) | UInt32(IN_ONLYDIR))
+    private static let eventMask = Int32(
+        bitPattern:
+            UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_MOVED_FROM) | UInt32(IN_CREATE)
+            | UInt32(IN_DELETE) | UInt32(IN_DELETE_SELF) | UInt32(IN_MOVE_SELF) | UInt32(IN_ATTRIB)
+            | UInt32(IN_DONT_FOLLOW) | UInt32(IN_ONLYDIR))
 
     /// How long `stop()` keeps reading (and dropping) events so that the library's static event
     /// buffer is empty for the next reader.
@@ -276,7 +277,8 @@ final class InotifyReader: @unchecked Sendable {
     }
 
     private func renameWatches(from oldPath: String, to newPath: String) {
-        let oldPrefix = oldPath + "/", newPrefix = newPath + "/"
+        let oldPrefix = oldPath + "/"
+        let newPrefix = newPath + "/"
         inotifytools_replace_filename(oldPrefix, newPrefix)
         for key in watchedFolders where key.hasPrefix(oldPrefix) {
             watchedFolders.remove(key)

@@ -1,5 +1,5 @@
-import QuireCore
 import Foundation
+import QuireCore
 
 /// What `lstat` says about one entry, enough to notice a change without reading it.
 struct FileStamp: Sendable, Equatable {

@@ -137,6 +137,20 @@ class Tab:
             raise ProtocolError(f"script failed: {result['exceptionDetails'].get('text')}: {expression[:80]}")
         return result["result"].get("value")
 
+    def wait_until(self, expression, timeout):
+        """Polls an expression in the page (which may be reloading) until it is truthy.
+        Returns the value (None on timeout) and the seconds waited."""
+        start = time.monotonic()
+        while time.monotonic() - start < timeout:
+            try:
+                value = self.evaluate(expression)
+                if value:
+                    return value, time.monotonic() - start
+            except ProtocolError:
+                pass  # the page is between documents
+            self.pump(0.2)
+        return None, time.monotonic() - start
+
     def screenshot(self, path, clip=None):
         params = {"format": "png", "captureBeyondViewport": False}
         if clip:

@@ -29,6 +29,20 @@ def expect(condition, message):
     return condition
 
 
+def import_and_build(site, tree, namespace, name, label):
+    """Writes the translated tree, imports it and builds the site, as a translator's round trip ends;
+    returns the translated file's path."""
+    ET.register_namespace("", namespace)
+    translated = site.path(name)
+    os.makedirs(os.path.dirname(translated), exist_ok=True)
+    tree.write(translated, encoding="UTF-8", xml_declaration=True)
+    imported = site.quire("l10n", "import", translated, "--site", "shop")
+    expect(imported.returncode == 0 and "error" not in imported.stderr, f"import of the translated {label}: {imported.stderr}")
+    build = site.quire("build", "--dist", site.path("dist"), "--site", "shop")
+    expect(build.returncode == 0, f"build: {build.stderr}")
+    return translated
+
+
 class Site:
     def __init__(self, quire, root):
         self.quire_bin, self.root = quire, root
@@ -125,14 +139,7 @@ def check_xliff12(site):
         target.set("state", "translated")
         found[key].set("approved", "yes")
         found[key].insert(list(found[key]).index(source) + 1, target)
-    ET.register_namespace("", XLIFF12)
-    translated = site.path("translated/store.xlf")
-    os.makedirs(os.path.dirname(translated), exist_ok=True)
-    tree.write(translated, encoding="UTF-8", xml_declaration=True)
-    imported = site.quire("l10n", "import", translated, "--site", "shop")
-    expect(imported.returncode == 0 and "error" not in imported.stderr, f"import of the translated XLIFF 1.2: {imported.stderr}")
-    build = site.quire("build", "--dist", site.path("dist"), "--site", "shop")
-    expect(build.returncode == 0, f"build: {build.stderr}")
+    translated = import_and_build(site, tree, XLIFF12, "translated/store.xlf", "XLIFF 1.2")
     page = site.published("es", "store")
     expect(published_text(page, "promo", "title") == "Los miembros ahorran {percent}", "published promo.title")
     expect(published_text(page, "why", "body") == "Antes de su primer partido, lea las [reglas](https://example.com/rules).",
@@ -200,14 +207,7 @@ def check_xliff20(site):
     for key, (words, inner) in translations.items():
         segment = found[key].find(f"{{{XLIFF20}}}segment")
         segment.append(translate_around_codes(segment.find(f"{{{XLIFF20}}}source"), words, inner))
-    ET.register_namespace("", XLIFF20)
-    translated = site.path("translated20/store.xlf")
-    os.makedirs(os.path.dirname(translated), exist_ok=True)
-    tree.write(translated, encoding="UTF-8", xml_declaration=True)
-    imported = site.quire("l10n", "import", translated, "--site", "shop")
-    expect(imported.returncode == 0 and "error" not in imported.stderr, f"import of the translated XLIFF 2.0: {imported.stderr}")
-    build = site.quire("build", "--dist", site.path("dist"), "--site", "shop")
-    expect(build.returncode == 0, f"build: {build.stderr}")
+    translated = import_and_build(site, tree, XLIFF20, "translated20/store.xlf", "XLIFF 2.0")
     page = site.published("fr-CA", "store")
     expect(published_text(page, "promo", "title") == "Les membres épargnent {percent}", "published fr-CA promo.title")
     body = published_text(page, "why", "body")

@@ -26,7 +26,7 @@ import urllib.parse
 
 from PIL import Image
 
-from cdp import Chromium, ProtocolError
+from cdp import Chromium
 
 SAMPLE_SITES = ["trex", "springfield-pd"]
 failures = []
@@ -314,20 +314,6 @@ class Watcher:
                 failures.append("quire watch did not stop within 30 s of SIGTERM")
 
 
-def wait_until(tab, expression, timeout):
-    """Polls an expression in the page (which may be reloading) until it is truthy."""
-    start = time.monotonic()
-    while time.monotonic() - start < timeout:
-        try:
-            value = tab.evaluate(expression)
-            if value:
-                return value, time.monotonic() - start
-        except ProtocolError:
-            pass  # the page is between documents
-        tab.pump(0.2)
-    return None, time.monotonic() - start
-
-
 BANNER = "(() => { const b = document.getElementById('quire-diagnostics'); return b && !b.hidden ? b.textContent : null; })()"
 
 
@@ -338,7 +324,7 @@ def check_live_reload(browser, base, quire, pages, dist, out):
     tab = browser.new_tab()
     url = f"{base}/trex/current/preview/en/trex-store.html"
     tab.navigate(url)
-    first_version, _ = wait_until(tab, "document.getElementById('quire-version').textContent.startsWith('v') && document.getElementById('quire-version').textContent", 10)
+    first_version, _ = tab.wait_until("document.getElementById('quire-version').textContent.startsWith('v') && document.getElementById('quire-version').textContent", 10)
     expect(first_version, "preview through current/: the toolbar shows no version")
     watcher = Watcher(quire, pages, dist, "trex")
     try:
@@ -349,17 +335,17 @@ def check_live_reload(browser, base, quire, pages, dist, out):
         expect(edited != original, "trex-store.yaml: the hero title to edit was not found")
         with open(source, "w") as file:
             file.write(edited)
-        found, seconds = wait_until(tab, f"document.body && document.body.textContent.includes({json.dumps(nonce)})", 20)
+        found, seconds = tab.wait_until(f"document.body && document.body.textContent.includes({json.dumps(nonce)})", 20)
         if expect(found, f"live reload: the preview did not show the saved text within 20 s (watch: {' | '.join(watcher.lines[-5:])})"):
             print(f"live reload: new text in the DOM {seconds:.1f} s after the save", flush=True)
-            version, _ = wait_until(tab, "document.getElementById('quire-version').textContent.startsWith('v') && document.getElementById('quire-version').textContent", 10)
+            version, _ = tab.wait_until("document.getElementById('quire-version').textContent.startsWith('v') && document.getElementById('quire-version').textContent", 10)
             expect(version and version != first_version, f"live reload: the toolbar shows version {version!r}, first {first_version!r}")
 
         broken = edited.replace("action: navigate", "action: navgate")
         expect(broken != edited, "trex-store.yaml: the cta action to break was not found")
         with open(source, "w") as file:
             file.write(broken)
-        banner, seconds = wait_until(tab, BANNER, 20)
+        banner, seconds = tab.wait_until(BANNER, 20)
         if expect(banner, "broken save: no diagnostics banner within 20 s"):
             print(f"broken save: banner shown {seconds:.1f} s after the save", flush=True)
             expect(re.search(r"trex-store\.yaml:\d+:\d+: error: .*navgate", banner),
@@ -376,7 +362,7 @@ def check_live_reload(browser, base, quire, pages, dist, out):
 
         with open(source, "w") as file:
             file.write(original)
-        cleared, _ = wait_until(tab, f"document.body && !document.body.textContent.includes({json.dumps(nonce)}) && {BANNER} === null", 20)
+        cleared, _ = tab.wait_until(f"document.body && !document.body.textContent.includes({json.dumps(nonce)}) && {BANNER} === null", 20)
         expect(cleared, "fixed save: the preview did not return to the original text without a banner within 20 s"
                f" (watch: {' | '.join(watcher.lines[-6:])})")
         check_requests(tab, base)

@@ -27,7 +27,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cdp import Chromium, ProtocolError  # noqa: E402
+from cdp import Chromium  # noqa: E402
 import quire_e2e  # noqa: E402
 from quire_e2e import QUIRE, SITE, Workspace, poll  # noqa: E402
 
@@ -219,31 +219,18 @@ def check_ttl_reload(workspace, watcher, port):
     expect(changed, "vip.json after its ttl became 90: Cache-Control %r" % get(port, "/%s/current/en/vip.json" % SITE)[1].get("cache-control"))
 
 
-def wait_until(tab, expression, timeout):
-    start = time.monotonic()
-    while time.monotonic() - start < timeout:
-        try:
-            value = tab.evaluate(expression)
-            if value:
-                return value, time.monotonic() - start
-        except ProtocolError:
-            pass  # between documents
-        tab.pump(0.2)
-    return None, time.monotonic() - start
-
-
 def check_live_reload(workspace, watcher, preview_url):
     with Chromium() as browser:
         tab = browser.new_tab()
         tab.navigate(preview_url)
         version = "document.getElementById('quire-version') && document.getElementById('quire-version').textContent"
-        first, _ = wait_until(tab, version + ".startsWith('v') && " + version, 10)
+        first, _ = tab.wait_until(version + ".startsWith('v') && " + version, 10)
         expect(first, "preview %s: no version in its toolbar" % preview_url)
         nonce = "Served-%d" % os.getpid()
         page = re.search(r"/preview/[^/]+/(.+)\.html$", preview_url).group(1)
         source = os.path.join(workspace.site_dir, page + ".yaml")
         workspace.write(page + ".yaml", open(source).read().replace("Welcome to " + page, nonce))
-        found, seconds = wait_until(tab, "document.body && document.body.textContent.includes(%s)" % json.dumps(nonce), 20)
+        found, seconds = tab.wait_until("document.body && document.body.textContent.includes(%s)" % json.dumps(nonce), 20)
         if expect(found, "live reload through %s: the saved text did not show within 20 s (%s)" % (preview_url, watcher.tail())):
             print("serve: live reload through nginx: the save shown %.1f s after it" % seconds, flush=True)
         origins = {re.match(r"(https?://[^/]+)", url).group(1) for url in tab.requested_urls() if url.startswith("http")}

@@ -49,13 +49,6 @@ public enum PageSchema {
 
     static func section(_ vocabulary: Vocabulary, config: SiteConfig?) -> JSONValue {
         let names = vocabulary.types.map { JSONValue.string($0.name) }
-        var conditions: [JSONValue] = []
-        for type in vocabulary.types {
-            conditions.append([
-                "if": ["properties": ["type": ["const": .string(type.name)]], "required": ["type"]],
-                "then": ["$ref": .string("#/$defs/section_\(type.name)")],
-            ])
-        }
         return [
             "type": "object",
             "required": ["type"],
@@ -68,8 +61,19 @@ public enum PageSchema {
                 "id": identifier,
                 "visible_to": visibleTo(config),
             ],
-            "allOf": .array(conditions),
+            "allOf": typeConditions(vocabulary),
         ]
+    }
+
+    /// For each type of the vocabulary: a section of that type is checked by `section_<type>`.
+    static func typeConditions(_ vocabulary: Vocabulary) -> JSONValue {
+        .array(
+            vocabulary.types.map { type in
+                [
+                    "if": ["properties": ["type": ["const": .string(type.name)]], "required": ["type"]],
+                    "then": ["$ref": .string("#/$defs/section_\(type.name)")],
+                ]
+            })
     }
 
     /// One audience or a list of them; with a site, only the audiences its site.yaml declares.

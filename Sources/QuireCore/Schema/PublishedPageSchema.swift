@@ -96,19 +96,12 @@ public enum PublishedPageSchema {
 
     /// Any section: a known type is checked by its own schema; an unknown one is an open object.
     static func section(_ vocabulary: Vocabulary) -> JSONValue {
-        var conditions: [JSONValue] = []
-        for type in vocabulary.types {
-            conditions.append([
-                "if": ["properties": ["type": ["const": .string(type.name)]], "required": ["type"]],
-                "then": ["$ref": .string("#/$defs/section_\(type.name)")],
-            ])
-        }
-        return [
+        [
             "type": "object",
             "description": "A section. Types not listed here may appear (published unchanged): apps skip what they cannot render.",
             "required": ["type"],
             "properties": ["type": ["type": "string"]],
-            "allOf": .array(conditions),
+            "allOf": PageSchema.typeConditions(vocabulary),
         ]
     }
 

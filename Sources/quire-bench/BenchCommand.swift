@@ -127,14 +127,14 @@ struct BenchCommand {
         var leftovers = BenchLeftovers()
         leftovers.moveAside(dist)
         defer { leftovers.removeAll() }
-        let session = try BenchWatchSession(
+        let watcher = try BenchWatcher(
             site: site, pagesRoot: "\(out)/pages", distRoot: dist, previews: options.previews, log: "\(out)/watch.log")
-        defer { _ = session.stop() }
-        try session.waitForFirstPublish(timeout: 900)
-        let latency = try session.measureSaves(count: options.saves, gap: options.saveGap)
+        defer { _ = watcher.stop() }
+        try watcher.waitForFirstPublish(timeout: 900)
+        let latency = try watcher.measureSaves(count: options.saves, gap: options.saveGap)
         let report: JSONValue = [
-            "tool": "quire watch", "initial_publish_s": BenchFormat.number(session.initialPublishSeconds),
-            "settled_s": BenchFormat.number(session.settleSeconds), "latency": latency.json,
+            "tool": "quire watch", "initial_publish_s": BenchFormat.number(watcher.initialPublishSeconds),
+            "settled_s": BenchFormat.number(watcher.settleSeconds), "latency": latency.json,
         ]
         if options.format == .json { Console.shared.json(report) } else { Console.shared.out(JSONWriter(pretty: true).string(report)) }
         return .ok
@@ -147,13 +147,13 @@ struct BenchCommand {
         var leftovers = BenchLeftovers()
         leftovers.moveAside(output)
         defer { leftovers.removeAll() }
-        let session = try BenchHugoSession(
+        let server = try BenchHugoServer(
             site: site, hugoRoot: "\(out)/hugo", output: output, port: options.port, log: "\(out)/hugo-server.log")
-        defer { _ = session.stop() }
-        try session.waitForFirstRender(timeout: 900)
-        let latency = try session.measureEdits(count: options.saves, gap: max(options.saveGap, 0.2))
+        defer { _ = server.stop() }
+        try server.waitForFirstRender(timeout: 900)
+        let latency = try server.measureEdits(count: options.saves, gap: max(options.saveGap, 0.2))
         let report: JSONValue = [
-            "tool": "hugo server --renderToDisk", "initial_render_s": BenchFormat.number(session.initialRenderSeconds),
+            "tool": "hugo server --renderToDisk", "initial_render_s": BenchFormat.number(server.initialRenderSeconds),
             "latency": latency.json,
         ]
         if options.format == .json { Console.shared.json(report) } else { Console.shared.out(JSONWriter(pretty: true).string(report)) }

@@ -49,7 +49,7 @@ extension BenchRun {
             ]))
     }
 
-    static func pageSetJSON(_ latency: BenchWatchSession.Latency) -> JSONValue {
+    static func pageSetJSON(_ latency: BenchWatcher.Latency) -> JSONValue {
         let statistics = BenchStatistics(latency.milliseconds)
         return .object(
             JSONObject([
@@ -179,7 +179,7 @@ extension BenchRun {
                         ["layout/pages", "change", "pages", "p50 ms", "p90 ms", "max ms", "timeouts"], pageSetRows))
         }
         let burstRows: [[String]] = results.flatMap { result in
-            [(BenchWatchSession.BurstShape.consecutive, result.burst), (.spread, result.burstSpread)].compactMap {
+            [(BenchWatcher.BurstShape.consecutive, result.burst), (.spread, result.burstSpread)].compactMap {
                 shape, burst -> [String]? in
                 guard let burst else { return nil }
                 return [

@@ -48,10 +48,10 @@ struct BenchRun {
         var stagesColdWall: Double = 0
         var stagesEdit: [(stage: String, ms: Double)] = []
         var stagesEditWall: Double = 0
-        var latency: BenchWatchSession.Latency?
-        var pageSetChanges: BenchWatchSession.PageSetChanges?
-        var burst: BenchWatchSession.Burst?
-        var burstSpread: BenchWatchSession.Burst?
+        var latency: BenchWatcher.Latency?
+        var pageSetChanges: BenchWatcher.PageSetChanges?
+        var burst: BenchWatcher.Burst?
+        var burstSpread: BenchWatcher.Burst?
         var watcherInitialPublishSeconds: Double?
         var watcherSettleSeconds: Double?
         var watcherPeakRSSKilobytes: Int?
@@ -154,7 +154,7 @@ struct BenchRun {
         result.stagesColdWall = cold.seconds * 1000
         if let failure = cold.operationalError { result.problems.append("in-process build: \(failure)") }
         let edited = site.sourcePath(pagesRoot: pagesRoot, page: 0)
-        try BenchWatchSession.saveAtomically(edited, site.pageSource(0, heroTitle: "Stage breakdown edit"))
+        try BenchWatcher.saveAtomically(edited, site.pageSource(0, heroTitle: "Stage breakdown edit"))
         // Told what changed, as the watcher tells it.
         let edit = builder.build(changed: [URL(fileURLWithPath: edited).standardizedFileURL.path])
         result.stagesEdit = edit.stageMilliseconds
@@ -175,25 +175,25 @@ struct BenchRun {
 
     private func measureWatch(_ site: SyntheticSite, pagesRoot: String, root: String, into result: inout SizeResult) throws {
         progress("\(result.label): starting quire watch")
-        let session = try BenchWatchSession(
+        let watcher = try BenchWatcher(
             site: site, pagesRoot: pagesRoot, distRoot: "\(root)/dist-watch", previews: options.previews, log: "\(root)/watch.log")
         var stopped = false
-        defer { if !stopped { _ = session.stop() } }
-        try session.waitForFirstPublish(timeout: 900)
-        result.watcherInitialPublishSeconds = session.initialPublishSeconds
-        result.watcherSettleSeconds = session.settleSeconds
+        defer { if !stopped { _ = watcher.stop() } }
+        try watcher.waitForFirstPublish(timeout: 900)
+        result.watcherInitialPublishSeconds = watcher.initialPublishSeconds
+        result.watcherSettleSeconds = watcher.settleSeconds
         progress("\(result.label): \(options.saves) saves")
-        result.latency = try session.measureSaves(count: options.saves, gap: options.saveGap, budget: options.saveBudget)
+        result.latency = try watcher.measureSaves(count: options.saves, gap: options.saveGap, budget: options.saveBudget)
         let pageSetChanges = min(20, options.saves)
         progress("\(result.label): \(pageSetChanges) pages added, then removed")
-        result.pageSetChanges = try session.measurePageSetChanges(count: pageSetChanges, gap: options.saveGap)
+        result.pageSetChanges = try watcher.measurePageSetChanges(count: pageSetChanges, gap: options.saveGap)
         if options.burst > 0 {
             progress("\(result.label): burst of \(options.burst) files")
-            result.burst = try session.measureBurst(files: options.burst, shape: .consecutive)
+            result.burst = try watcher.measureBurst(files: options.burst, shape: .consecutive)
             progress("\(result.label): burst of \(options.burst) files spread over the site")
-            result.burstSpread = try session.measureBurst(files: options.burst, shape: .spread)
+            result.burstSpread = try watcher.measureBurst(files: options.burst, shape: .spread)
         }
-        let exit = session.stop()
+        let exit = watcher.stop()
         stopped = true
         result.watcherPeakRSSKilobytes = exit.peakRSSKilobytes
     }

@@ -18,7 +18,7 @@ struct BenchStatistics {
     var minimum: Double? { sorted.first }
 }
 
-extension BenchWatchSession.Latency {
+extension BenchWatcher.Latency {
     var json: JSONValue {
         let statistics = BenchStatistics(milliseconds)
         return .object(
@@ -43,7 +43,7 @@ extension BenchWatchSession.Latency {
     }
 }
 
-extension BenchWatchSession.Burst {
+extension BenchWatcher.Burst {
     var json: JSONValue {
         .object(
             JSONObject([

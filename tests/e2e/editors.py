@@ -2,11 +2,11 @@
 
 Real editors driven through a pseudo-terminal (vim with swap, `4913` probe and `~` backups; nano
 in place, then with --backup --locking; emacs -nw -Q with its `.#` lock symlink, `#autosave#` and
-`~` backup), then scripted sessions: rsync -a (`.name.XXXXXX` temps), cp over a page, mv in and
+`~` backup), then scripted sequences: rsync -a (`.name.XXXXXX` temps), cp over a page, mv in and
 out, rm, git checkout of several pages at once in a repository inside the site folder, and a
 translation drop of one file per page (300 pages; QUIRE_EDITORS_PAGES to change).
 
-Each session: the final content is published (polled in current/<locale>/<page>.json), it makes
+Each sequence: the final content is published (polled in current/<locale>/<page>.json), it makes
 few versions (an editor save 1, at most 2; bulk operations at most 3), every version it made holds
 only real page ids (no temporary name published, no page missing mid-save), status.json and the
 watcher's stderr name no temporary file, and (editors) nothing is built while the editor only has
@@ -71,12 +71,12 @@ def quiet(watcher, seconds=0.4, timeout=5.0):
             return
 
 
-class Session:
+class EditSequence:
     """One check: versions and watcher lines from its start; `finish` checks what it published."""
 
     def __init__(self, workspace, watcher, label, pages):
         self.workspace, self.watcher, self.label = workspace, watcher, label
-        self.pages = set(pages)  # the page ids that may exist during the session
+        self.pages = set(pages)  # the page ids that may exist during the sequence
         self.start = time.time()
         self.first = newest(workspace)
         self.mark = watcher.mark()
@@ -251,7 +251,7 @@ EDITORS = {
 }
 
 
-def editor_session(workspace, watcher, label, page):
+def editor_sequence(workspace, watcher, label, page):
     recipe = EDITORS[label]
     name = os.path.basename(page) + ".yaml"
     folder = os.path.dirname(os.path.join(workspace.site_dir, page + ".yaml"))
@@ -259,7 +259,7 @@ def editor_session(workspace, watcher, label, page):
     stamp = "".join(chr(ord("a") + int(digit)) for digit in str(int(time.time() * 1000) % 10**9))
     token = "Saved by %s %s" % (label.split()[0], stamp)
     old_title = json.loads(published(workspace, page))["title"]
-    session = Session(workspace, watcher, label, PAGES + BULK)
+    sequence = EditSequence(workspace, watcher, label, PAGES + BULK)
     terminal = Terminal(recipe["argv"] + [name], folder, os.path.join(workspace.path, "home"))
     try:
         if not terminal.settle("hero_banner", label):
@@ -273,26 +273,26 @@ def editor_session(workspace, watcher, label, page):
             terminal.type(recipe["autosave"], pause=0.05)
             autosave = os.path.join(folder, "#%s#" % name)
             check(poll(lambda: os.path.lexists(autosave), 5.0), "%s: #%s# did not appear after do-auto-save" % (label, name))
-        session.look(folder)
+        sequence.look(folder)
         quiet(watcher)
         # Before the save: the editor's temporaries made no build and no version.
-        check(newest(workspace) == session.first, "%s: a version was published before the save" % label)
-        builds = watcher.builds_since(session.mark)
+        check(newest(workspace) == sequence.first, "%s: a version was published before the save" % label)
+        builds = watcher.builds_since(sequence.mark)
         check(not builds, "%s: the editor's temporary files triggered builds before the save: %s" % (label, builds))
         check(old_title in (published(workspace, page) or ""), "%s: the page changed before the save" % label)
         saved_mark = watcher.mark()
         terminal.type(recipe["save"], pause=0.1)
         check(poll(lambda: token in (read(os.path.join(folder, name)) or ""), 10.0), "%s: the editor did not write %s" % (label, name))
-        session.look(folder)
-        session.wait_for(page, token)
+        sequence.look(folder)
+        sequence.wait_for(page, token)
         terminal.type(recipe["quit"], pause=0.1)
         terminal.wait_exit(label)
-        session.look(folder)
+        sequence.look(folder)
         quiet(watcher)
         after = [line for line in watcher.builds_since(saved_mark) if "no changes" in line]
         if after:
             summary.append("  note: %s: %d build(s) with no changes after the save" % (label, len(after)))
-        session.finish(most_versions=2)
+        sequence.finish(most_versions=2)
         check(token in (published(workspace, page) or ""), "%s: the saved title is gone after quitting" % label)
     finally:
         terminal.close()
@@ -302,7 +302,7 @@ def editor_session(workspace, watcher, label, page):
                 os.remove(path)
 
 
-# Scripted sessions --------------------------------------------------------------------------
+# Scripted sequences --------------------------------------------------------------------------
 
 def run(*command, cwd=None):
     result = subprocess.run(list(command), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -320,7 +320,7 @@ def set_title(path, title):
 
 
 def rsync_session(workspace, watcher):
-    session = Session(workspace, watcher, "rsync -a", PAGES + BULK)
+    sequence = EditSequence(workspace, watcher, "rsync -a", PAGES + BULK)
     copy = os.path.join(workspace.path, "rsync-copy")
     shutil.copytree(workspace.site_dir, copy, symlinks=True)
     changed = {"home": "Rsynced home", "guides/safety": "Rsynced safety", BULK[0] if BULK else "news": "Rsynced bulk"}
@@ -328,34 +328,34 @@ def rsync_session(workspace, watcher):
         set_title(os.path.join(copy, page + ".yaml"), title)
     run("rsync", "-a", copy + "/", workspace.site_dir + "/")
     for page, title in changed.items():
-        session.wait_for(page, title)
-    session.finish(most_versions=3)
+        sequence.wait_for(page, title)
+    sequence.finish(most_versions=3)
 
 
 def cp_session(workspace, watcher):
-    session = Session(workspace, watcher, "cp over a page", PAGES + BULK)
+    sequence = EditSequence(workspace, watcher, "cp over a page", PAGES + BULK)
     source = os.path.join(workspace.path, "about-new.yaml")
     shutil.copy(os.path.join(workspace.site_dir, "about.yaml"), source)
     set_title(source, "Copied about")
     run("cp", source, os.path.join(workspace.site_dir, "about.yaml"))
-    session.wait_for("about", "Copied about")
-    session.finish(most_versions=2)
+    sequence.wait_for("about", "Copied about")
+    sequence.finish(most_versions=2)
 
 
 def mv_session(workspace, watcher):
-    session = Session(workspace, watcher, "mv in, mv out, rm", PAGES + BULK + ["extra"])
+    sequence = EditSequence(workspace, watcher, "mv in, mv out, rm", PAGES + BULK + ["extra"])
     outside = os.path.join(workspace.path, "extra.yaml")
     shutil.copy(os.path.join(workspace.site_dir, "news.yaml"), outside)
     set_title(outside, "Moved in")
     run("mv", outside, os.path.join(workspace.site_dir, "extra.yaml"))
-    session.wait_for("extra", "Moved in")
+    sequence.wait_for("extra", "Moved in")
     run("mv", os.path.join(workspace.site_dir, "extra.yaml"), outside)
-    session.wait_gone("extra")
+    sequence.wait_gone("extra")
     run("mv", outside, os.path.join(workspace.site_dir, "extra.yaml"))
-    session.wait_for("extra", "Moved in")
+    sequence.wait_for("extra", "Moved in")
     os.remove(os.path.join(workspace.site_dir, "extra.yaml"))
-    session.wait_gone("extra")
-    session.finish(most_versions=6, least_versions=4)
+    sequence.wait_gone("extra")
+    sequence.finish(most_versions=6, least_versions=4)
 
 
 def git(site_dir, *arguments):
@@ -380,31 +380,31 @@ def git_session(workspace, watcher):
     git(copy, "commit", "-q", "-a", "-m", "second")
     second = git(copy, "rev-parse", "HEAD").strip()
 
-    session = Session(workspace, watcher, "git init and fetch", PAGES + BULK)
+    sequence = EditSequence(workspace, watcher, "git init and fetch", PAGES + BULK)
     git(workspace.site_dir, "init", "-q")
     git(workspace.site_dir, "fetch", "-q", copy, "main")
     git(workspace.site_dir, "reset", "-q", first)
     quiet(watcher)
-    check(newest(workspace) == session.first, "git init and fetch: published a version (.git/ is not pages)")
+    check(newest(workspace) == sequence.first, "git init and fetch: published a version (.git/ is not pages)")
     check(git(workspace.site_dir, "status", "--porcelain").strip() == "", "git: the site differs from the first commit")
-    session.finish(most_versions=0, least_versions=0)
+    sequence.finish(most_versions=0, least_versions=0)
 
-    session = Session(workspace, watcher, "git checkout (%d pages)" % len(changed), PAGES + BULK)
+    sequence = EditSequence(workspace, watcher, "git checkout (%d pages)" % len(changed), PAGES + BULK)
     git(workspace.site_dir, "checkout", "-q", second)
     for page, title in changed.items():
-        session.wait_for(page, title)
-    session.finish(most_versions=3)
+        sequence.wait_for(page, title)
+    sequence.finish(most_versions=3)
 
-    session = Session(workspace, watcher, "git checkout back", PAGES + BULK)
+    sequence = EditSequence(workspace, watcher, "git checkout back", PAGES + BULK)
     git(workspace.site_dir, "checkout", "-q", first)
     for page, title in changed.items():
-        session.wait_for(page, title, present=False)
-    session.finish(most_versions=3)
+        sequence.wait_for(page, title, present=False)
+    sequence.finish(most_versions=3)
 
 
 def translation_drop(workspace, watcher):
     pages = PAGES + BULK
-    session = Session(workspace, watcher, "l10n drop (%d files)" % len(pages), pages)
+    sequence = EditSequence(workspace, watcher, "l10n drop (%d files)" % len(pages), pages)
     drop = os.path.join(workspace.path, "drop", "fr")
     for page in pages:
         path = os.path.join(drop, page + ".yaml")
@@ -413,9 +413,9 @@ def translation_drop(workspace, watcher):
             handle.write("title: Traduit %s\n" % page)
     run("cp", "-r", drop, os.path.join(workspace.site_dir, "l10n") + "/")
     for page in pages:
-        if not session.wait_for(page, "Traduit %s" % page, locale="fr"):
+        if not sequence.wait_for(page, "Traduit %s" % page, locale="fr"):
             break
-    session.finish(most_versions=3)
+    sequence.finish(most_versions=3)
 
 
 def main():
@@ -440,10 +440,10 @@ def main():
             raise SystemExit("FAIL: the watcher's first build published nothing: %s" % watcher.tail())
         quiet(watcher)
         summary.append("%-28s %.1f s (%d pages)" % ("first publish", time.time() - began, len(PAGES) + len(BULK)))
-        editor_session(workspace, watcher, "vim", "home")
-        editor_session(workspace, watcher, "nano", "about")
-        editor_session(workspace, watcher, "nano --backup --locking", "news")
-        editor_session(workspace, watcher, "emacs", "guides/safety")
+        editor_sequence(workspace, watcher, "vim", "home")
+        editor_sequence(workspace, watcher, "nano", "about")
+        editor_sequence(workspace, watcher, "nano --backup --locking", "news")
+        editor_sequence(workspace, watcher, "emacs", "guides/safety")
         rsync_session(workspace, watcher)
         cp_session(workspace, watcher)
         mv_session(workspace, watcher)

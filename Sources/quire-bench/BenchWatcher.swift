@@ -3,7 +3,7 @@ import Foundation
 /// A real `quire watch` in a child process, observed from outside as an app or a web server
 /// would: save a page source (write a hidden temp file, rename it over the page), then read
 /// `dist/<site>/current/<locale>/<page>.json` until the new text is there.
-final class BenchWatchSession {
+final class BenchWatcher {
     struct Latency {
         var milliseconds: [Double] = []
         /// Reads that were not complete JSON (a half-written or mixed file).

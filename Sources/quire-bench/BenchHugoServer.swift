@@ -1,11 +1,11 @@
 import Foundation
 
-/// `hugo server --renderToDisk` on the generated Hugo site, observed like `BenchWatchSession`
+/// `hugo server --renderToDisk` on the generated Hugo site, observed like `BenchWatcher`
 /// observes `quire watch`: edit a content file, read the rendered page until the edit is there.
 /// Hugo writes its output in place, so a read can find an empty or half-written file: a read is
 /// complete when it ends as the page's rendered output ended before the edit (only the title,
 /// at the top, changes).
-final class BenchHugoSession {
+final class BenchHugoServer {
     let site: SyntheticSite
     let hugoRoot: String
     let output: String
@@ -36,7 +36,7 @@ final class BenchHugoSession {
         let deadline = process.started + UInt64(timeout * 1e9)
         let last = renderedPath(page: site.pageCount - 1)
         while BenchClock.now < deadline {
-            if let bytes = BenchWatchSession.readFile(last), !bytes.isEmpty {
+            if let bytes = BenchWatcher.readFile(last), !bytes.isEmpty {
                 initialRenderSeconds = Double(BenchClock.now - process.started) / 1e9
                 sleep(2)  // hugo starts watching after its first render
                 return
@@ -46,12 +46,12 @@ final class BenchHugoSession {
         throw BenchError("hugo server did not render \(last) within \(Int(timeout)) s; see its log")
     }
 
-    func measureEdits(count: Int, gap: Double, timeout: Double = 20) throws -> BenchWatchSession.Latency {
-        var latency = BenchWatchSession.Latency()
+    func measureEdits(count: Int, gap: Double, timeout: Double = 20) throws -> BenchWatcher.Latency {
+        var latency = BenchWatcher.Latency()
         for edit in 0..<count {
             let page = (edit &* 7919 &+ 13) % site.pageCount
             let target = renderedPath(page: page)
-            guard let before = BenchWatchSession.readFile(target), before.count > 64 else {
+            guard let before = BenchWatcher.readFile(target), before.count > 64 else {
                 throw BenchError("hugo did not render \(target)")
             }
             let tail = Array(before.suffix(64))
@@ -59,19 +59,19 @@ final class BenchHugoSession {
             let text = site.hugoPage(page, locale: site.defaultLocale, title: token)
             let tornBefore = latency.tornReads
             defer { if latency.tornReads > tornBefore { latency.savesWithTornReads += 1 } }
-            let started = try BenchWatchSession.saveAtomically(contentPath(page: page), text)
+            let started = try BenchWatcher.saveAtomically(contentPath(page: page), text)
             var arrived: UInt64?
             var lastBytes = before
             let deadline = started + UInt64(timeout * 1e9)
             while arrived == nil {
                 let now = BenchClock.now
                 latency.reads += 1
-                if let bytes = BenchWatchSession.readFile(target) {
+                if let bytes = BenchWatcher.readFile(target) {
                     if bytes != lastBytes {
                         lastBytes = bytes
                         if bytes.count < tail.count || !bytes.suffix(tail.count).elementsEqual(tail) {
                             latency.tornReads += 1
-                        } else if BenchWatchSession.contains(bytes, Array(token.utf8)) {
+                        } else if BenchWatcher.contains(bytes, Array(token.utf8)) {
                             arrived = now
                         }
                     }

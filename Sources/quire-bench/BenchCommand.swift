@@ -136,8 +136,7 @@ struct BenchCommand {
             "tool": "quire watch", "initial_publish_s": BenchFormat.number(watcher.initialPublishSeconds),
             "settled_s": BenchFormat.number(watcher.settleSeconds), "latency": latency.json,
         ]
-        if options.format == .json { Console.shared.json(report) } else { Console.shared.out(JSONWriter(pretty: true).string(report)) }
-        return .ok
+        return show(report, options)
     }
 
     private func hugoEdits(_ options: BenchOptions) throws -> ExitCode {
@@ -156,6 +155,11 @@ struct BenchCommand {
             "tool": "hugo server --renderToDisk", "initial_render_s": BenchFormat.number(server.initialRenderSeconds),
             "latency": latency.json,
         ]
+        return show(report, options)
+    }
+
+    /// An edit run's figures: one JSON document, compact for `--format json`, else indented.
+    private func show(_ report: JSONValue, _ options: BenchOptions) -> ExitCode {
         if options.format == .json { Console.shared.json(report) } else { Console.shared.out(JSONWriter(pretty: true).string(report)) }
         return .ok
     }

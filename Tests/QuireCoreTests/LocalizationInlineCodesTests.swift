@@ -1,4 +1,5 @@
 import Foundation
+import QuireTestSupport
 import Testing
 
 @testable import QuireCore
@@ -268,18 +269,5 @@ import Testing
         let line = before.split(separator: "\n", omittingEmptySubsequences: false).count
         let column = (before.lastIndex(of: "\n").map { before[before.index(after: $0)...] } ?? before).count + 1
         return SourcePosition(line: line, column: column)
-    }
-}
-
-/// SplitMix64: the same strings on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

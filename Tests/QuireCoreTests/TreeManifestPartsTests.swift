@@ -1,5 +1,6 @@
 import Foundation
 import QuireModel
+import QuireTestSupport
 import Testing
 
 @testable import QuireCore
@@ -46,7 +47,7 @@ struct TreeManifestPartsTests {
 
     @Test("edits give the manifest of the resulting entries, and make only the parts they touch")
     func editsMatchAFreshManifest() throws {
-        var generator = SplitMix(seed: 34)
+        var generator = SeededGenerator(seed: 34)
         var entries = Self.names(2000).enumerated().map { Self.file($1, $0) }
         var manifest = TreeManifest(entries: entries)
         for round in 0..<80 {
@@ -156,18 +157,6 @@ struct TreeManifestPartsTests {
         #expect(!manifest.parts.isEmpty)
         #expect(Set(manifest.parts.map { $0.id + ".json" }).isSubset(of: Set(kept)))
         #expect(try store.verify().isEmpty)
-    }
-
-    /// A seeded generator: a failing round can be run again.
-    private struct SplitMix: RandomNumberGenerator {
-        var seed: UInt64
-        mutating func next() -> UInt64 {
-            seed &+= 0x9e37_79b9_7f4a_7c15
-            var z = seed
-            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-            return z ^ (z >> 31)
-        }
     }
 
     /// The tree id `current/en` links to.

@@ -18,17 +18,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from quire_e2e import SITE, Watcher, Workspace, poll, read  # noqa: E402
+from quire_e2e import SITE, Watcher, Workspace, check, poll, problems, read  # noqa: E402
 
 CATALOG_PAGES = 3000
-problems = []
-
-
-def check(condition, text):
-    if not condition:
-        problems.append(text)
-        print("  problem: " + text, flush=True)
-    return condition
 
 
 def published(workspace, page, locale="en"):

@@ -177,6 +177,17 @@ class Watcher:
         return " | ".join(self.since(max(self.mark() - 6, 0)))
 
 
+# What a script's checks found; it fails at its end when the list is not empty.
+problems = []
+
+
+def check(condition, text):
+    if not condition:
+        problems.append(text)
+        print("  problem: " + text, flush=True)
+    return condition
+
+
 def poll(predicate, timeout=10.0, interval=0.02):
     deadline = time.time() + timeout
     while True:

@@ -26,7 +26,7 @@ import types
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nginx_load  # noqa: E402
 from nginx_load import Clients, Nginx, free_port  # noqa: E402
-from quire_e2e import PAGES, QUIRE, SITE, Watcher, Workspace, deep, poll, read  # noqa: E402
+from quire_e2e import PAGES, QUIRE, SITE, Watcher, Workspace, check, deep, poll, problems, read  # noqa: E402
 
 # Readers pause between requests: the builds and pushes under test need the machine's cores.
 nginx_load.PAUSE = 0.01
@@ -35,13 +35,6 @@ PUBLISHES = int(os.environ.get("QUIRE_REPLICA_PUBLISHES", 400 if deep() else 100
 ROLLBACKS = PUBLISHES // 10
 KILLS = int(os.environ.get("QUIRE_REPLICA_KILLS", 300 if deep() else 50))
 KEEP = 6
-problems = []
-
-
-def check(condition, text):
-    if not condition:
-        problems.append(text)
-        print("  problem: " + text, flush=True)
 
 
 class RsyncDaemon:

@@ -70,4 +70,29 @@ import Testing
         #expect(builder.build(changed: []).outcome.map { if case .unchanged = $0 { true } else { false } } == true)
         #expect(fixture.versions == before)
     }
+
+    /// The builder keeps no catalog of a translation file it has read: a page rendered again with
+    /// its translation files unchanged (its own edit, then a settings change) reads them again.
+    @Test func aPageRenderedAgainKeepsItsUnchangedTranslations() throws {
+        let fixture = try SiteFixture()
+        try fixture.write("title: B\nsections:\n  - type: divider\n", to: "b.yaml")
+        try fixture.write("title: B (fr)\n", to: "l10n/fr/b.yaml")
+        let builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist)
+        #expect(!builder.build().hasErrors)
+        let absolute = URL(fileURLWithPath: fixture.siteFolder).standardizedFileURL.path
+
+        try fixture.write("title: B\nsections:\n  - type: divider\n  - type: divider\n", to: "b.yaml")
+        var result = builder.build(changed: ["\(absolute)/b.yaml"])
+        #expect(result.pagesRebuilt == ["b"])
+        #expect(try fixture.published("fr/b.json").contains("B (fr)"))
+        #expect(Self.snapshot(fixture.dist, site: fixture.site) == Self.fresh(fixture))
+
+        let settings = try String(contentsOfFile: "\(fixture.siteFolder)/site.yaml", encoding: .utf8)
+        try fixture.write(settings.replacingOccurrences(of: "ttl: 120", with: "ttl: 30"), to: "site.yaml")
+        result = builder.build(changed: ["\(absolute)/site.yaml"])
+        #expect(!result.hasErrors, "\(fixture.lines(result))")
+        #expect(result.pagesRebuilt.contains("b"))
+        #expect(try fixture.published("fr/b.json").contains("B (fr)"))
+        #expect(Self.snapshot(fixture.dist, site: fixture.site) == Self.fresh(fixture))
+    }
 }

@@ -87,19 +87,28 @@ extension PagePipeline {
         let started = DispatchTime.now().uptimeNanoseconds
         let files = pass.translationFiles[pageID] ?? []
         let refused = pass.refusedTranslations[pageID] ?? []
-        let (translations, translationsCache) = loadTranslations(
+        var (translations, translationsCache) = loadTranslations(
             files, refused: refused, reader: pass.reader, context: pass.context,
             cache: pass.cachedTranslations, reuse: pass.reuseTranslation)
         clock.add(.translations, DispatchTime.now().uptimeNanoseconds - started)
-        let catalogs = translations.byPage[pageID] ?? []
+        var catalogs = translations.byPage[pageID] ?? []
         // Once a page: the output key and the preview's input digest both hold it.
         let linkState = page.linkState(in: pass.context.pageIDs)
-        let key = outputKey(page, settingsDigest: pass.settingsDigest, catalogs: catalogs, now: pass.now, linkState: linkState)
+        var key = outputKey(page, settingsDigest: pass.settingsDigest, catalogs: catalogs, now: pass.now, linkState: linkState)
         var output: PageOutput?
         if page.model != nil {
             if let previous = pass.previousOutputs[pageID], previous.key == key {
                 output = previous.output.carried
             } else {
+                if catalogs.contains(where: { $0.catalog == nil }) {
+                    // The cache vouched for files it keeps no catalog of: rendering reads them.
+                    let started = DispatchTime.now().uptimeNanoseconds
+                    (translations, translationsCache) = loadTranslations(
+                        files, refused: refused, reader: pass.reader, context: pass.context, cache: [:], reuse: { _ in false })
+                    clock.add(.translations, DispatchTime.now().uptimeNanoseconds - started)
+                    catalogs = translations.byPage[pageID] ?? []
+                    key = outputKey(page, settingsDigest: pass.settingsDigest, catalogs: catalogs, now: pass.now, linkState: linkState)
+                }
                 output = render(
                     page, linkState: linkState, context: pass.context, chains: pass.chains, catalogs: catalogs,
                     failedLocales: translations.failed[pageID] ?? [],

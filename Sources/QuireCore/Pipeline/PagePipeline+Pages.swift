@@ -64,8 +64,7 @@ struct PageBuild: Sendable {
 }
 
 extension PagePipeline {
-    /// One page: `cached` is its last read (reused as is when `reuse`, its parse reused while the
-    /// bytes are equal). Returns the page and what to cache for it (nil: cache nothing).
+    /// One page: `cached` is its last read, reused as is when `reuse`. Returns the page and what to cache for it (nil: cache nothing).
     func processPage(
         _ pageID: String, sources: [SiteInventory.SourceFile], context: ValidationContext, reader: SourceFileReader,
         clock: StageClock, cached: CachedSource?, reuse: Bool
@@ -95,15 +94,10 @@ extension PagePipeline {
             )
         }
         let digest = clock.measure(.hash) { SHA256.hash(bytes) }
-        let parsed: Result<SourceNode, Diagnostic>
-        if let cached, cached.digest == digest {
-            parsed = cached.parsed
-        } else {
-            let format = SourceFormat(pathExtension: SiteInventory.splitExtension(source.relativePath).pathExtension) ?? .yaml
-            let limits = context.config.limits
-            parsed = clock.measure(.parse) {
-                Result { () throws(Diagnostic) in try SourceParser.parse(bytes, format: format, file: file, limits: limits) }
-            }
+        let format = SourceFormat(pathExtension: SiteInventory.splitExtension(source.relativePath).pathExtension) ?? .yaml
+        let limits = context.config.limits
+        let parsed = clock.measure(.parse) {
+            Result { () throws(Diagnostic) in try SourceParser.parse(bytes, format: format, file: file, limits: limits) }
         }
         var page = ProcessedPage(pageID: pageID, file: file, sourceDigest: digest, model: nil, diagnostics: [])
         switch parsed {
@@ -114,6 +108,6 @@ extension PagePipeline {
             page.diagnostics = validated.diagnostics
             page.linkedPageIDs = validated.linkedPageIDs
         }
-        return (page, CachedSource(digest: digest, parsed: parsed, page: page))
+        return (page, CachedSource(digest: digest, page: page))
     }
 }

@@ -23,7 +23,7 @@ extension PagePipeline {
     /// `linkState`: `page.linkState(in: context.pageIDs)`.
     func render(
         _ page: ProcessedPage, linkState: String, context: ValidationContext, chains: [String: [String]],
-        catalogs: [(locale: String, catalog: TranslationCatalog, digest: String)], failedLocales: Set<String>,
+        catalogs: [LoadedCatalog], failedLocales: Set<String>,
         settingsDigest: String, published: [String: PublishedFile], now: Date, clock: StageClock,
         blobs: StagingBlobs? = nil
     ) -> PageOutput {
@@ -36,7 +36,8 @@ extension PagePipeline {
         let markdown = MarkdownMemo()
         let (translations, translationDiagnostics) = clock.measure(.merge) {
             PageTranslations.check(
-                catalogs.map { ($0.locale, $0.catalog) }, strings: strings, links: context.config.linkPolicy, markdown: markdown)
+                catalogs.compactMap { loaded in loaded.catalog.map { (loaded.locale, $0) } }, strings: strings,
+                links: context.config.linkPolicy, markdown: markdown)
         }
         output.diagnostics += translationDiagnostics
         let config = context.config

@@ -3,15 +3,27 @@ import QuireModel
 
 // Reading translation files, through the same reader and cache rules as pages.
 struct LoadedTranslations {
-    var byPage: [String: [(locale: String, catalog: TranslationCatalog, digest: String)]] = [:]
+    var byPage: [String: [LoadedCatalog]] = [:]
     /// Page id -> locales whose translation file could not be read or parsed.
     var failed: [String: Set<String>] = [:]
     var diagnostics: [Diagnostic] = []
 }
 
+/// One translation file of a page as a build loaded it. The catalog is nil when the builder's
+/// cache vouched for the file unread: its digest is all a carried output needs, and a page that
+/// renders reads its files again (`PagePipeline.renderPage`).
+struct LoadedCatalog: Sendable {
+    var locale: String
+    /// As diagnostics name it: `pages/trex/l10n/fr/store.yaml`.
+    var file: String
+    var digest: String
+    var catalog: TranslationCatalog?
+}
+
 extension PagePipeline {
     /// Reads translation files (those of one page, in a build), reusing `cache` entries while
-    /// `reuse` says a file is unchanged. Returns what was loaded and what to cache for each file.
+    /// `reuse` says a file is unchanged: such a file is not read, and its catalog is not loaded
+    /// (`LoadedCatalog.catalog` nil). Returns what was loaded and what to cache for each file.
     func loadTranslations(
         _ files: [SiteInventory.TranslationFile], refused: [SiteInventory.TranslationFile], reader: SourceFileReader,
         context: ValidationContext, cache: [String: CachedTranslation],
@@ -30,7 +42,7 @@ extension PagePipeline {
     /// Warnings for translation files read for a page that does not exist.
     static func unusedTranslationWarnings(_ loaded: LoadedTranslations) -> [Diagnostic] {
         loaded.byPage.sorted { $0.key < $1.key }.flatMap { pageID, catalogs in
-            catalogs.map { Diagnostic.warning($0.catalog.file, "translates page '\(pageID)', which does not exist: it is not used") }
+            catalogs.map { Diagnostic.warning($0.file, "translates page '\(pageID)', which does not exist: it is not used") }
         }
     }
 
@@ -45,9 +57,9 @@ extension PagePipeline {
             return nil
         }
         let digest: String
-        let parsed: Result<(TranslationCatalog, [Diagnostic]), Diagnostic>
+        let parsed: Result<(TranslationCatalog?, TranslationSummary), Diagnostic>
         if reuse, let cached {
-            (digest, parsed) = (cached.digest, cached.parsed)
+            (digest, parsed) = (cached.digest, cached.parsed.map { (nil, $0) })
         } else {
             let bytes: [UInt8]
             do throws(SourceReadError) { bytes = try reader.read(translation.file.path) } catch {
@@ -56,26 +68,24 @@ extension PagePipeline {
                 return nil
             }
             digest = SHA256.hash(bytes)
-            if let cached, cached.digest == digest {
-                parsed = cached.parsed
-            } else {
-                let format =
-                    TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml
-                parsed = Result { () throws(Diagnostic) in try TranslationFileReader.read(bytes, file: display, format: format) }
-            }
+            let format =
+                TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml
+            parsed = Result { () throws(Diagnostic) in try TranslationFileReader.read(bytes, file: display, format: format) }
+                .map { catalog, warnings in (catalog, TranslationSummary(locale: catalog.locale, warnings: warnings)) }
         }
         switch parsed {
         case .failure(let diagnostic):
             loaded.diagnostics.append(diagnostic)
             loaded.failed[translation.pageID, default: []].insert(translation.locale)
-        case .success(let (catalog, warnings)):
-            loaded.diagnostics += warnings
-            if let declared = catalog.locale, declared != translation.locale {
+        case .success(let (catalog, summary)):
+            loaded.diagnostics += summary.warnings
+            if let declared = summary.locale, declared != translation.locale {
                 loaded.diagnostics.append(.error(display, TranslationFileRules.misplaced(declared: declared, folder: translation.locale)))
             } else {
-                loaded.byPage[translation.pageID, default: []].append((translation.locale, catalog, digest))
+                loaded.byPage[translation.pageID, default: []].append(
+                    LoadedCatalog(locale: translation.locale, file: display, digest: digest, catalog: catalog))
             }
         }
-        return CachedTranslation(digest: digest, parsed: parsed)
+        return CachedTranslation(digest: digest, parsed: parsed.map(\.1))
     }
 }

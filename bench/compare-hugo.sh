@@ -4,10 +4,15 @@
 # `hugo server --renderToDisk` against save -> published of `quire watch`, with and without
 # previews (without them, Quire writes what Hugo writes), with torn reads.
 #
-#   bench/compare-hugo.sh [--pages 1000] [--locales 3] [--edits 20] [--layout flat|nested]
-#                         [--quire PATH] [--work DIR] [--port 1313] [--keep] [--cold-cache]
-#                         [--rounds 1]
+#   bench/compare-hugo.sh [--pages 1000] [--locales 3] [--edits 20] [--layout flat|nested|both]
+#                         [--save-gap 1000] [--quire PATH] [--work DIR] [--port 1313] [--keep]
+#                         [--cold-cache] [--rounds 1]
 #
+# --layout both (the default) runs every step on all pages in one folder (flat), then in folders
+# of 100 (nested), and prints one table each. --save-gap MS waits that long after an edit is read
+# back before the next (1000: an editor's pace; 0: back to back; Hugo's edits are at least 200 ms
+# apart). --work DIR puts the sites there (tmpfs or disk: the header says which, as stat -f does);
+# the default is bench/out/ in the checkout.
 # --rounds N times the three cold builds N times, interleaved (Hugo, Quire, Quire without
 # previews, then again), each into a folder of its own, and prints the medians and the ranges:
 # on a shared VM one build of each can land in a fast and a slow stretch.
@@ -22,7 +27,8 @@ set -euo pipefail
 pages=1000
 locales=3
 edits=20
-layout=flat
+layout=both
+save_gap=1000
 quire=""
 work=""
 port=1313
@@ -34,7 +40,10 @@ while [ $# -gt 0 ]; do
         --pages) pages="$2"; shift 2 ;;
         --locales) locales="$2"; shift 2 ;;
         --edits) edits="$2"; shift 2 ;;
-        --layout) layout="$2"; shift 2 ;;
+        --layout) layout="$2"; shift 2
+                  [[ "$layout" =~ ^(flat|nested|both)$ ]] || { echo "compare-hugo: --layout takes flat, nested or both" >&2; exit 2; } ;;
+        --save-gap) save_gap="${2%ms}"; shift 2
+                    [[ "$save_gap" =~ ^[0-9]+$ ]] || { echo "compare-hugo: --save-gap takes milliseconds, like 1000" >&2; exit 2; } ;;
         --quire) quire="$2"; shift 2 ;;
         --work) work="$2"; shift 2 ;;
         --port) port="$2"; shift 2 ;;
@@ -71,36 +80,45 @@ cleanup() { if [ "$keep" = 0 ]; then rm -rf "$work"; else echo "compare-hugo: fi
 trap cleanup EXIT
 
 say() { echo "compare-hugo: $*" >&2; }
-common=(--out "$work" --pages-count "$pages" --locales "$locales" --layout "$layout")
 
 # The machine's busy CPU time and the part of it the host took (steal), from /proc/stat: on a
 # shared VM a slow stretch shows there (bench/RESULTS.md, the 4b4b64c runs).
 cpu_time() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $9 }' /proc/stat; }
-cpu_at_start=$(cpu_time)
+fs_type=$(stat -f -c %T "$work")
+load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-say "generating $pages pages x $locales locales ($layout) in $work"
-"$bench" generate "${common[@]}" >&2
+# One layout: generate, cold builds, edits, and its table. Each layout's files in $work/<layout>.
+compare_layout() {
+    layout="$1"
+    dir="$work/$layout"
+    mkdir -p "$dir"
+    common=(--out "$dir" --pages-count "$pages" --locales "$locales" --layout "$layout")
+    cpu_at_start=$(cpu_time)
+    load_at_start=$(load)
 
-# GNU time's "Elapsed (wall clock) time (h:mm:ss or m:ss): 0:01.23" -> seconds.
-wall_seconds() { grep 'Elapsed (wall clock)' "$1" | awk -F': ' '{print $2}' | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }'; }
-peak_mib() { grep 'Maximum resident set size' "$1" | awk -F': ' '{ printf "%.0f", $2 / 1024 }'; }
+    say "generating $pages pages x $locales locales ($layout) in $dir"
+    "$bench" generate "${common[@]}" >&2
 
-# Each cold build starts with the disk idle: without the `sync`, the kernel is still writing
-# the previous build's output back (Hugo's 30,000 files) while the next one is timed. Hugo leaves
-# its output to writeback; Quire's time includes its own sync (a version is durable when live).
-# With --cold-cache, also nothing cached (pages, folders, inodes): every build reads its sources.
-settle() {
-    sync
-    if [ "$cold_cache" = 1 ]; then echo 3 > /proc/sys/vm/drop_caches; fi
+    # GNU time's "Elapsed (wall clock) time (h:mm:ss or m:ss): 0:01.23" -> seconds.
+    wall_seconds() { grep 'Elapsed (wall clock)' "$1" | awk -F': ' '{print $2}' | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }'; }
+    peak_mib() { grep 'Maximum resident set size' "$1" | awk -F': ' '{ printf "%.0f", $2 / 1024 }'; }
+
+    # Each cold build starts with the disk idle: without the `sync`, the kernel is still writing
+    # the previous build's output back (Hugo's 30,000 files) while the next one is timed. Hugo leaves
+    # its output to writeback; Quire's time includes its own sync (a version is durable when live).
+    # With --cold-cache, also nothing cached (pages, folders, inodes): every build reads its sources.
+    settle() {
+        sync
+        if [ "$cold_cache" = 1 ]; then echo 3 > /proc/sys/vm/drop_caches; fi
 }
 hugo_build() {  # suffix: a cold build into a public folder of its own
     settle
-    /usr/bin/time -v -o "$work/hugo$1.time" hugo --source "$work/hugo" --destination "$work/hugo-public$1" --quiet >"$work/hugo-build$1.log" 2>&1
+    /usr/bin/time -v -o "$dir/hugo$1.time" hugo --source "$dir/hugo" --destination "$dir/hugo-public$1" --quiet >"$dir/hugo-build$1.log" 2>&1
 }
 quire_build() {  # name, extra flags: a cold build into a dist of its own
     settle
-    /usr/bin/time -v -o "$work/$1.time" "$quire" build --pages "$work/pages" --dist "$work/$1" "${@:2}" >"$work/$1.log" 2>&1 \
-        || { status=$?; [ "$status" -le 1 ] || { say "quire build failed ($status): $(tail -3 "$work/$1.log")"; exit 3; }; }
+    /usr/bin/time -v -o "$dir/$1.time" "$quire" build --pages "$dir/pages" --dist "$dir/$1" "${@:2}" >"$dir/$1.log" 2>&1 \
+        || { status=$?; [ "$status" -le 1 ] || { say "quire build failed ($status): $(tail -3 "$dir/$1.log")"; exit 3; }; }
 }
 # Round 1 writes hugo-public, dist and dist-no-preview; round N adds "-N".
 suffix_of() { [ "$1" = 1 ] || echo "-$1"; }
@@ -115,9 +133,10 @@ for round in $(seq "$rounds"); do
     say "round $round of $rounds: cold quire build without previews"
     quire_build "dist-no-preview$suffix" --no-preview
 done
+load_after_builds=$(load)
 
 # A figure of every round, one a line: reader function, time file prefix.
-per_round() { for round in $(seq "$rounds"); do "$1" "$work/$2$(suffix_of "$round").time"; echo; done | sort -n; }
+per_round() { for round in $(seq "$rounds"); do "$1" "$dir/$2$(suffix_of "$round").time"; echo; done | sort -n; }
 median() {  # reader function, time file prefix, printf format
     per_round "$1" "$2" | awk -v f="$3" '{ v[NR] = $1 } END { printf f, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
@@ -131,30 +150,32 @@ files=$((pages * locales))
 # whatever else is dirty on the file system, Hugo's 30,000 files from the run before included.
 say "hugo server --renderToDisk: $edits edits"
 sync
-"$bench" hugo-edits "${common[@]}" --saves "$edits" --port "$port" --format json >"$work/hugo-edits.json"
+"$bench" hugo-edits "${common[@]}" --saves "$edits" --save-gap "$save_gap" --port "$port" --format json >"$dir/hugo-edits.json"
 say "quire watch: $edits saves"
 sync
-"$bench" watch-edits "${common[@]}" --saves "$edits" --format json >"$work/quire-edits.json"
+"$bench" watch-edits "${common[@]}" --saves "$edits" --save-gap "$save_gap" --format json >"$dir/quire-edits.json"
 # Equal content again: a watcher that renders no previews writes what Hugo writes.
 say "quire watch --no-preview: $edits saves"
 sync
-"$bench" watch-edits "${common[@]}" --saves "$edits" --no-preview --format json >"$work/quire-edits-no-preview.json"
+"$bench" watch-edits "${common[@]}" --saves "$edits" --save-gap "$save_gap" --no-preview --format json >"$dir/quire-edits-no-preview.json"
+load_after_edits=$(load)
 
 field() { jq -r "$2 // \"-\"" "$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a != "-") printf "%.1f", a / b; else printf "-" }'; }
-h="$work/hugo-edits.json"; q="$work/quire-edits.json"; qb="$work/quire-edits-no-preview.json"
+h="$dir/hugo-edits.json"; q="$dir/quire-edits.json"; qb="$dir/quire-edits-no-preview.json"
 
-echo "compare-hugo: $pages pages x $locales locales ($files page files), $layout, ~3 KB markdown a page; $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(stat -f -c %T "$work")"
+echo "compare-hugo: $pages pages x $locales locales ($files page files), layout $layout ($([ "$layout" = flat ] && echo "all pages in one folder" || echo "folders of 100")), ~3 KB markdown a page"
+echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, file system $fs_type ($work, stat -f); load average at start $load_at_start, after the cold builds $load_after_builds, after the edits $load_after_edits"
 echo "hugo $(hugo version | awk '{print $2}'), quire $quire"
 echo "page cache before each cold build: $([ "$cold_cache" = 1 ] && echo "dropped, with folders and inodes (--cold-cache)" || echo "as the step before left it")"
 [ "$rounds" = 1 ] || echo "cold builds: the median of $rounds interleaved rounds, and their range"
 echo "busy CPU time the host took (steal): $(echo "$cpu_at_start $(cpu_time)" | awk '{ if ($3 > $1) printf "%.1f%%", 100 * ($4 - $2) / ($3 - $1); else printf "unknown" }')"
 echo
 printf '%-34s %12s %12s %10s\n' "" "hugo" "quire" "hugo/quire"
-printf '%-34s %12s %12s %10s\n' "cold build wall s" "$hugo_wall" "$quire_wall" "$(ratio "$hugo_wall" "$quire_wall")"
-printf '%-34s %12s %12s %10s\n' "cold build page files/s" \
+printf '%-34s %12s %12s %10s\n' "cold build, previews on: wall s" "$hugo_wall" "$quire_wall" "$(ratio "$hugo_wall" "$quire_wall")"
+printf '%-34s %12s %12s %10s\n' "  previews on: page files/s" \
     "$(awk -v f=$files -v s="$hugo_wall" 'BEGIN{printf "%.0f", f/s}')" "$(awk -v f=$files -v s="$quire_wall" 'BEGIN{printf "%.0f", f/s}')" "$(ratio "$quire_wall" "$hugo_wall")"
-printf '%-34s %12s %12s %10s\n' "cold build peak RSS MiB" "$hugo_rss" "$quire_rss" "$(ratio "$hugo_rss" "$quire_rss")"
+printf '%-34s %12s %12s %10s\n' "  previews on: peak RSS MiB" "$hugo_rss" "$quire_rss" "$(ratio "$hugo_rss" "$quire_rss")"
 printf '%-34s %12s %12s %10s\n' "  without previews: wall s" "$hugo_wall" "$bare_wall" "$(ratio "$hugo_wall" "$bare_wall")"
 printf '%-34s %12s %12s %10s\n' "  without previews: peak RSS MiB" "$hugo_rss" "$bare_rss" "$(ratio "$hugo_rss" "$bare_rss")"
 if [ "$rounds" != 1 ]; then
@@ -167,6 +188,7 @@ latency_rows() {  # label prefix, Quire's edits JSON: p50, p90 and p99 against H
         printf '%-34s %12s %12s %10s\n' "$1$p ms" "$hv" "$qv" "$(ratio "$hv" "$qv")"
     done
 }
+echo "edits: $edits, the next $save_gap ms after the previous one was read back (Hugo's at least 200 ms)"
 latency_rows "edit -> output " "$q"
 latency_rows "  without previews: " "$qb"
 # Quire's column of the last three rows: with previews, then without.
@@ -176,3 +198,17 @@ printf '%-34s %12s %12s\n' "edits with torn/empty reads" \
 printf '%-34s %12s %12s\n' "torn reads/missing reads" \
     "$(field "$h" .latency.torn_reads)/$(field "$h" .latency.missing_reads)" "$(both .latency.torn_reads / .latency.missing_reads)"
 printf '%-34s %12s %12s\n' "edits not seen (timeouts)" "$(field "$h" .latency.timeouts)" "$(field "$q" .latency.timeouts), $(field "$qb" .latency.timeouts)"
+printf '%-34s %12s %12s\n' "saves lost (not shown at the end)" "" "$(field "$q" .latency.lost), $(field "$qb" .latency.lost)"
+printf '%-34s %12s %12s %10s\n' "server/watch peak RSS MiB (VmHWM)" "$(field "$h" .peak_rss_mib)" "$(field "$q" .peak_rss_mib)" \
+    "$(ratio "$(field "$h" .peak_rss_mib)" "$(field "$q" .peak_rss_mib)")"
+printf '%-34s %12s %12s %10s\n' "  without previews" "" "$(field "$qb" .peak_rss_mib)" \
+    "$(ratio "$(field "$h" .peak_rss_mib)" "$(field "$qb" .peak_rss_mib)")"
+echo
+# A large site's files go before the next layout's (tmpfs has room for one at a time).
+if [ "$keep" = 0 ]; then rm -rf "$dir"; fi
+}
+
+case "$layout" in
+    both) compare_layout flat; compare_layout nested ;;
+    *) compare_layout "$layout" ;;
+esac

@@ -21,18 +21,21 @@ struct BenchCommand {
             OptionSpec("sections", "N", unit: "sections", default: "\(standard.sections)", help: "sections a page"),
             OptionSpec("markdown-bytes", "N", unit: "bytes", default: "\(standard.markdownBytes)", help: "markdown a page"),
             OptionSpec("seed", "N", default: "\(standard.seed)", help: "the generator's seed: output is a function of the options and it"),
+            OptionSpec(
+                "keep-versions", "N", unit: "versions", default: "\(standard.keepVersions)",
+                help: "keep: N in site.yaml, so a long run on tmpfs keeps its inodes; 0 writes no keep:"),
         ]
     }
 
     private static let format = OptionSpec("format", "text|json", default: "text", help: "tables on stdout, or one JSON document")
 
-    private static var saveOptions: [OptionSpec] {
-        let standard = BenchOptions()
-        return [
-            OptionSpec("saves", "N", unit: "saves", default: "\(standard.saves)", help: "single saves measured through the watcher"),
+    /// `gaps`: the default, a list for the whole run, one gap for a subcommand.
+    private static func saveOptions(gaps: String) -> [OptionSpec] {
+        [
+            OptionSpec("saves", "N", unit: "saves", default: "\(BenchOptions().saves)", help: "single saves measured through the watcher"),
             OptionSpec(
-                "save-gap", "MS", unit: "milliseconds", default: "\(Int(standard.saveGap * 1000))",
-                help: "pause after a save is live, so the next lands on an idle watcher"),
+                "save-gap", "MS,...", unit: "milliseconds", default: gaps,
+                help: "wait after a save is read back published; one series each; 0: the next save at once (back to back)"),
         ]
     }
 
@@ -40,14 +43,14 @@ struct BenchCommand {
 
     static let spec = CommandSpec(
         program: "quire-bench", "", abstract: "Measure build and publish speed on generated sites.",
-        options: generatorOptions(layouts: "flat|nested|both", layoutDefault: "both") + saveOptions + [
+        options: generatorOptions(layouts: "flat|nested|both", layoutDefault: "both") + saveOptions(gaps: "1000,0") + [
             OptionSpec(
                 "save-budget", "SECONDS", unit: "seconds", default: "\(Int(BenchOptions().saveBudget))",
                 help: "most time the saves of one size may take"),
             OptionSpec(
                 "burst", "N", unit: "files", default: "\(BenchOptions().burst)",
                 help: "files written at once for each of the two bursts; 0 skips them"),
-            .flag("no-preview", help: "build and watch without HTML previews (else cold builds both ways, the watcher with)"),
+            .flag("no-preview", help: "build and watch only without HTML previews (else with, the default, then without)"),
             .flag("no-watch", help: "skip the watcher's measures"),
             OptionSpec(
                 "out", "DIR", absent: .meaning("a fresh folder in bench/out/ or the current folder, removed after"),
@@ -64,13 +67,13 @@ struct BenchCommand {
                 example: "quire-bench generate --out /tmp/g --pages-count 10000 --layout nested"),
             CommandSpec(
                 program: "quire-bench", "watch-edits", abstract: "Run quire watch on a generated DIR/pages and measure saves.",
-                options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + saveOptions + [
+                options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + saveOptions(gaps: "1000") + [
                     .flag("no-preview", help: "watch without HTML previews"), format,
                 ],
                 example: "quire-bench watch-edits --out /tmp/g --pages-count 10000 --layout nested --saves 60"),
             CommandSpec(
                 program: "quire-bench", "hugo-edits", abstract: "Run hugo server --renderToDisk on a generated DIR/hugo and measure edits.",
-                options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + saveOptions + [
+                options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + saveOptions(gaps: "1000") + [
                     OptionSpec("port", "PORT", default: "\(BenchOptions().port)", help: "hugo server's port"), format,
                 ],
                 example: "quire-bench hugo-edits --out /tmp/g --pages-count 10000 --layout nested --saves 60"),
@@ -131,10 +134,14 @@ struct BenchCommand {
             site: site, pagesRoot: "\(out)/pages", distRoot: dist, previews: options.previews, log: "\(out)/watch.log")
         defer { _ = watcher.stop() }
         try watcher.waitForFirstPublish(timeout: 900)
-        let latency = try watcher.measureSaves(count: options.saves, gap: options.saveGap)
+        let latency = try watcher.measureSaves(count: options.saves, gap: options.saveGaps[0])
+        let resident = watcher.process.residentKilobytes
+        let peak = watcher.stop().peakRSSKilobytes
         let report: JSONValue = [
             "tool": "quire watch", "initial_publish_s": BenchFormat.number(watcher.initialPublishSeconds),
-            "settled_s": BenchFormat.number(watcher.settleSeconds), "latency": latency.json,
+            "settled_s": BenchFormat.number(watcher.settleSeconds), "save_gap_ms": BenchFormat.number(options.saveGaps[0] * 1000),
+            "peak_rss_mib": BenchFormat.number(BenchFormat.mebibytes(peak)),
+            "rss_at_end_mib": BenchFormat.number(BenchFormat.mebibytes(resident)), "latency": latency.json,
         ]
         return show(report, options)
     }
@@ -150,10 +157,11 @@ struct BenchCommand {
             site: site, hugoRoot: "\(out)/hugo", output: output, port: options.port, log: "\(out)/hugo-server.log")
         defer { _ = server.stop() }
         try server.waitForFirstRender(timeout: 900)
-        let latency = try server.measureEdits(count: options.saves, gap: max(options.saveGap, 0.2))
+        let latency = try server.measureEdits(count: options.saves, gap: max(options.saveGaps[0], 0.2))
         let report: JSONValue = [
             "tool": "hugo server --renderToDisk", "initial_render_s": BenchFormat.number(server.initialRenderSeconds),
-            "latency": latency.json,
+            "peak_rss_mib": BenchFormat.number(BenchFormat.mebibytes(server.process.peakRSSKilobytes)),
+            "rss_at_end_mib": BenchFormat.number(BenchFormat.mebibytes(server.process.residentKilobytes)), "latency": latency.json,
         ]
         return show(report, options)
     }

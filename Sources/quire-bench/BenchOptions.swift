@@ -6,19 +6,25 @@ import QuireCommandLine
 struct BenchOptions {
     var sizes: [Int] = [100, 10_000]
     var locales = 3
-    var saves = 200
+    var saves = 100
     var layouts: [SyntheticSite.Layout] = [.flat, .nested]
     var sections = 4
     var markdownBytes = 3000
     var burst = 1000
     var seed: UInt64 = 2024
-    /// Pause after each save is live, so the next one lands on an idle watcher.
-    var saveGap = 0.05
+    /// One series of saves per gap, in order: the pause after a save is read back published
+    /// before the next one is written. 1 s is an editor's pace (the watcher is idle again);
+    /// 0 is back to back: the next save is written the moment the previous one is read back.
+    var saveGaps: [Double] = [1, 0]
+    /// `keep:` in the generated site.yaml (0: none). Every version a one-folder site publishes
+    /// takes an inode per entry on tmpfs; without it a long run there runs out of inodes.
+    var keepVersions = 20
     /// Most seconds the saves of one size may take; the loop stops there and says so.
     var saveBudget: Double = 600
     var out: String?
     var format: OutputFormat = .text
-    /// Cold builds with and without previews unless `--no-preview`; the watcher with previews.
+    /// Cold builds and the watcher with previews (the default), then without, unless
+    /// `--no-preview`: then only without.
     var previews = true
     var watch = true
     var keepFiles = false
@@ -48,6 +54,7 @@ struct BenchOptions {
         markdownBytes = try Self.integer(arguments, "markdown-bytes", minimum: 1) ?? markdownBytes
         burst = try Self.integer(arguments, "burst", minimum: 0) ?? burst
         port = try Self.integer(arguments, "port", minimum: 1) ?? port
+        keepVersions = try Self.integer(arguments, "keep-versions", minimum: 0) ?? keepVersions
         if let text = arguments.option("seed") {
             guard let value = UInt64(text) else { throw UsageError("--seed must be a whole number, found '\(text)'") }
             seed = value
@@ -59,10 +66,12 @@ struct BenchOptions {
             saveBudget = value
         }
         if let text = arguments.option("save-gap") {
-            guard let value = Double(text.hasSuffix("ms") ? String(text.dropLast(2)) : text), value >= 0 else {
-                throw UsageError("--save-gap must be milliseconds, like 50ms, found '\(text)'")
+            saveGaps = try Self.milliseconds(text, option: "save-gap")
+            if subcommand != nil && saveGaps.count > 1 {
+                throw UsageError("quire-bench \(subcommand ?? "") takes one --save-gap, found '\(text)'")
             }
-            saveGap = value / 1000
+        } else if subcommand != nil {
+            saveGaps = [1]
         }
         switch arguments.option("layout") ?? "both" {
         case "both": layouts = [.flat, .nested]
@@ -78,6 +87,18 @@ struct BenchOptions {
         keepFiles = arguments.flag("keep-files") || out != nil
     }
 
+    /// "1000,0" or "1000ms,0ms" -> [1, 0] seconds.
+    private static func milliseconds(_ text: String, option: String) throws(UsageError) -> [Double] {
+        let values = text.split(separator: ",").map { item -> Double? in
+            let trimmed = item.trimmingCharacters(in: .whitespaces)
+            return Double(trimmed.hasSuffix("ms") ? String(trimmed.dropLast(2)) : trimmed).flatMap { $0 >= 0 ? $0 / 1000 : nil }
+        }
+        guard !values.isEmpty, values.allSatisfy({ $0 != nil }) else {
+            throw UsageError("--\(option) must be milliseconds separated by commas, like 1000ms,0ms, found '\(text)'")
+        }
+        return values.compactMap { $0 }
+    }
+
     /// A whole number option; given only (the struct holds the default).
     private static func integer(_ arguments: Arguments, _ name: String, minimum: Int) throws(UsageError) -> Int? {
         guard arguments.isGiven(name), let text = arguments.option(name) else { return nil }
@@ -90,6 +111,6 @@ struct BenchOptions {
     func site(pages: Int, layout: SyntheticSite.Layout) -> SyntheticSite {
         SyntheticSite(
             pageCount: pages, sectionsPerPage: sections, locales: SyntheticSite.locales(count: locales),
-            layout: layout, markdownBytes: markdownBytes, seed: seed)
+            layout: layout, markdownBytes: markdownBytes, seed: seed, keepVersions: keepVersions > 0 ? keepVersions : nil)
     }
 }

@@ -128,10 +128,16 @@ final class BenchProcess: @unchecked Sendable {
             peakRSSKilobytes: peak > 0 ? peak : Int(usage.ru_maxrss), userSeconds: time.user, systemSeconds: time.system)
     }
 
-    /// The child's peak resident set so far (`VmHWM`, KiB); 0 once it has exited.
-    var peakRSSKilobytes: Int {
+    /// The child's peak resident set so far (`VmHWM`, KiB: the kernel's high-water mark since
+    /// the child started, not one moment); 0 once it has exited.
+    var peakRSSKilobytes: Int { statusKilobytes("VmHWM:") }
+
+    /// The child's resident set now (`VmRSS`, KiB); 0 once it has exited.
+    var residentKilobytes: Int { statusKilobytes("VmRSS:") }
+
+    private func statusKilobytes(_ field: String) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) })
         else { return 0 }
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
     }

@@ -18,14 +18,7 @@ extension BenchRun {
                 ("stages_cold_ms", Self.stagesJSON(result.stagesCold, wall: result.stagesColdWall)),
                 ("stages_one_edit_ms", Self.stagesJSON(result.stagesEdit, wall: result.stagesEditWall)),
             ])
-            object["save_to_published"] = result.latency?.json ?? .null
-            object["page_added_to_published"] = result.pageSetChanges.map { Self.pageSetJSON($0.added) } ?? .null
-            object["page_removed_to_gone"] = result.pageSetChanges.map { Self.pageSetJSON($0.removed) } ?? .null
-            object["burst"] = result.burst?.json ?? .null
-            object["burst_spread"] = result.burstSpread?.json ?? .null
-            object["watcher_initial_publish_s"] = BenchFormat.number(result.watcherInitialPublishSeconds)
-            object["watcher_settled_s"] = BenchFormat.number(result.watcherSettleSeconds)
-            object["watcher_peak_rss_mib"] = BenchFormat.number(result.watcherPeakRSSKilobytes.map(BenchFormat.mebibytes))
+            object["watchers"] = .array(result.watchRuns.map(\.json))
             object["floor"] = result.floor?.json ?? .null
             object["problems"] = .array(result.problems.map { .string($0) })
             return .object(object)
@@ -78,6 +71,9 @@ extension BenchRun {
         var editWall: Double?
     }
 
+    /// The first watcher's first series of saves (with previews unless `--no-preview`, at the first gap).
+    static func firstSeries(_ result: SizeResult) -> BenchWatcher.Latency? { result.watchRuns.first?.series.first?.latency }
+
     /// A one-page edit at the largest size over the same at the smallest, per layout.
     func ratios(_ results: [SizeResult]) -> [Ratio] {
         options.layouts.compactMap { layout in
@@ -87,8 +83,8 @@ extension BenchRun {
                 guard let a, let b, b > 0 else { return nil }
                 return a / b
             }
-            let largeStats = BenchStatistics(large.latency?.milliseconds ?? [])
-            let smallStats = BenchStatistics(small.latency?.milliseconds ?? [])
+            let largeStats = BenchStatistics(Self.firstSeries(large)?.milliseconds ?? [])
+            let smallStats = BenchStatistics(Self.firstSeries(small)?.milliseconds ?? [])
             return Ratio(
                 layout: layout.rawValue, large: large.pages, small: small.pages,
                 p50: divide(largeStats.percentile(50), smallStats.percentile(50)),
@@ -103,7 +99,10 @@ extension BenchRun {
         sections.append(
             "quire-bench, \(c["date"]?.stringValue ?? ""): \(c["cores"]?.intValue ?? 0) cores (\(c["cpu"]?.stringValue ?? "")), kernel \(c["kernel"]?.stringValue ?? "")\n"
                 + "file system \(c["file_system"]?.stringValue ?? "") (\(c["folder"]?.stringValue ?? "")); sync: \(c["sync"]?.stringValue ?? ""); allocator: \(c["allocator"]?.stringValue ?? "")\n"
-                + "\(options.locales) locales, \(options.sections) sections a page, ~\(options.markdownBytes) B of markdown a page; page cache warm; load average at end \(c["load_average_at_end"]?.stringValue ?? ""); "
+                + "\(options.locales) locales, \(options.sections) sections a page, ~\(options.markdownBytes) B of markdown a page; "
+                + (options.keepVersions > 0
+                    ? "site.yaml sets keep: \(options.keepVersions) (--keep-versions); " : "no keep: in site.yaml; ")
+                + "page cache warm; load average at start \(c["load_average_at_start"]?.stringValue ?? ""), at end \(c["load_average_at_end"]?.stringValue ?? ""); "
                 + "inodes cached by the kernel at end \(c["cached_inodes_at_end"]?.intValue.map(String.init) ?? "unknown"); "
                 + "busy CPU time the host took (steal) \(c["cpu_stolen_by_host_percent"].flatMap(BenchFormat.percent) ?? "unknown")")
 
@@ -117,13 +116,15 @@ extension BenchRun {
                     BenchFormat.text(Double(result.pages * result.locales) / build.exit.wallSeconds, decimals: 0),
                     BenchFormat.text(BenchFormat.mebibytes(build.exit.peakRSSKilobytes), decimals: 0),
                     BenchFormat.text(build.exit.userSeconds + build.exit.systemSeconds, decimals: 2), "\(build.exit.status)",
+                    build.loadAverage,
                 ])
             }
         }
         sections.append(
             "Cold build (quire build as a child process)\n"
                 + BenchFormat.table(
-                    ["layout/pages", "files", "previews", "wall s", "pages/s", "files/s", "peak RSS MiB", "cpu s", "exit"], cold))
+                    ["layout/pages", "files", "previews", "wall s", "pages/s", "files/s", "peak RSS MiB", "cpu s", "exit", "load at end"],
+                    cold))
         let floorRows: [[String]] = results.compactMap { result in result.floor.map { [result.label] + $0.row } }
         if !floorRows.isEmpty {
             sections.append(
@@ -133,70 +134,34 @@ extension BenchRun {
                     + BenchFormat.table(Floor.header, floorRows))
         }
 
-        var latencyNotes: [String] = []
-        let latencyRows: [[String]] = results.compactMap { result in
-            guard let latency = result.latency else { return nil }
-            let statistics = BenchStatistics(latency.milliseconds)
-            return [
-                result.label, "\(latency.milliseconds.count)", BenchFormat.text(statistics.percentile(50), decimals: 2),
-                BenchFormat.text(statistics.percentile(90), decimals: 2), BenchFormat.text(statistics.percentile(99), decimals: 2),
-                BenchFormat.text(statistics.maximum, decimals: 2), "\(latency.tornReads)", "\(latency.missingReads)", "\(latency.timeouts)",
-                BenchFormat.text(result.watcherInitialPublishSeconds, decimals: 2),
-                BenchFormat.text(result.watcherSettleSeconds, decimals: 2),
-                BenchFormat.text(result.watcherPeakRSSKilobytes.map(BenchFormat.mebibytes), decimals: 0),
-            ]
-        }
-        for result in results where result.latency?.stoppedByBudget == true {
-            latencyNotes.append("\(result.label): saves stopped after \(Int(options.saveBudget)) s (--save-budget)")
-        }
-        if !latencyRows.isEmpty {
-            sections.append(
-                "Save -> published (quire watch child; read from current/ by this process)\n"
-                    + BenchFormat.table(
-                        [
-                            "layout/pages", "saves", "p50 ms", "p90 ms", "p99 ms", "max ms", "torn", "missing", "timeouts",
-                            "first publish s", "settled s", "watch RSS MiB",
-                        ], latencyRows)
-                    + latencyNotes.map { "\n" + $0 }.joined())
-        }
-        let pageSetRows: [[String]] = results.flatMap { result in
-            [("added -> published", result.pageSetChanges?.added), ("removed -> gone", result.pageSetChanges?.removed)].compactMap {
-                what, latency -> [String]? in
-                guard let latency else { return nil }
-                let statistics = BenchStatistics(latency.milliseconds)
-                return [
-                    result.label, what, "\(latency.milliseconds.count + latency.timeouts)",
-                    BenchFormat.text(statistics.percentile(50), decimals: 2),
-                    BenchFormat.text(statistics.percentile(90), decimals: 2), BenchFormat.text(statistics.maximum, decimals: 2),
-                    "\(latency.timeouts)",
-                ]
+        let saveRows = results.flatMap { result in result.watchRuns.flatMap { $0.saveRows(result) } }
+        let budgetNotes = results.flatMap { result in
+            result.watchRuns.filter { $0.series.contains { $0.latency.stoppedByBudget } }.map {
+                "\($0.label(result)): saves stopped after \(Int(options.saveBudget)) s (--save-budget)"
             }
         }
+        if !saveRows.isEmpty {
+            sections.append(
+                "Save -> published (quire watch child, with previews then without; read from current/ by this process; "
+                    + "gap: wait after a save was read back before the next, 0 = back to back; "
+                    + "watch RSS: VmHWM, the peak over the watcher's whole run, and VmRSS at its end)\n"
+                    + BenchFormat.table(BenchWatchRun.saveHeader, saveRows) + budgetNotes.map { "\n" + $0 }.joined())
+        }
+        let pageSetRows = results.flatMap { result in result.watchRuns.flatMap { $0.pageSetRows(result) } }
         if !pageSetRows.isEmpty {
             sections.append(
-                "Pages coming and going (a new page beside an existing one, then removed)\n"
+                "Pages coming and going (a new page beside an existing one, then removed; 50 ms apart)\n"
                     + BenchFormat.table(
-                        ["layout/pages", "change", "pages", "p50 ms", "p90 ms", "max ms", "timeouts"], pageSetRows))
+                        ["layout/pages, watcher", "change", "pages", "p50 ms", "p90 ms", "max ms", "timeouts"], pageSetRows))
         }
-        let burstRows: [[String]] = results.flatMap { result in
-            [(BenchWatcher.BurstShape.consecutive, result.burst), (.spread, result.burstSpread)].compactMap {
-                shape, burst -> [String]? in
-                guard let burst else { return nil }
-                return [
-                    result.label, shape.rawValue, "\(burst.files)", BenchFormat.text(burst.writeMilliseconds, decimals: 0),
-                    "\(burst.versionsPublished)",
-                    "\(burst.versionNumberDelta)", BenchFormat.text(burst.lastPublishAfterLastWriteMilliseconds, decimals: 0),
-                    BenchFormat.text(burst.allVisibleAfterLastWriteMilliseconds, decimals: 0), "\(burst.lost)",
-                ]
-            }
-        }
+        let burstRows = results.flatMap { result in result.watchRuns.flatMap { $0.burstRows(result) } }
         if !burstRows.isEmpty {
             sections.append(
                 "Burst (consecutive pages, then pages spread over every folder)\n"
                     + BenchFormat.table(
                         [
-                            "layout/pages", "pages", "files", "write ms", "versions", "version delta", "last publish after last write ms",
-                            "all visible ms", "lost",
+                            "layout/pages, watcher", "pages", "files", "write ms", "versions", "version delta",
+                            "last publish after last write ms", "all visible ms", "lost",
                         ], burstRows))
         }
 

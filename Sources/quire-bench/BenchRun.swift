@@ -9,8 +9,9 @@ import QuireModel
 ///   -> the machine's floor (`Floor`: the output written with no work, libyaml and cmark alone,
 ///      a save's barrier alone)
 ///   -> per-stage breakdown (in-process `SiteBuilder.build()`: cold, then after a one-page edit)
-///   -> `quire watch` child: first publish, N single saves, then two bursts (consecutive pages,
-///      then pages spread over every folder)
+///   -> `quire watch` child, with previews, then again without (`BenchWatchRun`): first publish,
+///      N single saves a second apart, N back to back, pages coming and going, then two bursts
+///      (consecutive pages, then pages spread over every folder)
 ///
 /// and print the figures as tables (text) or one JSON document.
 struct BenchRun {
@@ -21,6 +22,8 @@ struct BenchRun {
         var exit: BenchProcess.Exit
         var pages: Int
         var files: Int
+        /// The machine's load average when the build ended (others' work shares the cores).
+        var loadAverage = BenchRun.loadAverage
 
         var json: JSONValue {
             .object(
@@ -33,6 +36,7 @@ struct BenchRun {
                     ("peak_rss_mib", BenchFormat.number(BenchFormat.mebibytes(exit.peakRSSKilobytes))),
                     ("user_s", BenchFormat.number(exit.userSeconds)),
                     ("system_s", BenchFormat.number(exit.systemSeconds)),
+                    ("load_average", .string(loadAverage)),
                 ]))
         }
     }
@@ -48,13 +52,8 @@ struct BenchRun {
         var stagesColdWall: Double = 0
         var stagesEdit: [(stage: String, ms: Double)] = []
         var stagesEditWall: Double = 0
-        var latency: BenchWatcher.Latency?
-        var pageSetChanges: BenchWatcher.PageSetChanges?
-        var burst: BenchWatcher.Burst?
-        var burstSpread: BenchWatcher.Burst?
-        var watcherInitialPublishSeconds: Double?
-        var watcherSettleSeconds: Double?
-        var watcherPeakRSSKilobytes: Int?
+        /// With previews, then without (only without under `--no-preview`).
+        var watchRuns: [BenchWatchRun] = []
         var floor: Floor?
         var problems: [String] = []
 
@@ -63,6 +62,7 @@ struct BenchRun {
 
     func run() throws -> ExitCode {
         let cpuAtStart = BenchMachineCPU.now
+        let loadAtStart = Self.loadAverage
         let out = try outputFolder()
         defer { if !options.keepFiles { try? FileManager.default.removeItem(atPath: out) } }
         var results: [SizeResult] = []
@@ -75,7 +75,7 @@ struct BenchRun {
                 results.append(try measure(options.site(pages: pages, layout: layout), in: root))
             }
         }
-        let conditions = self.conditions(out: out, cpuAtStart: cpuAtStart)
+        let conditions = self.conditions(out: out, cpuAtStart: cpuAtStart, loadAtStart: loadAtStart)
         let document = json(results, conditions: conditions)
         let table = text(results, conditions: conditions)
         if options.keepFiles {
@@ -174,33 +174,25 @@ struct BenchRun {
     }
 
     private func measureWatch(_ site: SyntheticSite, pagesRoot: String, root: String, into result: inout SizeResult) throws {
-        progress("\(result.label): starting quire watch")
-        let watcher = try BenchWatcher(
-            site: site, pagesRoot: pagesRoot, distRoot: "\(root)/dist-watch", previews: options.previews, log: "\(root)/watch.log")
-        var stopped = false
-        defer { if !stopped { _ = watcher.stop() } }
-        try watcher.waitForFirstPublish(timeout: 900)
-        result.watcherInitialPublishSeconds = watcher.initialPublishSeconds
-        result.watcherSettleSeconds = watcher.settleSeconds
-        progress("\(result.label): \(options.saves) saves")
-        result.latency = try watcher.measureSaves(count: options.saves, gap: options.saveGap, budget: options.saveBudget)
-        let pageSetChanges = min(20, options.saves)
-        progress("\(result.label): \(pageSetChanges) pages added, then removed")
-        result.pageSetChanges = try watcher.measurePageSetChanges(count: pageSetChanges, gap: options.saveGap)
-        if options.burst > 0 {
-            progress("\(result.label): burst of \(options.burst) files")
-            result.burst = try watcher.measureBurst(files: options.burst, shape: .consecutive)
-            progress("\(result.label): burst of \(options.burst) files spread over the site")
-            result.burstSpread = try watcher.measureBurst(files: options.burst, shape: .spread)
+        for previews in options.previews ? [true, false] : [false] {
+            let mode = previews ? "preview" : "no-preview"
+            let label = "\(result.label) quire watch\(previews ? "" : " --no-preview")"
+            progress("\(label): starting")
+            result.watchRuns.append(
+                try BenchWatchRun.measure(
+                    site, pagesRoot: pagesRoot, dist: "\(root)/dist-watch-\(mode)", log: "\(root)/watch-\(mode).log",
+                    previews: previews, options: options, progress: { progress("\(label): \($0)") }))
         }
-        let exit = watcher.stop()
-        stopped = true
-        result.watcherPeakRSSKilobytes = exit.peakRSSKilobytes
     }
 
     // MARK: Conditions
 
-    private func conditions(out: String, cpuAtStart: BenchMachineCPU?) -> JSONValue {
+    /// The 1, 5 and 15 minute load averages: the machine is shared, so a figure comes with them.
+    static var loadAverage: String {
+        ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
+    }
+
+    private func conditions(out: String, cpuAtStart: BenchMachineCPU?, loadAtStart: String) -> JSONValue {
         var name = utsname()
         uname(&name)
         let kernel = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
@@ -210,8 +202,6 @@ struct BenchRun {
             .split(separator: ":", maxSplits: 1).last?.trimmingCharacters(in: .whitespaces) ?? "unknown"
         let fileSystem = BenchProcess.output("/usr/bin/stat", ["-f", "-c", "%T", out]) ?? "unknown"
         let formatter = ISO8601DateFormatter()
-        let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(
-            separator: " ")
         // Millions of cached inodes (a machine that made and removed many trees) made each file
         // creation here about twice as slow (bench/RESULTS.md), so the count is a condition.
         let cachedInodes = ((try? String(contentsOfFile: "/proc/sys/fs/inode-nr", encoding: .utf8)) ?? "")
@@ -224,20 +214,22 @@ struct BenchRun {
                 ("cores", .integer(ProcessInfo.processInfo.activeProcessorCount)),
                 ("memory_gib", BenchFormat.number(Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824)),
                 ("kernel", .string(kernel)),
-                ("load_average_at_end", .string(load)),
+                ("load_average_at_start", .string(loadAtStart)),
+                ("load_average_at_end", .string(Self.loadAverage)),
                 ("cached_inodes_at_end", cachedInodes.map { .integer($0) } ?? .null),
                 ("cpu_stolen_by_host_percent", BenchFormat.number(stolen)),
                 ("file_system", .string(fileSystem)),
                 ("folder", .string(out)),
                 ("sync", .string("the store's: one syncfs per published version, no fsync per file")),
                 ("allocator", .string(Allocator.name)),
-                ("previews", .string(options.previews ? "cold builds with and without; watcher with" : "off")),
+                ("previews", .string(options.previews ? "on (the default), then off" : "off")),
                 ("page_cache", .string("warm: sources were just written")),
                 ("locales", .integer(options.locales)),
                 ("sections_per_page", .integer(options.sections)),
                 ("markdown_bytes", .integer(options.markdownBytes)),
                 ("saves", .integer(options.saves)),
-                ("save_gap_ms", BenchFormat.number(options.saveGap * 1000)),
+                ("save_gaps_ms", .array(options.saveGaps.map { BenchFormat.number($0 * 1000) })),
+                ("keep_versions", options.keepVersions > 0 ? .integer(options.keepVersions) : .null),
                 ("save_method", .string("write a hidden temp file, rename it over the page source")),
                 ("quire", .string(BenchProcess.quireExecutable)),
             ]))

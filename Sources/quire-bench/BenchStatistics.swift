@@ -36,6 +36,7 @@ extension BenchWatcher.Latency {
                 ("saves_with_torn_reads", .integer(savesWithTornReads)),
                 ("missing_reads", .integer(missingReads)),
                 ("timeouts", .integer(timeouts)),
+                ("lost", .integer(lost)),
                 ("stopped_by_time_budget", .bool(stoppedByBudget)),
                 // In save order: whether slow saves come together (the machine) or alone shows here.
                 ("each_ms", .array(milliseconds.map { BenchFormat.number($0) })),

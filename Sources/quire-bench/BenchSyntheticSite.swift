@@ -20,6 +20,8 @@ struct SyntheticSite {
     var layout: Layout = .flat
     var markdownBytes = 3000
     var seed: UInt64 = 2024
+    /// `keep:` in site.yaml: the watcher's gc keeps the newest N versions (nil: every version stays).
+    var keepVersions: Int? = nil
 
     static let pagesPerFolder = 100
 
@@ -135,6 +137,7 @@ struct SyntheticSite {
 
     var siteYAML: String {
         "title: Synthetic benchmark site\ndefault_locale: \(defaultLocale)\nlocales: [\(locales.joined(separator: ", "))]\n"
+            + (keepVersions.map { "keep: \($0)\n" } ?? "")
     }
 
     // MARK: Page content

@@ -14,6 +14,9 @@ final class BenchWatcher {
         var missingReads = 0
         /// Saves whose text never showed up within the timeout.
         var timeouts = 0
+        /// Pages that, once the series was over, did not hold their last save's text (given up
+        /// to the timeout): a save never published, or undone by a later version.
+        var lost = 0
         var reads = 0
         /// The save loop ran out of its time budget before `count` saves.
         var stoppedByBudget = false
@@ -89,11 +92,14 @@ final class BenchWatcher {
 
     // MARK: Saves
 
-    /// `count` saves of one page each, one at a time, `gap` seconds apart once the previous one
-    /// is live (so each lands on an idle watcher, as an editor's save does).
-    /// Stops early when `budget` seconds have gone by (a slow watcher on a large site), and says so.
+    /// `count` saves of one page each, one at a time: each is written `gap` seconds after the
+    /// previous one was read back published (1 s: an editor's pace, on an idle watcher); with a
+    /// gap of 0, back to back, the moment the previous one was read back. Stops early when
+    /// `budget` seconds have gone by (a slow watcher on a large site), and says so. At the end,
+    /// every page saved must hold its last save's text, or it counts as lost.
     func measureSaves(count: Int, gap: Double, timeout: Double = 30, budget: Double = .infinity) throws -> Latency {
         var latency = Latency()
+        var lastToken: [Int: String] = [:]
         let deadline = BenchClock.now + UInt64(min(budget, 1e9) * 1e9)
         for save in 0..<count {
             if BenchClock.now > deadline {
@@ -101,7 +107,8 @@ final class BenchWatcher {
                 break
             }
             let page = (save &* 7919 &+ 13) % site.pageCount
-            let token = "Saved \(runTag)s\(save)"
+            let token = "Saved \(runTag)g\(Int(gap * 1000))s\(save)"
+            lastToken[page] = token
             let target = site.publishedPath(distRoot: distRoot, page: page)
             // The page as it is now was read (and checked) before the save, as an app would have it.
             let text = site.pageSource(page, heroTitle: token)
@@ -115,9 +122,27 @@ final class BenchWatcher {
             } else {
                 latency.timeouts += 1
             }
-            usleep(UInt32(gap * 1e6))
+            if gap > 0 { usleep(UInt32(gap * 1e6)) }
         }
+        latency.lost = pagesWithout(lastToken, timeout: timeout)
         return latency
+    }
+
+    /// How many of `tokens`' pages do not show their token by `timeout` seconds from now.
+    private func pagesWithout(_ tokens: [Int: String], timeout: Double) -> Int {
+        var waiting = tokens.sorted { $0.key < $1.key }[...]
+        let deadline = BenchClock.now + UInt64(timeout * 1e9)
+        while let (page, token) = waiting.first {
+            let bytes = Self.readFile(site.publishedPath(distRoot: distRoot, page: page)) ?? []
+            if Self.contains(bytes, Array(token.utf8)) {
+                waiting.removeFirst()
+            } else if BenchClock.now > deadline {
+                break
+            } else {
+                usleep(1_000)
+            }
+        }
+        return waiting.count
     }
 
     /// Reads `path` in a tight loop until it holds `token`; every read that differs from the one
@@ -267,7 +292,15 @@ final class BenchWatcher {
         return names.compactMap { $0.first == "v" ? Int($0.dropFirst()) : nil }.max() ?? 0
     }
 
-    func stop() -> BenchProcess.Exit { process.stop() }
+    /// Stops the watcher once; later calls return how it exited.
+    func stop() -> BenchProcess.Exit {
+        if let exit = stopped { return exit }
+        let exit = process.stop()
+        stopped = exit
+        return exit
+    }
+
+    private var stopped: BenchProcess.Exit?
 
     // MARK: Files
 

@@ -80,7 +80,7 @@ struct QuireBenchTests {
         let stale = "\(folder)/flat-20/dist-cold-preview/stale"
         try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: true)
         let result = try Self.run([
-            "--pages-count", "20", "--saves", "5", "--burst", "20", "--layout", "flat",
+            "--pages-count", "20", "--saves", "5", "--save-gap", "300ms,0", "--burst", "20", "--layout", "flat",
             "--format", "json", "--out", folder,
         ])
         #expect(result.status == 0, "\(result.stderr)")
@@ -89,7 +89,7 @@ struct QuireBenchTests {
         #expect(!names.contains { $0.contains(".old-") }, "\(names)")
         let root = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "stdout is not a JSON object")
         let conditions = try #require(root["conditions"] as? [String: Any])
-        for key in ["date", "cores", "file_system", "sync", "previews", "kernel"] {
+        for key in ["date", "cores", "file_system", "sync", "previews", "kernel", "load_average_at_start"] {
             #expect(conditions[key] != nil, "conditions.\(key) missing")
         }
         #expect((conditions["cached_inodes_at_end"] as? Int ?? 0) > 0, "conditions.cached_inodes_at_end")
@@ -120,6 +120,7 @@ struct QuireBenchTests {
                 #expect(build[key] is Double || build[key] is Int, "cold_builds.\(key)")
             }
             #expect(build["exit_status"] as? Int == 0)
+            #expect((build["load_average"] as? String)?.split(separator: " ").count == 3, "cold_builds.load_average")
         }
         // The floor rewrites the first cold build's output: its page and preview files at least,
         // and a save's barrier with one page and one preview per locale.
@@ -146,36 +147,92 @@ struct QuireBenchTests {
         }
         #expect(run["stages_one_edit_ms"] is [String: Any])
 
-        let latency = try #require(run["save_to_published"] as? [String: Any])
-        #expect(latency["saves"] as? Int == 5)
-        #expect(latency["published"] as? Int == 5)
-        for key in ["p50_ms", "p90_ms", "p99_ms"] { #expect(latency[key] is Double || latency[key] is Int, "save_to_published.\(key)") }
-        // Each save's figure, in order: as many as were published, the median among them.
-        let each = try #require(latency["each_ms"] as? [Any]).compactMap(Self.number)
-        #expect(each.count == 5 && each.allSatisfy { $0 > 0 }, "save_to_published.each_ms: \(each)")
-        let median = Self.number(latency["p50_ms"])
-        #expect(median.map { each.sorted()[2] == $0 } == true, "p50 \(median ?? -1) of \(each.sorted())")
-        #expect(latency["torn_reads"] as? Int == 0)
-        #expect(latency["missing_reads"] as? Int == 0)
-        // The saves began once the watcher had gone idle after its first publish.
-        let settled = Self.number(run["watcher_settled_s"])
-        #expect(settled.map { $0 > 0 && $0 < 60 } == true, "watcher_settled_s: \(run["watcher_settled_s"] ?? "missing")")
+        // A watcher with previews (the default), then one without, each with a series of saves
+        // per --save-gap, in order.
+        let watchers = try #require(run["watchers"] as? [[String: Any]])
+        #expect(watchers.map { $0["previews"] as? Bool } == [true, false])
+        for (watcher, previews) in zip(watchers, [true, false]) {
+            // The watcher really ran with or without previews: its published tree says so.
+            let mode = previews ? "preview" : "no-preview"
+            let previewFolder = "\(folder)/flat-20/dist-watch-\(mode)/bench/current/preview"
+            #expect(FileManager.default.fileExists(atPath: previewFolder) == previews, "\(previewFolder)")
+            try Self.checkSaveSeries(watcher, mode: mode)
+            let peak = try #require(Self.number(watcher["peak_rss_mib"]), "\(mode): peak_rss_mib")
+            let atEnd = try #require(Self.number(watcher["rss_at_end_mib"]), "\(mode): rss_at_end_mib")
+            #expect(atEnd > 0 && peak >= atEnd, "\(mode): the peak (VmHWM) is at least what it held at the end: \(peak) < \(atEnd)")
+            // The saves began once the watcher had gone idle after its first publish.
+            let settled = Self.number(watcher["settled_s"])
+            #expect(settled.map { $0 > 0 && $0 < 60 } == true, "\(mode) settled_s: \(watcher["settled_s"] ?? "missing")")
 
-        for key in ["page_added_to_published", "page_removed_to_gone"] {
-            let changes = try #require(run[key] as? [String: Any], "\(key) missing")
-            #expect(changes["pages"] as? Int == 5, "as many as saves, at most 20")
-            #expect(changes["timeouts"] as? Int == 0)
-            #expect(changes["p50_ms"] is Double || changes["p50_ms"] is Int, "\(key).p50_ms")
+            for key in ["page_added_to_published", "page_removed_to_gone"] {
+                let changes = try #require(watcher[key] as? [String: Any], "\(key) missing")
+                #expect(changes["pages"] as? Int == 5, "as many as saves, at most 20")
+                #expect(changes["timeouts"] as? Int == 0)
+                #expect(changes["p50_ms"] is Double || changes["p50_ms"] is Int, "\(key).p50_ms")
+            }
+            #expect((watcher["page_added_to_published"] as? [String: Any])?["torn_reads"] as? Int == 0)
+            for key in ["burst", "burst_spread"] {
+                let burst = try #require(watcher[key] as? [String: Any], "\(key) missing")
+                #expect(burst["files"] as? Int == 20)
+                #expect(burst["lost"] as? Int == 0)
+                // The first file at once, the rest when the files stop: a burst is not a version a file.
+                #expect(
+                    (1...3).contains(burst["versions_published"] as? Int ?? 0), "\(key): \(burst["versions_published"] ?? "none") versions")
+                #expect(burst["last_publish_after_last_write_ms"] != nil)
+            }
         }
-        #expect((run["page_added_to_published"] as? [String: Any])?["torn_reads"] as? Int == 0)
-        for key in ["burst", "burst_spread"] {
-            let burst = try #require(run[key] as? [String: Any], "\(key) missing")
-            #expect(burst["files"] as? Int == 20)
-            #expect(burst["lost"] as? Int == 0)
-            // The first file at once, the rest when the files stop: a burst is not a version a file.
-            #expect((1...3).contains(burst["versions_published"] as? Int ?? 0), "\(key): \(burst["versions_published"] ?? "none") versions")
-            #expect(burst["last_publish_after_last_write_ms"] != nil)
+        // The generated site keeps its newest versions (--keep-versions, 20 by default), so a long
+        // run on tmpfs does not run out of inodes; the output says so.
+        let siteYAML = try String(contentsOfFile: "\(folder)/flat-20/pages/bench/site.yaml", encoding: .utf8)
+        #expect(siteYAML.contains("keep: 20\n"), "\(siteYAML)")
+        #expect(conditions["keep_versions"] as? Int == 20)
+    }
+
+    /// Two series of 5 saves: 300 ms apart, then back to back (the next save written the moment
+    /// the previous one is read back).
+    static func checkSaveSeries(_ watcher: [String: Any], mode: String) throws {
+        let series = try #require(watcher["save_to_published"] as? [[String: Any]], "\(mode): save_to_published")
+        #expect(series.compactMap { number($0["gap_ms"]) } == [300, 0], "\(mode): gaps")
+        for latency in series {
+            #expect(latency["saves"] as? Int == 5)
+            #expect(latency["published"] as? Int == 5)
+            for key in ["p50_ms", "p90_ms", "p99_ms"] { #expect(latency[key] is Double || latency[key] is Int, "\(mode): \(key)") }
+            // Each save's figure, in order: as many as were published, the median among them.
+            let each = try #require(latency["each_ms"] as? [Any]).compactMap(Self.number)
+            #expect(each.count == 5 && each.allSatisfy { $0 > 0 }, "\(mode) each_ms: \(each)")
+            let median = Self.number(latency["p50_ms"])
+            #expect(median.map { each.sorted()[2] == $0 } == true, "p50 \(median ?? -1) of \(each.sorted())")
+            for key in ["torn_reads", "missing_reads", "timeouts", "lost"] { #expect(latency[key] as? Int == 0, "\(mode): \(key)") }
+            #expect((latency["load_average"] as? String)?.split(separator: " ").count == 3, "\(mode): load_average")
+            // The series' wall time is its saves' latencies plus the pauses between them: 5 of
+            // 300 ms at least, and none back to back (under a second of other work for 5 saves).
+            let seconds = try #require(number(latency["seconds"]), "\(mode): seconds")
+            let waited = seconds - each.reduce(0, +) / 1000
+            if number(latency["gap_ms"]) == 300 {
+                #expect(waited >= 1.5, "\(mode): 5 saves 300 ms apart waited \(waited) s")
+            } else {
+                #expect(waited < 1.0, "\(mode): back to back waited \(waited) s")
+            }
         }
+    }
+
+    @Test func keepVersionsSetsSiteYAMLAndSaveGapListsAreForTheWholeRunOnly() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (keep, line) in [("7", "keep: 7\n"), ("0", nil)] {
+            let out = "\(folder)/keep-\(keep)"
+            let generated = try Self.run(["generate", "--out", out, "--pages-count", "3", "--keep-versions", keep])
+            #expect(generated.status == 0, "\(generated.stderr)")
+            let yaml = try String(contentsOfFile: "\(out)/pages/bench/site.yaml", encoding: .utf8)
+            if let line { #expect(yaml.contains(line), "\(yaml)") } else { #expect(!yaml.contains("keep:"), "\(yaml)") }
+            let check = try Self.run(["check", "--pages", "\(out)/pages"], executable: "quire")
+            #expect(check.status == 0, "\(check.stderr)")
+        }
+        // One edit run measures one gap.
+        let listed = try Self.run(["watch-edits", "--out", folder, "--save-gap", "1000,0"])
+        #expect(listed.status == 2)
+        #expect(listed.stderr.contains("takes one --save-gap"), "\(listed.stderr)")
+        #expect(try Self.run(["--save-gap", "fast"]).status == 2)
     }
 
     /// A JSON number as Foundation reads it: an Int when it has no fraction.

@@ -160,7 +160,7 @@ extension BenchRun {
                 "Burst (consecutive pages, then pages spread over every folder)\n"
                     + BenchFormat.table(
                         [
-                            "layout/pages, watcher", "pages", "files", "write ms", "versions", "version delta",
+                            "layout/pages, watcher", "which pages", "files", "write ms", "versions", "version delta",
                             "last publish after last write ms", "all visible ms", "lost",
                         ], burstRows))
         }

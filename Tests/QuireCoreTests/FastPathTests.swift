@@ -71,19 +71,6 @@ import Testing
         #expect(HTMLWriter.escape(text) == expected)
     }
 
-    @Test(arguments: [
-        "https://example.com/x", "http://a.b?c", "https://host#frag", "https:///path", "no scheme",
-        "https://exämple.com/ü", "https://e\u{301}xample.com/", "ftp://x:/y", "a://",
-    ])
-    func previewHostMatchesFoundationSearch(url: String) {
-        var expected: String?
-        if let range = url.range(of: "://") {
-            let host = url[range.upperBound...].prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
-            expected = host.isEmpty ? nil : String(host)
-        }
-        #expect(PreviewURL.host(of: url) == expected)
-    }
-
     // MARK: The block tree writer
 
     /// Markdown that exercises every node kind and the text-joining rules, beyond `markdown`.
@@ -307,28 +294,6 @@ import Testing
         #expect(root["block"]?.string == "### Título ñ\nlínea 2 — “quoted” ✓\n")
     }
 
-    // MARK: Preview HTML filter
-
-    /// Text escaped byte by byte, as the filter did before it scanned words.
-    static func escapeTextByteByByte(_ text: String) -> [UInt8] {
-        let bytes = Array(text.utf8)
-        var out: [UInt8] = []
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "&") {
-                let isEntity = bytes.withUnsafeBufferPointer { MarkdownHTMLFilter.entityLength($0[...], at: index) != nil }
-                out += isEntity ? [byte] : Array("&amp;".utf8)
-            } else if byte == UInt8(ascii: ">") {
-                out += Array("&gt;".utf8)
-            } else {
-                out.append(byte)
-            }
-            index += 1
-        }
-        return out
-    }
-
     /// `utf8Precedes` (one memcmp) orders as the byte-by-byte comparison does: prefixes, empty
     /// strings, bytes above 0x7F, small (inline) and large strings, and strings Foundation made.
     @Test func utf8OrderMatchesTheByteByByteComparison() {
@@ -346,53 +311,6 @@ import Testing
         #expect(names.sorted { $0.utf8Precedes($1) } == names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
     }
 
-    @Test func htmlFilterTextEscapeMatchesTheByteWalk() {
-        var texts = ["", "&", ">", "&amp;", "a&b", "a>b", "&#38;&#x26;&lt;", "é&é>漢&字😀>", "&&&>>>", "x&amp", "&bogus text;"]
-        // Each special byte at every offset of a text longer than two words, and next to 0x26 / 0x3E
-        // neighbours (0x25, 0x27, 0x3D, 0x3F) that a borrow could confuse.
-        for special in ["&", ">", "&amp;", "%'=?"] {
-            for offset in 0..<24 {
-                texts.append(String(repeating: "a", count: offset) + special + String(repeating: "b", count: 24 - offset))
-                texts.append(String(repeating: "\u{7F}", count: offset) + special + "%&'=>?")
-            }
-        }
-        for text in texts {
-            var fast = ByteSink(capacity: 0)  // grows on the way: the doubling is tested too
-            let bytes = Array(text.utf8)
-            bytes.withUnsafeBufferPointer { MarkdownHTMLFilter.escapeText($0[...], into: &fast) }
-            #expect(fast.array() == Self.escapeTextByteByByte(text), "\(text)")
-            // A slice that does not start at 0 is escaped the same.
-            var sliced = ByteSink(capacity: 0)
-            let padded = Array("<p>".utf8) + bytes
-            padded.withUnsafeBufferPointer { MarkdownHTMLFilter.escapeText($0[3...], into: &sliced) }
-            #expect(sliced.array() == fast.array(), "\(text)")
-        }
-    }
-
-    @Test func orderedTagNamesAreTheAllowedSet() {
-        let names = MarkdownHTMLFilter.allowedTagNames.map(\.string)
-        #expect(Set(names) == MarkdownHTMLFilter.allowedTags)
-        #expect(names.count == MarkdownHTMLFilter.allowedTags.count)
-        // The filter skips the dropped-with-content check for allowed tags: the sets must not meet.
-        #expect(MarkdownHTMLFilter.allowedTags.isDisjoint(with: MarkdownHTMLFilter.droppedWithContent))
-    }
-
-    @Test(arguments: ["p", "P", "blockquote", "BlockQuote", "h1", "STRONG", "a", "img", "sixteenbyteslong", "seventeenbyteslon", "x9"])
-    func packedTagNamesMatchLowerCasedStrings(name: String) {
-        let bytes = Array(name.utf8)
-        let packed = bytes.withUnsafeBufferPointer { MarkdownHTMLFilter.TagName(lowercasing: $0[...]) }
-        let lowered = bytes.withUnsafeBufferPointer { MarkdownHTMLFilter.lowercased($0[...]) }
-        if bytes.count <= 16 {
-            #expect(packed.string == lowered)
-            #expect(packed == MarkdownHTMLFilter.TagName(lowered))
-            var out = ByteSink(capacity: 16)
-            packed.append(to: &out)
-            #expect(out.array() == Array(lowered.utf8))
-        } else {
-            #expect(packed == .tooLong)
-        }
-    }
-
     // MARK: Preview URLs
 
     static let previewURLs = [
@@ -404,12 +322,6 @@ import Testing
     @Test(arguments: previewURLs)
     func previewURLCheckOnBytesMatchesTheScalarWalk(url: String) {
         #expect(PreviewURL.isClean(url) == PreviewURL.isCleanByScalars(url))
-        // The host as Foundation's search finds it.
-        let expected: String? = url.range(of: "://").flatMap { range in
-            let host = url[range.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-            return host.isEmpty ? nil : String(host)
-        }
-        #expect(PreviewURL.host(of: url) == expected)
     }
 
     // MARK: Source text check

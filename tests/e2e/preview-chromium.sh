@@ -21,6 +21,20 @@ trap 'rm -rf "$scratch"' EXIT
 chmod 755 "$scratch"
 mkdir -p "$scratch/pages"
 cp -R pages/trex pages/springfield-pd "$here/fixtures/planted" "$scratch/pages/"
+# A page in parts, and a draft in parts: apps never get the draft, its preview still draws it.
+for page in range-log:false field-notes:true; do
+  cat > "$scratch/pages/trex/${page%%:*}.yaml" <<YAML
+draft: ${page#*:}
+title: ${page%%:*} in parts
+page_size: 2
+sections:
+  - {type: markdown_block, id: one, body: "First part, **${page%%:*}**."}
+  - {type: divider, id: rule}
+  - {type: announcement, id: note, tone: tip, title: Second part, body: "Read [the drills](https://example.com/drills)."}
+  - {type: markdown_block, id: three, body: "1. third part\n2. of ${page%%:*}"}
+  - {type: cta_button, id: back, label: Back to the store, action: navigate, destination: /trex-store}
+YAML
+done
 
 # The samples publish cleanly; the planted site has one page that never validates.
 "$quire" build --pages "$scratch/pages" --dist "$scratch/dist" --site trex 2>/dev/null

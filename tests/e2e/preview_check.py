@@ -3,10 +3,13 @@
 Run by preview-chromium.sh after it has published the sample sites and the `planted` fixture
 site into DIST from a scratch copy of the sources in PAGES. Checks, collecting every failure:
 
-  - each section of each sample page: a screenshot, not blank (Pillow), its images loaded,
-    and the page's text (from the published JSON) present in the section's DOM;
+  - each section of each sample page (a draft and a page in parts among them): a screenshot, not
+    blank (Pillow), its images loaded, and the page's text (from the JSON the script reads, every
+    part) present in the section's DOM, drawn by the preview's script from that JSON;
   - planted script (markdown, a title, a translation, a diagnostic) never runs, and no script,
-    event handler or javascript: URL reaches the DOM;
+    event handler or javascript: URL reaches the DOM; the same for hostile JSON no build would
+    publish (fixtures/hostile-page.json: javascript: links and images, markup in every field)
+    drawn by the same script;
   - every request the browser made went to the local server, none failed, no CSP violation;
   - live reload: a preview opened through current/ reloads after a save under `quire watch`;
     a broken save shows the diagnostics banner above the last good rendering; a fix clears it.
@@ -93,6 +96,29 @@ KNOWN_TYPES = {"hero_banner", "markdown_block", "product_grid", "drill_carousel"
                "video_embed", "image_gallery", "divider", "announcement"}
 
 
+def open_preview(tab, url):
+    """Loads a preview and waits until its script has drawn the page from the JSON."""
+    tab.navigate(url)
+    drawn, _ = tab.wait_until("document.documentElement.getAttribute('data-drawn')", 10)
+    expect(drawn and drawn != "missing", f"{url}: the page was not drawn ({drawn!r})")
+    return drawn
+
+
+def page_parts(dist, site, locale, page_id):
+    """The JSON the preview draws: the published page, or a draft's beside its preview; every part."""
+    version = os.path.join(dist, site, "current")
+    path = os.path.join(version, locale, page_id + ".json")
+    if not os.path.exists(path):
+        path = os.path.join(version, "preview", locale, page_id + ".json")
+    parts = []
+    while path:
+        with open(path) as file:
+            parts.append(json.load(file))
+        following = parts[-1].get("next")
+        path = os.path.join(os.path.dirname(path), following) if following else None
+    return parts
+
+
 def pages_of(dist, site, locale):
     root = os.path.join(dist, site, "current", "preview", locale)
     found = []
@@ -147,16 +173,22 @@ SCROLL_TO_SECTION = """
 
 def check_sample_pages(tab, base, dist, pages, out):
     saved_types = {}
+    seen_parts, seen_drafts = [], []
     for site in SAMPLE_SITES:
         locale = default_locale(pages, site)
         page_ids = pages_of(dist, site, locale)
         expect(page_ids, f"{site}: no previews under current/preview/{locale}/")
         for page_id in page_ids:
             url = f"{base}/{site}/current/preview/{locale}/{page_id}.html"
-            tab.navigate(url)
-            with open(os.path.join(dist, site, "current", locale, page_id + ".json")) as file:
-                published = json.load(file)
-            sections = published.get("sections", [])
+            open_preview(tab, url)
+            parts = page_parts(dist, site, locale, page_id)
+            sections = [section for part in parts for section in part.get("sections", [])]
+            if len(parts) > 1:
+                seen_parts.append(page_id)
+            if os.path.exists(os.path.join(dist, site, "current", "preview", locale, page_id + ".json")):
+                seen_drafts.append(page_id)
+            title = tab.evaluate("document.querySelector('.navbar h1').textContent")
+            expect(title == parts[0].get("title", page_id), f"{url}: title {title!r}, published {parts[0].get('title')!r}")
             count = tab.evaluate("document.querySelectorAll('section.section').length")
             expect(count == len(sections), f"{url}: {count} sections drawn, the page has {len(sections)}")
             slug = f"{site}--{page_id.replace('/', '-')}"
@@ -180,9 +212,23 @@ def check_sample_pages(tab, base, dist, pages, out):
                     tab.screenshot(os.path.join(out, f"section-{label}.png"), clip)
     missing = (KNOWN_TYPES | {"unknown"}) - set(saved_types)
     expect(not missing, f"the samples lack section types {sorted(missing)}: no screenshot of them")
+    expect(seen_parts, "no sample page in parts: pagination is not checked")
+    expect(seen_drafts, "no draft among the samples: drafts are not checked")
+    # A navigate button links to the preview of the page it names.
+    open_preview(tab, f"{base}/trex/current/preview/en/range-log.html")
+    link, _ = tab.wait_until("(document.querySelector('.cta a.button[href$=\"/preview/en/trex-store.html\"]') || {}).href", 10)
+    if expect(link, "range-log: the navigate button does not link to the trex-store preview"):
+        open_preview(tab, link)
+    # A button naming an app route, not a page, stays a button.
+    open_preview(tab, f"{base}/trex/current/preview/en/trex-store.html")
+    tab.pump(2.0)
+    expect(tab.evaluate("document.querySelectorAll('.cta span.button[data-page=\"drills\"]').length") == 1,
+           "trex-store: the button to the /drills app route became a link")
     # The same file through an immutable version path: relative asset URLs must work there too.
     version = os.readlink(os.path.join(dist, "trex", "current")).split("/")[-1]
-    tab.navigate(f"{base}/trex/versions/{version}/preview/en/trex-store.html")
+    open_preview(tab, f"{base}/trex/versions/{version}/preview/en/trex-store.html")
+    expect(tab.evaluate("document.getElementById('quire-version').textContent") == version,
+           f"versions/{version} preview: the toolbar does not name {version}")
     broken = tab.evaluate("[...document.images].filter(i => i.loading !== 'lazy' && !i.naturalWidth).map(i => i.src)")
     expect(not broken, f"versions/{version} preview: images not loaded: {broken}")
 
@@ -209,7 +255,10 @@ def check_planted(tab, base, out):
         ("status page", f"{base}/planted/status/index.html", 1),
     ]
     for name, url, own_scripts in targets:
-        tab.navigate(url)
+        if "/preview/" in url:
+            open_preview(tab, url)
+        else:
+            tab.navigate(url)
         tab.pump(1.0)  # let a planted onerror/onload fire if one got through
         probe = tab.evaluate(INJECTION_PROBE)
         expect(probe["title"] != "pwned" and "pwned" not in tab.evaluate("window.name + String(window.pwned)"),
@@ -222,13 +271,64 @@ def check_planted(tab, base, out):
         expect(not probe["unsafeURLs"], f"planted {name}: unsafe URLs in the DOM: {probe['unsafeURLs']}")
         tab.screenshot(os.path.join(out, f"planted-{name.replace(' ', '-')}.png"))
     # The planted text is shown as text, not dropped.
-    tab.navigate(f"{base}/planted/current/preview/en/evil.html")
+    open_preview(tab, f"{base}/planted/current/preview/en/evil.html")
     text = tab.evaluate("document.querySelector('.content').textContent")
     expect("<script>document.title='pwned'</script>Hero title" in text, "planted preview: the hero title is not shown as text")
     tab.navigate(f"{base}/planted/status/index.html")
     text = tab.evaluate("document.body.textContent")
     expect("found '<script>document.title='pwned'</script>'" in text,
            "planted status page: the diagnostic quoting script is not shown as text")
+
+
+def check_hostile_json(browser, base, dist, out):
+    """JSON no build would publish, drawn by the real script and shell in a version of its own."""
+    root = os.path.join(dist, "hostile")
+    version = os.path.join(root, "versions", "v000001")
+    trex = os.path.realpath(os.path.join(dist, "trex", "current"))
+    os.makedirs(os.path.join(version, "preview", "en"), exist_ok=True)
+    os.makedirs(os.path.join(version, "en"), exist_ok=True)
+    os.makedirs(os.path.join(version, "assets"), exist_ok=True)
+    os.makedirs(os.path.join(root, "status"), exist_ok=True)
+    for name in ("preview.css", "preview.js"):
+        with open(os.path.join(trex, "preview", name), "rb") as source, open(os.path.join(version, "preview", name), "wb") as target:
+            target.write(source.read())
+    with open(os.path.join(trex, "preview", "en", "trex-store.html"), "rb") as source:
+        shell = source.read()
+    with open(os.path.join(version, "preview", "en", "hostile.html"), "wb") as target:
+        target.write(shell)
+    with open(os.path.join(trex, "assets", "trex-banner.jpg"), "rb") as source, open(os.path.join(version, "assets", "a.jpg"), "wb") as target:
+        target.write(source.read())
+    with open(os.path.join(os.path.dirname(__file__), "fixtures", "hostile-page.json")) as source:
+        page = source.read()
+    with open(os.path.join(version, "en", "hostile.json"), "w") as target:
+        target.write(page)
+    with open(os.path.join(root, "status", "status.json"), "w") as target:
+        json.dump({"site": "hostile", "version": "v000001", "current": "v000001", "pages": {}}, target)
+    tab = browser.new_tab()
+    tab.send("Page.enable")
+    url = f"{base}/hostile/versions/v000001/preview/en/hostile.html"
+    open_preview(tab, url)
+    tab.pump(1.0)
+    probe = tab.evaluate(INJECTION_PROBE)
+    dialogs = [e for e in tab.events if e["method"] == "Page.javascriptDialogOpening"]
+    expect(not dialogs, f"hostile JSON: a script ran and opened {len(dialogs)} dialog(s)")
+    expect(probe["scripts"] == 1, f"hostile JSON: {probe['scripts']} scripts in the DOM")
+    expect(not probe["handlers"], f"hostile JSON: event handler attributes in the DOM: {probe['handlers']}")
+    expect(probe["embeds"] == 0, f"hostile JSON: {probe['embeds']} iframe/object/svg/form elements in the DOM")
+    expect(not probe["unsafeURLs"], f"hostile JSON: unsafe URLs in the DOM: {probe['unsafeURLs']}")
+    hrefs = tab.evaluate("[...document.querySelectorAll('.content [href]')].map(e => e.getAttribute('href'))")
+    expect(all(re.match(r"^(https?:|/[^/]|#|[^:/]+(/|$))", h) for h in hrefs), f"hostile JSON: hrefs {hrefs}")
+    images = tab.evaluate("[...document.querySelectorAll('.content img')].map(e => e.getAttribute('src'))")
+    expect(images and all(i.startswith(f"{base}/hostile/versions/v000001/") for i in images), f"hostile JSON: images {images}")
+    text = normalized(probe["text"])
+    for shown in ["Tom's \"quoted\" <b>bold</b> & co", "<img src=x onerror=alert(1)>", "Click <me>",
+                  "not a usable link: javascript:alert(document.domain)", "Unknown section type “<script>alert(1)</script>”",
+                  "remote image · cdn.example.com", "image not shown", "a javascript link"]:
+        expect(shown in text, f"hostile JSON: {shown!r} not shown as text")
+    expect(probe["title"] == "<script>alert(1)</script> · en · preview", f"hostile JSON: title {probe['title']!r}")
+    tab.screenshot(os.path.join(out, "hostile-json.png"))
+    check_requests(tab, base)
+    tab.close()
 
 
 def check_status_pages(tab, base, dist, out):
@@ -245,7 +345,7 @@ def check_status_pages(tab, base, dist, out):
         links = tab.evaluate("[...document.querySelectorAll('a[href*=\"preview/\"]')].map(a => a.href)")
         expect(links, f"{url}: no links to previews")
         for link in links[:3]:
-            tab.navigate(link)
+            open_preview(tab, link)
             expect(tab.evaluate("document.querySelectorAll('section.section').length") > 0, f"{url}: link {link} shows no preview")
         tab.navigate(url)
         height = tab.evaluate("document.documentElement.scrollHeight")
@@ -390,6 +490,7 @@ def main():
             check_status_pages(tab, base, args.dist, args.out)
             check_requests(tab, base)
             tab.close()
+            check_hostile_json(browser, base, args.dist, args.out)
             check_live_reload(browser, base, args.quire, args.pages, args.dist, args.out)
     finally:
         server.shutdown()

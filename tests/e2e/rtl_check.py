@@ -72,6 +72,8 @@ def main():
                 page = json.load(file)
             expect(page.get("direction", "ltr") == direction, f"{locale}: page direction {page.get('direction')} != manifest {direction}")
             tab.navigate(f"{base}/preview/{locale}/home.html")
+            drawn, _ = tab.wait_until("document.documentElement.getAttribute('data-drawn')", 10)
+            expect(drawn and drawn != "missing", f"{locale}: the preview's script did not draw the page ({drawn!r})")
             layout = tab.evaluate(LAYOUT)
             print(f"{locale}: {layout}", flush=True)
             expect(layout["dir"] == direction and layout["direction"] == direction, f"{locale}: preview runs {layout}, expected {direction}")

@@ -92,7 +92,6 @@ extension PagePipeline {
             cache: pass.cachedTranslations, reuse: pass.reuseTranslation)
         clock.add(.translations, DispatchTime.now().uptimeNanoseconds - started)
         var catalogs = translations.byPage[pageID] ?? []
-        // Once a page: the output key and the preview's input digest both hold it.
         let linkState = page.linkState(in: pass.context.pageIDs)
         var key = outputKey(page, settingsDigest: pass.settingsDigest, catalogs: catalogs, now: pass.now, linkState: linkState)
         var output: PageOutput?
@@ -110,7 +109,7 @@ extension PagePipeline {
                     key = outputKey(page, settingsDigest: pass.settingsDigest, catalogs: catalogs, now: pass.now, linkState: linkState)
                 }
                 output = render(
-                    page, linkState: linkState, context: pass.context, chains: pass.chains, catalogs: catalogs,
+                    page, context: pass.context, chains: pass.chains, catalogs: catalogs,
                     failedLocales: translations.failed[pageID] ?? [],
                     settingsDigest: pass.settingsDigest, published: pass.published, now: pass.now, clock: clock, blobs: pass.blobs)
             }

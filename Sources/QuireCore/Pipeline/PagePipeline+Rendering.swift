@@ -20,9 +20,8 @@ struct PageOutput: Sendable {
 }
 
 extension PagePipeline {
-    /// `linkState`: `page.linkState(in: context.pageIDs)`.
     func render(
-        _ page: ProcessedPage, linkState: String, context: ValidationContext, chains: [String: [String]],
+        _ page: ProcessedPage, context: ValidationContext, chains: [String: [String]],
         catalogs: [LoadedCatalog], failedLocales: Set<String>,
         settingsDigest: String, published: [String: PublishedFile], now: Date, clock: StageClock,
         blobs: StagingBlobs? = nil
@@ -41,14 +40,13 @@ extension PagePipeline {
         }
         output.diagnostics += translationDiagnostics
         let config = context.config
-        // A draft, or a page outside its schedule, stays out of published pages; its preview still shows it.
+        // A draft, or a page outside its schedule, stays out of published pages: its JSON is
+        // published beside its preview only, which the preview's script reads instead.
         let isDraft = model.isDraft || !model.schedule.isLive(at: now)
         let audiences = isDraft ? [] : PageRenderer.audiences(of: model)
         let minimumAppVersions = Dictionary(
             context.vocabulary.types.compactMap { type in type.minimumAppVersion.map { (type.name, $0) } }, uniquingKeysWith: { $1 })
         let scheduleState = model.scheduleState(at: now)
-        // The preview links the pages it names that exist: adding or removing one renders it again.
-        let previewLinks = linkState.isEmpty ? "" : "+" + SHA256.hash(linkState)
         for locale in config.locales {
             let chain = chains[locale] ?? [locale]
             // A broken translation file never replaces a good translated page with a fallback:
@@ -73,18 +71,17 @@ extension PagePipeline {
             ) { string in
                 translations.resolve(string, chain: chain, defaultLocale: config.defaultLocale, stalePolicy: config.stalePolicy).text
             }
-            let previewPath = "preview/\(locale)/\(page.pageID).html"
-            let previewDigest = inputDigest + "+" + Self.previewFormat + previewLinks
-            let previewCarried = published[previewPath]?.inputDigest == previewDigest
-            if previews && previewCarried {
-                output.files.append(OutputFile(path: previewPath, content: .carried, inputDigest: previewDigest))
+            if previews {
+                output.files.append(
+                    clock.measure(.preview) { previewShell(pageID: page.pageID, locale: locale, isDraft: isDraft, published: published) })
             }
+            // Without previews a draft has nothing to render.
+            if isDraft && !previews { continue }
             for audience in [nil] + audiences.map(Optional.some) {
                 let path = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience)
-                let needsPreview = audience == nil && previews && !previewCarried
                 let digest = audience.map { inputDigest + "@" + $0 } ?? inputDigest
                 // Part 1 records how many parts there are, so carrying brings the others along.
-                if !isDraft && !needsPreview, let carried = published[path], carried.inputDigest == digest {
+                if !isDraft, let carried = published[path], carried.inputDigest == digest {
                     let parts = carried.metadata?["parts"]?.intValue ?? 1
                     for part in 1...max(parts, 1) {
                         let partPath = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience, part: part)
@@ -100,15 +97,12 @@ extension PagePipeline {
                             .warning(page.file, at: string.position, keyPath: string.keyPath, "removed \(what): apps never receive it"))
                     }
                 }
-                if needsPreview {
-                    let preview = PreviewContext(
-                        site: site, locale: locale, pageID: page.pageID, version: nil, sitePageIDs: context.pageIDs)
-                    let html = clock.measure(.preview) { PagePreview.html(page: rendered.page, context: preview) }
-                    output.files.append(
-                        OutputFile(
-                            path: previewPath, content: blobs?.stage(html, at: previewPath) ?? .bytes(html), inputDigest: previewDigest))
+                if isDraft {
+                    output.files += draftParts(rendered.parts, digest: digest, published: published, blobs: blobs, clock: clock) {
+                        "preview/" + PageRenderer.path(pageID: page.pageID, locale: locale, audience: nil, part: $0)
+                    }
+                    continue
                 }
-                if isDraft { continue }
                 for (index, part) in rendered.parts.enumerated() {
                     let partPath = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience, part: index + 1)
                     var metadata: JSONObject = [
@@ -148,16 +142,42 @@ extension PagePipeline {
     /// A page that failed keeps every file it had in the newest version.
     func carry(_ pageID: String, locales: [String], published: [String: PublishedFile]) -> [OutputFile] {
         var files: [OutputFile] = []
-        for locale in locales {
-            if let preview = published["preview/\(locale)/\(pageID).html"] {
-                files.append(OutputFile(path: "preview/\(locale)/\(pageID).html", content: .carried, inputDigest: preview.inputDigest))
+        let locales = Set(locales)
+        // Every file of the page (variants, parts) by what its metadata says; its preview and a
+        // draft's JSON beside it by their paths.
+        for (path, file) in published {
+            let locale = file.metadata?["locale"]?.stringValue ?? OutputPath.previewLocale(path)
+            guard let locale, locales.contains(locale), OutputPath.pageID(ofOutput: path, metadata: file.metadata) == pageID else {
+                continue
             }
-            // Every file of the page (variants, parts), by what its metadata says.
-            for (path, file) in published
-            where file.metadata?["page_id"]?.stringValue == pageID && file.metadata?["locale"]?.stringValue == locale {
-                files.append(OutputFile(path: path, content: .carried, inputDigest: file.inputDigest, metadata: file.metadata))
-            }
+            files.append(OutputFile(path: path, content: .carried, inputDigest: file.inputDigest, metadata: file.metadata))
         }
         return files
+    }
+
+    /// The page's preview: the shell every page at its depth shares, carried while it is the same.
+    func previewShell(pageID: String, locale: String, isDraft: Bool, published: [String: PublishedFile]) -> OutputFile {
+        let path = "preview/\(locale)/\(pageID).html"
+        let source: PagePreview.Source = isDraft ? .preview : .published
+        let digest = PagePreview.shellDigest(site: site, source: source)
+        if published[path]?.inputDigest == digest { return OutputFile(path: path, content: .carried, inputDigest: digest) }
+        return OutputFile(path: path, content: .bytes(PagePreview.shell(site: site, pageID: pageID, source: source)), inputDigest: digest)
+    }
+
+    /// A draft's parts, published beside its preview (`path(part)`) for the preview alone:
+    /// no metadata, so neither apps' cache rules nor the page lists count them.
+    func draftParts(
+        _ parts: [JSONValue], digest: String, published: [String: PublishedFile], blobs: StagingBlobs?, clock: StageClock,
+        path: (Int) -> String
+    ) -> [OutputFile] {
+        parts.enumerated().map { index, part in
+            let partPath = path(index + 1)
+            let partDigest = "\(digest)#\(index + 1)/\(parts.count)"
+            if published[partPath]?.inputDigest == partDigest {
+                return OutputFile(path: partPath, content: .carried, inputDigest: partDigest)
+            }
+            let bytes = clock.measure(.encode) { JSONWriter(pretty: false).bytes(part) }
+            return OutputFile(path: partPath, content: blobs?.stage(bytes, at: partPath) ?? .bytes(bytes), inputDigest: partDigest)
+        }
     }
 }

@@ -1,92 +1,78 @@
-public import QuireModel
-
-/// One published page drawn as the app's design system would draw it, inside a phone frame:
-/// an HTML5 document with the version's own style sheet and script (`preview/preview.css` and
-/// `preview/preview.js`, shared by every preview of the version: the same 7.5 KB and 4.8 KB
-/// inline in each of 30,000 previews were a fifth and then a sixth of a cold build's bytes).
-/// The script runs only with its SHA-256 (`integrity`, and the policy's `script-src`), as it
-/// did inline. No request leaves the server.
+/// The preview of a published page, drawn as the app's design system would draw it inside a phone
+/// frame. The file at `preview/<locale>/<page_id>.html` holds no content: it is the same small
+/// document for every page of a site at one folder depth, and its script (`preview/preview.js`,
+/// `PreviewPageScript`) fetches the page's JSON and draws it. So a save that changes a page does
+/// not change its preview file, and a version's `preview/` folders are written only when a page
+/// comes, goes, or turns draft.
 ///
-/// Content never reaches the document unescaped: text is escaped, URLs become `href`s only
-/// when `https:`, `http:` or relative, images load only from the version's assets, and the
-/// Content-Security-Policy allows no script but our own.
+/// The script runs only with its SHA-256 (`integrity`, and the policy's `script-src`); the
+/// policy lets the document fetch from its own server only, and no request leaves it.
 public enum PagePreview {
-    public static func html(page: JSONValue, context: PreviewContext) -> [UInt8] {
-        let title = page["title"]?.displayText ?? context.pageID
+    /// Where the script finds the page's JSON.
+    public enum Source: Sendable {
+        /// `<locale>/<page_id>.json`: what apps get.
+        case published
+        /// `preview/<locale>/<page_id>.json`: a draft, or a page outside its schedule, which
+        /// apps do not get; its JSON is published beside its preview only.
+        case preview
+    }
+
+    /// The preview document of `pageID` (its folder depth decides the relative URLs) in `site`.
+    public static func shell(site: String, pageID: String, source: Source) -> [UInt8] {
+        let versionFolder = versionFolder(fromPageID: pageID)
         var html = HTMLWriter()
-        html.raw("<!DOCTYPE html>\n<html")
-        html.attribute("lang", context.locale)
-        // The page says which way its locale runs; the whole preview is laid out that way.
-        html.attribute("dir", page["direction"]?.stringValue == TextDirection.rtl.rawValue ? "rtl" : "ltr")
-        html.attribute("data-version", context.version ?? "")
-        html.attribute("data-page-id", context.pageID)
-        html.attribute("data-status-url", context.statusURL)
-        html.raw(">\n<head>\n<meta charset=\"utf-8\">\n")
-        html.raw("<meta http-equiv=\"Content-Security-Policy\" content=\"")
+        html.raw("<!DOCTYPE html>\n<html dir=\"ltr\"")
+        html.attribute("data-site", site)
+        if case .preview = source { html.raw(" data-source=\"preview\"") }
+        html.raw(">\n<head>\n<meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"")
         html.raw(PreviewScripts.livePreviewPolicy)
         html.raw("\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-        html.raw("<meta name=\"referrer\" content=\"no-referrer\">\n<title>")
-        html.text(title)
-        html.raw(" · ")
-        html.text(context.locale)
-        html.raw(" · preview</title>\n<link rel=\"stylesheet\"")
-        html.attribute("href", context.stylesheetURL)
-        html.raw(bytes: headEnd)
-
-        html.raw("<header class=\"toolbar\">")
-        html.raw("<span class=\"brand\">Quire preview</span>")
-        toolbarField(&html, "site", context.site)
-        toolbarField(&html, "page", context.pageID)
-        toolbarField(&html, "locale", context.locale)
-        // Previews are shared between versions, so usually none is baked in: the script
-        // fills in the version from the address or from status.json.
-        toolbarField(&html, "version", context.version ?? "—", id: "quire-version")
+        html.raw("<meta name=\"referrer\" content=\"no-referrer\">\n<title>preview</title>\n<link rel=\"stylesheet\"")
+        html.attribute("href", versionFolder + stylesheetPath)
+        html.raw(">\n</head>\n<body>\n<header class=\"toolbar\"><span class=\"brand\">Quire preview</span>")
+        toolbarField(&html, "site", site, id: "quire-site")
+        toolbarField(&html, "page", "—", id: "quire-page")
+        toolbarField(&html, "locale", "—", id: "quire-locale")
+        toolbarField(&html, "version", "—", id: "quire-version")
         html.raw("<a id=\"quire-status-link\" class=\"status-link\"")
-        let statusFile = "status.json"
-        html.attribute(
-            "href",
-            context.statusURL.hasSuffix(statusFile)
-                ? String(context.statusURL.dropLast(statusFile.count)) + "index.html" : context.statusURL)
+        html.attribute("href", versionFolder + "../../status/index.html")
         html.raw(">site status</a></header>\n")
         html.raw("<div id=\"quire-diagnostics\" class=\"banner banner-error\" role=\"alert\" hidden></div>\n")
         html.raw("<div id=\"quire-notice\" class=\"banner banner-notice\" role=\"status\" hidden></div>\n")
-
         html.raw("<main class=\"stage\"><div class=\"phone\"><div class=\"screen\">\n")
         html.raw("<div class=\"statusbar\"><span>9:41</span><span class=\"notch\"></span><span>●●● ▮</span></div>\n")
-        html.raw("<div class=\"navbar\">")
-        html.element("h1", title)
-        html.raw("</div>\n<div class=\"content\">\n")
-        let renderer = SectionRenderer(context: context)
-        let sections = page["sections"]?.arrayValue ?? []
-        if sections.isEmpty {
-            html.raw("<p class=\"empty\">This page has no sections.</p>\n")
-        }
-        for (index, section) in sections.enumerated() {
-            renderer.render(section, index: index, into: &html)
-        }
-        html.raw("</div>\n</div></div></main>\n<script")
-        html.attribute("src", context.scriptURL)
-        html.raw(bytes: documentEnd)
+        html.raw("<div class=\"navbar\"><h1 id=\"quire-title\"></h1></div>\n")
+        html.raw("<div class=\"content\" id=\"quire-content\"><p class=\"empty\">Loading…</p></div>\n")
+        html.raw("</div></div></main>\n<script")
+        html.attribute("src", versionFolder + scriptPath)
+        html.attribute("integrity", scriptIntegrity)
+        html.raw("></script>\n</body>\n</html>\n")
         return html.bytes
+    }
+
+    /// What the shell of a page depends on besides its path: a preview file carries while this
+    /// stays the same.
+    static func shellDigest(site: String, source: Source) -> String {
+        "\(PagePipeline.previewFormat)|\(site)|\(source == .preview ? "preview" : "published")"
+    }
+
+    /// `../../` for `trex-store` (preview/<locale>/ up to the version folder), one more `../`
+    /// per folder in the page id.
+    static func versionFolder(fromPageID pageID: String) -> String {
+        String(repeating: "../", count: UTF8Scan.slashes(in: pageID) + 2)
     }
 
     /// The style sheet every preview links to, published with the previews.
     public static let stylesheetPath = "preview/preview.css"
     public static let stylesheet = Array(PreviewStyle.page.utf8)
-    /// The live-reload script every preview loads, published with the previews.
+    /// The script every preview loads, published with the previews.
     public static let scriptPath = "preview/preview.js"
-    public static let script = Array(PreviewScripts.livePreview.utf8)
+    public static let script = Array(PreviewPageScript.source.utf8)
+    static let scriptIntegrity = PreviewScripts.integrity(PreviewPageScript.source)
 
-    // The same for every page: encoded once, not once per preview.
-    private static let headEnd = Array(">\n</head>\n<body>\n".utf8)
-    private static let documentEnd = Array(
-        " integrity=\"\(PreviewScripts.integrity(PreviewScripts.livePreview))\"></script>\n</body>\n</html>\n".utf8)
-
-    private static func toolbarField(_ html: inout HTMLWriter, _ label: String, _ value: String, id: String? = nil) {
-        html.raw("<span class=\"field\"><span class=\"label\">")
-        html.raw(label)
-        html.raw("</span> <code")
-        html.attribute("id", id)
+    private static func toolbarField(_ html: inout HTMLWriter, _ label: StaticString, _ value: String, id: StaticString) {
+        html.raw("<span class=\"field\"><span class=\"label\">\(label)</span> <code")
+        html.attribute("id", "\(id)")
         html.raw(">")
         html.text(value)
         html.raw("</code></span>")

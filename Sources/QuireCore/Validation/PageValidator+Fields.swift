@@ -154,9 +154,9 @@ extension PageValidator {
             }
             return
         }
-        // The preview links any other destination, as written, when it names a page (`SectionRenderer`).
-        linkedPageIDs.insert(url.hasPrefix("/") ? String(url.dropFirst()) : url)
         guard action == "navigate" else { return }
+        // Whether it names a page decides the check below: the page validates again when that page comes or goes.
+        linkedPageIDs.insert(url.hasPrefix("/") ? String(url.dropFirst()) : url)
         guard url.hasPrefix("/") else {
             reader.error(
                 node, keyPath,

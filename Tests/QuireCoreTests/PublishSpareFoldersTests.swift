@@ -173,6 +173,37 @@ import Testing
         #expect(!pair.spares.contains { $0.hasSuffix(".tmp") })
     }
 
+    @Test func twoWorkersMakeEverySpareAndASaveTakesThem() throws {
+        let folder = (0..<300).map { page(String(format: "en/all/p-%03d.json", $0), #"{"n":\#($0)}"#) }
+        let pair = try Pair(Self.site + folder)
+        let made = pair.withSpares.prepareSpareFolders(workers: 2) { false }
+        #expect(made > 0 && made == pair.spares.count)
+        #expect(!pair.spares.contains { $0.hasSuffix(".tmp") })
+        try pair.delta(files: [page("en/all/p-150.json", #"{"n":"edited"}"#)], preparing: false)
+        #expect(pair.withSpares.spareFoldersTaken == 2, "en/all and en, both whole")
+    }
+
+    @Test func aHalfMadeSpareIsResumedWhereItStoppedNotMadeAgain() throws {
+        let folder = (0..<300).map { page(String(format: "en/all/p-%03d.json", $0), #"{"n":\#($0)}"#) }
+        let pair = try Pair(Self.site + folder)
+        var asked = 0
+        pair.withSpares.prepareSpareFolders {
+            asked += 1
+            return asked > 5
+        }
+        let part = try #require(pair.spares.first { $0.hasSuffix(".tmp") })
+        let staging = pair.spared.path + "/trex/staging"
+        let lease = try #require(try FileSystem.list(staging).first { $0.hasPrefix(SpareFolders.prefix) && !$0.hasSuffix(".lock") })
+        let held = try FileSystem.list(staging + "/" + lease + "/" + part).count
+        #expect(held > 0 && held < 300)
+        // A name it holds, taken out behind its back, is not linked again: the round goes on from its count.
+        let first = try #require(try FileSystem.list(staging + "/" + lease + "/" + part).sorted().first)
+        try FileSystem.remove(staging + "/" + lease + "/" + part + "/" + first)
+        pair.withSpares.prepareSpareFolders { false }
+        let whole = String(part.dropLast(4))
+        #expect(try FileSystem.list(staging + "/" + lease + "/" + whole).count == 299)
+    }
+
     /// The tree id of a folder of the newest version.
     private func treeID(_ pair: Pair, _ path: String) -> String? {
         link(pair.spared.path + "/trex/current/" + path).map { String($0.split(separator: "/").last ?? "") }

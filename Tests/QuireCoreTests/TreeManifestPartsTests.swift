@@ -78,6 +78,10 @@ struct TreeManifestPartsTests {
             #expect(Set(updated.newParts.map(\.id)) == Set(updated.parts.map(\.id)).subtracting(before))
             #expect(updated.newParts.count <= 3 * changes.count, "round \(round): \(updated.newParts.count) new parts")
             #expect(try Self.reread(updated).entries == entries)
+            // Found through the parts without gathering the entries.
+            #expect(updated.entryCount == entries.count)
+            for entry in entries.shuffled(using: &generator).prefix(20) { #expect(updated.entry(named: entry.name) == entry) }
+            #expect(updated.entry(named: "page-99999.json") == nil && updated.entry(named: "a.json") == nil)
             manifest = updated
         }
     }

@@ -127,7 +127,10 @@ extension SiteBuilder {
             }
             base.diagnostics = result.diagnostics
             state.setDeltaBase(base)
-            if case .published(let version, _) = outcome { result.diagnostics += afterPublish.run(version, config: config, store: store) }
+            if case .published(let version, _) = outcome {
+                prepareSpareFolders()
+                result.diagnostics += afterPublish.run(version, config: config, store: store)
+            }
         } catch {
             result.operationalError = "\(error)"
             return result

@@ -146,6 +146,7 @@ extension SiteBuilder {
                         version: version, settings: settings, context: context, pages: pages, files: files, cacheHeaders: cacheHeaders,
                         result: result, manifest: manifest))
             if case .published(let version, _) = outcome {
+                prepareSpareFolders()
                 result.diagnostics += afterPublish.run(version, config: context.config, store: store)
             }
         } catch {

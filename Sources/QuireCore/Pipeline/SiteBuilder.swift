@@ -79,6 +79,13 @@ public final class SiteBuilder: @unchecked Sendable {
         return result
     }
 
+    /// Starts making the spare folders of the version just published, right after its swap:
+    /// retention, the hook and the status files come after, and the next save wants them ready.
+    func prepareSpareFolders() {
+        guard options.spareFolders, options.publish, let store else { return }
+        spareFolders.prepare(store, untilBuild: spareFolders.builds + 1)
+    }
+
     /// Whether rendered pages wait for the next build to be published (see `build(changed:hold:)`).
     public var isHolding: Bool { burst.isHolding }
 

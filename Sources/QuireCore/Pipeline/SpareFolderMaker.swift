@@ -12,12 +12,15 @@ final class SpareFolderMaker: Sendable {
     /// Counts a build that starts (stopping spares in the making); returns its number.
     func buildStarts() -> Int { buildsStarted.add(1, ordering: .relaxed).newValue }
 
+    /// The builds started so far: the one running, if any.
+    var builds: Int { buildsStarted.load(ordering: .relaxed) }
+
     /// Makes spare folders of `store`'s newest version in the background, until build `next` starts.
     func prepare(_ store: SiteStore, untilBuild next: Int) {
         guard (try? store.keepSpareFolders()) != nil else { return }
         queue.submit { [self] in
             guard !isClosing.load(ordering: .relaxed) else { return }
-            store.prepareSpareFolders { buildsStarted.load(ordering: .relaxed) >= next || isClosing.load(ordering: .relaxed) }
+            store.prepareSpareFolders(workers: 2) { buildsStarted.load(ordering: .relaxed) >= next || isClosing.load(ordering: .relaxed) }
         }
     }
 

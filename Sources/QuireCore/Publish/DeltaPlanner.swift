@@ -140,11 +140,11 @@ struct DeltaPlanner {
         let manifest =
             old?.manifest.updating(changes)
             ?? TreeManifest(entries: changes.compactMap { name, kind in kind.map { TreeManifest.Entry(name: name, kind: $0) } })
-        guard !manifest.entries.isEmpty else { return nil }
+        guard manifest.entryCount > 0 else { return nil }
         return PlannedTree(
             manifest: manifest, id: manifest.id, files: sources, subtrees: subtrees, fileCount: totals.files,
             byteCount: totals.bytes, linkedFrom: old.map { layout.tree($0.id) },
-            linkedEntryCount: old?.manifest.entries.count ?? 0,
+            linkedManifest: old?.manifest,
             droppedNames: changes.compactMap { name, kind in kind == nil && oldKind(name) != nil ? name : nil })
     }
 

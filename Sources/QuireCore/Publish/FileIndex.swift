@@ -62,7 +62,7 @@ struct FileIndex: Sendable {
     /// full build's 60,000 makes no stored paths it does not need.)
     private func forEachFile(_ body: (_ path: String, _ folderID: String, _ name: String, _ file: PublishedFile) -> Void) {
         for (prefix, folder) in folders {
-            for entry in folder.manifest.entries {
+            folder.manifest.forEachEntry { entry in
                 if case .file(let file) = entry.kind { body(prefix + "/" + entry.name, folder.id, entry.name, file) }
             }
         }
@@ -81,7 +81,7 @@ struct FileIndex: Sendable {
         let tree = try trees.manifest(id)
         record(folder: prefix, tree: id, manifest: tree, layout: trees.layout)
         var total = (files: 0, bytes: 0)
-        for entry in tree.entries {
+        try tree.forEachEntry { (entry) throws(StoreError) in
             switch entry.kind {
             case .file(let file):
                 total = (total.files + 1, total.bytes + file.size)
@@ -107,7 +107,7 @@ struct FileIndex: Sendable {
         if let named {
             for name in named { if let entry = manifest.entry(named: name) { remember(entry) } }
         } else {
-            for entry in manifest.entries { remember(entry) }
+            manifest.forEachEntry { remember($0) }
         }
     }
 }

@@ -191,10 +191,10 @@ public final class SiteStore: @unchecked Sendable {
     }
 
     /// Makes the missing spares of the newest version's folders, outer folders first (every
-    /// save edits those); returns how many. Runs beside publishes, without the lock, and stops
-    /// as soon as `shouldStop` says so.
+    /// save edits those), `workers` folders at a time; returns how many. Runs beside publishes,
+    /// without the lock, and stops as soon as `shouldStop` (asked by every worker) says so.
     @discardableResult
-    public func prepareSpareFolders(shouldStop: () -> Bool) -> Int {
+    public func prepareSpareFolders(workers: Int = 1, shouldStop: () -> Bool) -> Int {
         // The folders only, not the index: holding it would make the next publish copy it.
         let (spares, folders) = state.withLock { state in
             (state.spares, state.newest.map { Array($0.index.folders) } ?? [])
@@ -207,7 +207,7 @@ public final class SiteStore: @unchecked Sendable {
             .map { (depth: UTF8Scan.slashes(in: $0.key), folder: $0) }
             .sorted { ($0.depth, $0.folder.key) < ($1.depth, $1.folder.key) }
             .compactMap { seen.insert($0.folder.value.id).inserted ? (id: $0.folder.value.id, manifest: $0.folder.value.manifest) : nil }
-        return spares.prepare(trees, from: layout, shouldStop: shouldStop)
+        return spares.prepare(trees, from: layout, workers: workers, shouldStop: shouldStop)
     }
 
     /// Removes the spares and keeps none from now on.

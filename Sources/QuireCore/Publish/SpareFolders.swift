@@ -33,16 +33,22 @@ public final class SpareFolders: Sendable {
 
     /// Rounds of `prepare` running now: a half-made spare is taken only once none links into it.
     private let rounds = Atomic<Int>(0)
+    /// How many of its tree's names (in manifest order) each half-made spare (`<id>.tmp`) holds:
+    /// a round that goes on, and a save that takes it, know what it lacks without reading its
+    /// names back. Only rounds write it, and only one round runs at a time.
+    private let progress = Mutex<[String: Int]>([:])
 
     /// How much of a tree a taken spare holds.
     enum Taken {
         case whole
-        /// Made in part by a round a save stopped: the publish links the entries it lacks.
-        case partial
+        /// Made in part by a round a save stopped: it holds the tree's entries up to and
+        /// including the one named `through` (in manifest order, by UTF-8), none when nil.
+        case partial(through: String?)
     }
 
-    /// Moves the spare of tree `id` to `destination`; nil when there is none.
-    func take(_ id: String, as destination: String) -> Taken? {
+    /// Moves the spare of tree `id` (whose entries are `manifest`'s) to `destination`; nil when
+    /// there is none.
+    func take(_ id: String, manifest: TreeManifest, as destination: String) -> Taken? {
         guard !isClosed.load(ordering: .acquiring) else { return nil }
         if (try? FileSystem.rename(lease.folder + "/" + id, to: destination)) != nil {
             taken.add(1, ordering: .relaxed)
@@ -52,10 +58,11 @@ public final class SpareFolders: Sendable {
         // to make. The round stops within 64 links of a save's start; until then it may be
         // linking into it.
         guard FileSystem.exists(lease.folder + "/" + id + Self.partSuffix), roundsStopped(within: 0.05),
+            let linked = progress.withLock({ $0.removeValue(forKey: id) }),
             (try? FileSystem.rename(lease.folder + "/" + id + Self.partSuffix, to: destination)) != nil
         else { return nil }
         taken.add(1, ordering: .relaxed)
-        return .partial
+        return .partial(through: linked == 0 ? nil : manifest.entryName(at: linked - 1))
     }
 
     private func roundsStopped(within seconds: Double) -> Bool {
@@ -67,57 +74,94 @@ public final class SpareFolders: Sendable {
         return true
     }
 
-    /// Makes a spare for each tree that has none, in the order given, and drops the spares of
-    /// trees not listed. Stops between two links once `shouldStop` says so (a save has
-    /// started); a spare left half made is finished by the next round, so even a folder of
-    /// 10,000 entries gets one between saves that come faster than it can be made whole.
-    /// Returns how many spares it completed.
-    func prepare(_ trees: [(id: String, manifest: TreeManifest)], from layout: SiteLayout, shouldStop: () -> Bool) -> Int {
+    /// Makes a spare for each tree that has none, in the order given, `workers` at a time (links
+    /// into one folder wait for each other on its lock, links into two do not: `quire watch`
+    /// makes two at once, one a core), and drops the spares of trees not listed. Stops between
+    /// two links once `shouldStop` (asked by every worker) says so (a save has started); a spare
+    /// left half made is finished by the next round, so even a folder of 10,000 entries gets one
+    /// between saves that come faster than it can be made whole. Returns how many it completed.
+    func prepare(
+        _ trees: [(id: String, manifest: TreeManifest)], from layout: SiteLayout, workers: Int = 1, shouldStop: () -> Bool
+    ) -> Int {
         guard !isClosed.load(ordering: .acquiring), let present = try? FileSystem.list(lease.folder) else { return 0 }
         let wanted = Set(trees.map(\.id))
         // A half-made spare (`<id>.tmp`) stays while its tree is wanted: the round finishes it.
         for name in present {
             let id = name.hasSuffix(Self.partSuffix) ? String(name.dropLast(Self.partSuffix.count)) : name
-            if !wanted.contains(id) { discard(name) }
+            if !wanted.contains(id) {
+                discard(name)
+                progress.withLock { _ = $0.removeValue(forKey: id) }
+            }
         }
         let have = Set(present)
-        var made = 0
-        var linked = false
+        let missing = trees.filter { !have.contains($0.id) }
+        guard !missing.isEmpty else { return 0 }
+        let next = Atomic<Int>(0)
+        let made = Atomic<Int>(0)
         rounds.add(1, ordering: .acquiringAndReleasing)
-        for tree in trees where !have.contains(tree.id) {
-            guard !shouldStop(), !isClosed.load(ordering: .acquiring) else { break }
-            linked = true
-            let resuming = have.contains(tree.id + Self.partSuffix)
-            if make(
-                tree.id, names: tree.manifest.entries.map(\.name), from: layout.tree(tree.id), resuming: resuming, shouldStop: shouldStop)
-            {
-                made += 1
+        func work(_: Int) {
+            while !shouldStop(), !isClosed.load(ordering: .acquiring) {
+                let index = next.add(1, ordering: .relaxed).oldValue
+                guard index < missing.count else { break }
+                let tree = missing[index]
+                let resumed = have.contains(tree.id + Self.partSuffix) ? progress.withLock { $0[tree.id] } : nil
+                if make(tree.id, manifest: tree.manifest, from: layout.tree(tree.id), resumingAfter: resumed, shouldStop: shouldStop) {
+                    made.add(1, ordering: .relaxed)
+                }
             }
+        }
+        if workers > 1 {
+            // The caller's `shouldStop` is asked from every worker (it reads atomics).
+            withoutActuallyEscaping(work) { work in
+                let shared = UncheckedSendable(work)
+                DispatchQueue.concurrentPerform(iterations: min(workers, missing.count)) { shared.value($0) }
+            }
+        } else {
+            work(0)
         }
         rounds.subtract(1, ordering: .acquiringAndReleasing)
         // Their folders on disk before the next save, whose one `syncfs` would write them otherwise.
-        if linked { _ = SyncFS.call(lease.lockDescriptor) }
-        return made
+        _ = SyncFS.call(lease.lockDescriptor)
+        return made.load(ordering: .relaxed)
     }
 
-    /// Whether the spare is complete under its name. Stopped, it keeps its part for later.
-    private func make(_ id: String, names: [String], from tree: String, resuming: Bool, shouldStop: () -> Bool) -> Bool {
+    /// Whether the spare is complete under its name. Stopped, it keeps its part for later, and
+    /// how many names it holds. `resumingAfter`: the names a half-made one holds already (nil:
+    /// none, start it; a half-made spare whose count is lost is made again).
+    private func make(
+        _ id: String, manifest: TreeManifest, from tree: String, resumingAfter linked: Int?, shouldStop: () -> Bool
+    ) -> Bool {
         let part = lease.folder + "/" + id + Self.partSuffix
+        var count = linked ?? 0
         do throws(StoreError) {
-            if !resuming { try FileSystem.makeDirectory(part) }
+            if linked == nil {
+                if FileSystem.exists(part) { try FileSystem.removeTree(part) }
+                try FileSystem.makeDirectory(part)
+            }
             let source = try DirectoryHandle(tree)
             let target = try DirectoryHandle(part)
-            let linked = resuming ? Set(try target.entries().map(\.name)) : []
-            var count = 0
-            for name in names where !linked.contains(name) {
-                count += 1
-                if count % 64 == 0, shouldStop() { return false }
+            var (index, sinceCheck, stopped) = (0, 0, false)
+            try manifest.forEachEntry { (entry) throws(StoreError) in
+                defer { index += 1 }
+                guard !stopped, index >= count else { return }
+                sinceCheck += 1
+                if sinceCheck % 64 == 0, shouldStop() {
+                    stopped = true
+                    return
+                }
                 // A file at the link limit (EMLINK) has no spare: the publish links as before.
-                try target.hardLink(from: source, name, as: name)
+                try target.hardLink(from: source, entry.name, as: entry.name)
+                count = index + 1
+            }
+            if stopped {
+                progress.withLock { $0[id] = count }
+                return false
             }
             try FileSystem.rename(part, to: lease.folder + "/" + id)
+            progress.withLock { _ = $0.removeValue(forKey: id) }
             return true
         } catch {
+            progress.withLock { _ = $0.removeValue(forKey: id) }
             try? FileSystem.removeTree(part)
             return false
         }
@@ -134,4 +178,10 @@ public final class SpareFolders: Sendable {
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         lease.end()
     }
+}
+
+/// A value handed to concurrent workers that the compiler cannot see is safe to share.
+private struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

@@ -50,58 +50,81 @@ extension TreeManifest {
 
     /// `{format: 2, parts: [{part, entries}]}` as `JSONWriter(pretty: true)` writes it.
     static func encodeParts(_ parts: [TreeManifest]) -> [UInt8] {
-        let listed: [JSONValue] = parts.map { .object(JSONObject([("part", .string($0.id)), ("entries", .integer($0.entries.count))])) }
+        let listed: [JSONValue] = parts.map { .object(JSONObject([("part", .string($0.id)), ("entries", .integer($0.entryCount))])) }
         return JSONWriter(pretty: true).bytes(.object(JSONObject([("format", .integer(partedFormat)), ("parts", .array(listed))])))
     }
 
-    /// The parts of `entries` (this manifest's with `changes` applied), taking every part of this
-    /// manifest that no change falls in: cutting starts again at its first entry, so it ends
-    /// where it did. A run that starts where an edited part did, and ends where it did too, is
-    /// that part updated (its kept entries' bytes copied); any other run is encoded.
-    func updatingParts(_ changes: [String: Kind?], to entries: [Entry]) -> TreeManifest {
-        let firsts = parts.map { $0.entries[0].name }
-        /// The part a name falls in: the last whose first name is not after it (else the first).
-        func part(of name: String) -> Int {
-            var (low, high) = (0, firsts.count)
-            while low < high {
-                let middle = (low + high) / 2
-                if name.utf8Precedes(firsts[middle]) { high = middle } else { low = middle + 1 }
-            }
-            return max(low - 1, 0)
-        }
+    /// This manifest with `changes` applied, touching only the parts the changes fall in: each
+    /// is updated, and from its start the entries are cut again, pulling in the parts that follow
+    /// while a run goes on past them, until a cut falls where a part no change falls in starts
+    /// (from there on the old cuts are the canonical ones). Every other part is taken as it is:
+    /// an edit in a folder of 10,000 entries costs a run of about 128 and the list of parts.
+    func updatingParts(_ changes: [String: Kind?]) -> TreeManifest {
         var changesByPart: [Int: [String: Kind?]] = [:]
         for (name, kind) in changes { changesByPart[part(of: name), default: [:]][name] = .some(kind) }
-
+        var edited: [Int: [Entry]] = [:]
+        var count = entryCount
+        for (index, inside) in changesByPart {
+            let entries = parts[index].applying(inside).entries
+            count += entries.count - parts[index].entryCount
+            edited[index] = entries
+        }
+        guard count > Self.partedFrom else {
+            return TreeManifest(sorted: parts.indices.flatMap { edited[$0] ?? parts[$0].listed }, keeping: nil, of: nil)
+        }
         var result: [TreeManifest] = []
         var made: [TreeManifest] = []
-        var start = 0
-        var old = 0
-        while start < entries.count {
-            let name = entries[start].name
-            while old < parts.count && firsts[old].utf8Precedes(name) { old += 1 }
-            let sameStart = old < parts.count && firsts[old] == name
-            if sameStart && changesByPart[old] == nil {
-                result.append(parts[old])
-                start += parts[old].entries.count
-                old += 1
-                continue
-            }
-            let end = Self.partEnd(entries, from: start)
-            var run: TreeManifest
-            if sameStart, let last = parts[old].entries.last, last.name == entries[end - 1].name, let edits = changesByPart[old] {
-                // Changes past the run's last entry belong to the next run.
-                let inside = edits.filter { !last.name.utf8Precedes($0.key) }
-                run = parts[old].updatingWhole(inside)
-                if run.entries.count != end - start { run = TreeManifest(sorted: Array(entries[start..<end]), keeping: nil, of: nil) }
-            } else {
-                run = TreeManifest(sorted: Array(entries[start..<end]), keeping: nil, of: nil)
-            }
+        func add(_ run: TreeManifest) {
             result.append(run)
             // Edits that cancel out give a part stored already.
             if !parts.contains(where: { $0.id == run.id }) { made.append(run) }
-            start = end
         }
-        return TreeManifest(sorted: entries, parts: result, new: made)
+        var index = 0
+        while index < parts.count {
+            guard let first = edited[index] else {
+                result.append(parts[index])
+                index += 1
+                continue
+            }
+            // `pending` holds the entries from the current cut on; `whole` names the part they
+            // are, updated, while they are exactly one (its kept entries' bytes are copied).
+            var (pending, start, next, whole): ([Entry], Int, Int, Int?) = (first, 0, index + 1, index)
+            while true {
+                if start == pending.count {
+                    // The cut falls where part `next` starts.
+                    guard next < parts.count, let more = edited[next] else { break }
+                    (pending, start, whole) = (more, 0, next)
+                    next += 1
+                } else if let end = Self.runEnd(pending, from: start) {
+                    if let part = whole, start == 0, end == pending.count {
+                        add(parts[part].updatingWhole(changesByPart[part] ?? [:]))
+                    } else {
+                        add(TreeManifest(sorted: Array(pending[start..<end]), keeping: nil, of: nil))
+                    }
+                    start = end
+                } else if next < parts.count {
+                    // The run goes on into the next part.
+                    (pending, start, whole) = (Array(pending[start...]) + (edited[next] ?? parts[next].listed), 0, nil)
+                    next += 1
+                } else {
+                    add(TreeManifest(sorted: Array(pending[start...]), keeping: nil, of: nil))
+                    start = pending.count
+                }
+            }
+            index = next
+        }
+        return TreeManifest(parts: result, new: made)
+    }
+
+    /// Where the run that starts at `start` ends, when it ends within `entries` (a name that
+    /// ends a run, or `longestPart` entries); nil when it may go on past them.
+    static func runEnd(_ entries: [Entry], from start: Int) -> Int? {
+        var index = start
+        while index < entries.count {
+            index += 1
+            if index - start == longestPart || endsPart(entries[index - 1].name) { return index }
+        }
+        return nil
     }
 
     /// A SHA-256 in lowercase hexadecimal: a part's id names a file, so nothing else is read.

@@ -18,8 +18,11 @@ struct TreeManifest: Sendable, Equatable {
 
     static let format = 1
 
-    /// Sorted by the names' UTF-8 bytes, so the canonical bytes do not depend on input order.
-    let entries: [Entry]
+    /// Listed whole: the entries, sorted by the names' UTF-8 bytes, so the canonical bytes do not
+    /// depend on input order. In parts: empty, the parts hold them (an edit copies the list of
+    /// parts, not 10,000 entries).
+    let listed: [Entry]
+    let entryCount: Int
     /// The canonical bytes, and their SHA-256: the tree's id. Computed once: a publish needs both.
     let bytes: [UInt8]
     let id: String
@@ -41,7 +44,7 @@ struct TreeManifest: Sendable, Equatable {
     init(canonical sorted: [Entry]) {
         if sorted.count > Self.partedFrom {
             let parts = Self.cut(sorted)
-            self.init(sorted: sorted, parts: parts, new: parts)
+            self.init(parts: parts, new: parts)
         } else {
             self.init(sorted: sorted, keeping: nil, of: nil)
         }
@@ -49,16 +52,18 @@ struct TreeManifest: Sendable, Equatable {
 
     /// `kept[i]`: the index in `previous` of an entry that is unchanged from it.
     init(sorted entries: [Entry], keeping kept: [Int?]?, of previous: TreeManifest?) {
-        self.entries = entries
+        listed = entries
+        entryCount = entries.count
         (bytes, entryRanges) = Self.encode(entries, keeping: kept, of: previous)
         id = SHA256.hash(bytes)
         parts = []
         newParts = []
     }
 
-    /// A manifest in parts; `parts` are the runs of `entries` in order.
-    init(sorted entries: [Entry], parts: [TreeManifest], new: [TreeManifest]) {
-        self.entries = entries
+    /// A manifest in parts, the runs of its entries in order.
+    init(parts: [TreeManifest], new: [TreeManifest]) {
+        listed = []
+        entryCount = parts.reduce(0) { $0 + $1.entryCount }
         self.parts = parts
         newParts = new
         bytes = Self.encodeParts(parts)
@@ -69,11 +74,22 @@ struct TreeManifest: Sendable, Equatable {
     /// This manifest with `changes` applied by name (nil removes the entry). The same as a
     /// manifest of the resulting entries, but costs the changes, not the folder's size.
     func updating(_ changes: [String: Kind?]) -> TreeManifest {
+        guard parts.isEmpty else { return updatingParts(changes) }
         let (entries, kept) = applying(changes)
-        if entries.count > Self.partedFrom {
-            return parts.isEmpty ? TreeManifest(canonical: entries) : updatingParts(changes, to: entries)
+        return entries.count > Self.partedFrom ? TreeManifest(canonical: entries) : TreeManifest(sorted: entries, keeping: kept, of: self)
+    }
+
+    /// The entries in order. In parts, a new array of them all: for the paths that visit every
+    /// entry anyway (linking a folder whole, verifying, indexing a version read from disk).
+    var entries: [Entry] { parts.isEmpty ? listed : parts.flatMap(\.listed) }
+
+    /// Each entry in order, without gathering them first.
+    func forEachEntry<Failure: Error>(_ body: (Entry) throws(Failure) -> Void) throws(Failure) {
+        if parts.isEmpty {
+            for entry in listed { try body(entry) }
+        } else {
+            for part in parts { for entry in part.listed { try body(entry) } }
         }
-        return parts.isEmpty ? TreeManifest(sorted: entries, keeping: kept, of: self) : TreeManifest(sorted: entries, keeping: nil, of: nil)
     }
 
     /// A part's update: a part is listed whole whatever its length.
@@ -85,7 +101,7 @@ struct TreeManifest: Sendable, Equatable {
     /// The entries with `changes` applied, and for each the index of the entry of this manifest
     /// it keeps unchanged.
     func applying(_ changes: [String: Kind?]) -> (entries: [Entry], kept: [Int?]) {
-        var entries = self.entries
+        var entries = listed
         var kept: [Int?] = entries.indices.map { $0 }
         for (name, kind) in changes {
             let index = Self.insertionIndex(of: name, in: entries)
@@ -106,10 +122,32 @@ struct TreeManifest: Sendable, Equatable {
         return (entries, kept)
     }
 
-    /// The entry named `name`, found by bisection.
+    /// The entry named `name`, found by bisection (of the parts, then of the part).
     func entry(named name: String) -> Entry? {
+        let entries = parts.isEmpty ? listed : parts[part(of: name)].listed
         let index = Self.insertionIndex(of: name, in: entries)
         return index < entries.count && entries[index].name == name ? entries[index] : nil
+    }
+
+    /// The name of the entry at `index` in order (of the parts, counted).
+    func entryName(at index: Int) -> String {
+        guard !parts.isEmpty else { return listed[index].name }
+        var offset = index
+        for part in parts {
+            if offset < part.entryCount { return part.listed[offset].name }
+            offset -= part.entryCount
+        }
+        preconditionFailure("entry \(index) of a manifest of \(entryCount)")
+    }
+
+    /// The part a name falls in: the last whose first name is not after it (else the first).
+    func part(of name: String) -> Int {
+        var (low, high) = (0, parts.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if name.utf8Precedes(parts[middle].listed[0].name) { high = middle } else { low = middle + 1 }
+        }
+        return max(low - 1, 0)
     }
 
     static func insertionIndex(of name: String, in entries: [Entry]) -> Int {
@@ -182,7 +220,7 @@ struct TreeManifest: Sendable, Equatable {
         guard let value = StoredJSONReader.parse(bytes) else { throw StoreError("the tree manifest '\(path)' is damaged: not JSON") }
         if value["format"]?.intValue == Self.partedFormat {
             let parts = try Self.parseParts(value, path: path, part: part)
-            self.init(entries: parts.flatMap(\.entries), stored: bytes, parts: parts)
+            self.init(entries: [], stored: bytes, parts: parts)
         } else {
             self.init(entries: try Self.parseEntries(value, path: path), stored: bytes, parts: [])
         }
@@ -226,7 +264,8 @@ struct TreeManifest: Sendable, Equatable {
     /// Read back from disk: the stored bytes are kept as they are (and hashed, so a changed file
     /// no longer matches its id).
     init(entries: [Entry], stored: [UInt8], parts: [TreeManifest]) {
-        self.entries = entries
+        listed = parts.isEmpty ? entries : []
+        entryCount = parts.isEmpty ? entries.count : parts.reduce(0) { $0 + $1.entryCount }
         bytes = stored
         id = SHA256.hash(stored)
         self.parts = parts

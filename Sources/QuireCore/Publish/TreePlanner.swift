@@ -25,12 +25,15 @@ struct PlannedTree: Sendable {
     /// A stored tree folder (`trees/<id>`) this one is an edit of: every entry not named in
     /// `files` or `subtrees` is a hard link of the same name there (a delta publish).
     var linkedFrom: String? = nil
-    /// With `linkedFrom`: how many entries that tree has, and the names of those this one drops.
-    var linkedEntryCount = 0
+    /// With `linkedFrom`: that tree's manifest (a spare of it holds its entries in this order),
+    /// and the names of the entries this one drops.
+    var linkedManifest: TreeManifest? = nil
     var droppedNames: [String] = []
     /// A tree of the newest version (reused whole, or a stub for an unchanged folder): stored with
     /// all its subtrees, which that version keeps from retention. Nothing to write, nothing to look up.
     var isStored = false
+
+    var linkedEntryCount: Int { linkedManifest?.entryCount ?? 0 }
 }
 
 /// Turns the flat file list of a `PublishRequest` into content-addressed trees, bottom-up,
@@ -115,7 +118,7 @@ struct TreePlanner {
     /// with the same inputs and metadata, the same subtrees, nothing added or removed. This keeps
     /// a publish from re-hashing every folder of a large site.
     private func reuse(_ folder: Folder, path: String, subtrees: [String: PlannedTree]) -> PlannedTree? {
-        guard let old = previous.folders[path], old.manifest.entries.count == folder.files.count + subtrees.count else { return nil }
+        guard let old = previous.folders[path], old.manifest.entryCount == folder.files.count + subtrees.count else { return nil }
         var sources: [String: PlannedTree.FileSource] = [:]
         var fileCount = 0
         var byteCount = 0

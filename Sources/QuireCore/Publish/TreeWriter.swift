@@ -72,11 +72,10 @@ struct TreeWriter {
             }
         }
         // An edited tree: what it keeps from its earlier tree, by name (a whole spare holds it
-        // already, a half-made one what it names).
-        if let base = tree.linkedFrom, spare == nil || spare?.holds != nil {
-            let held = spare?.holds ?? []
+        // already, a half-made one the entries up to a name).
+        if let base = tree.linkedFrom, spare?.isWhole != true {
             for entry in tree.manifest.entries
-            where tree.files[entry.name] == nil && tree.subtrees[entry.name] == nil && !held.contains(entry.name) {
+            where tree.files[entry.name] == nil && tree.subtrees[entry.name] == nil && spare?.lacks(entry.name) != false {
                 let replacement: StoredEntries.Replacement =
                     switch entry.kind {
                     case .file: .copy
@@ -96,10 +95,23 @@ struct TreeWriter {
         try FileSystem.createFile(folder + ".json", tree.manifest.bytes)
     }
 
-    /// A spare taken for a tree: its folder, and unless it is whole, the names it holds.
+    /// A spare taken for a tree: its folder, and how much of the earlier tree it holds.
     private struct TakenSpare {
         var folder: DirectoryHandle
-        var holds: Set<String>?
+        var taken: SpareFolders.Taken
+
+        var isWhole: Bool {
+            if case .whole = taken { true } else { false }
+        }
+
+        /// Whether it lacks the earlier tree's entry `name` (a half-made spare holds the entries
+        /// up to a name, in manifest order: the order it links them in).
+        func lacks(_ name: String) -> Bool {
+            switch taken {
+            case .whole: false
+            case .partial(let through): through.map { $0.utf8Precedes(name) } ?? true
+            }
+        }
     }
 
     /// Folders up to this many entries have their spare counted before it is used (a stray or a
@@ -112,28 +124,20 @@ struct TreeWriter {
     /// writes the new ones through the handle returned. Nil when there is no spare, or it does
     /// not hold as many entries as the earlier tree (then it is removed).
     private static func takeSpare(of tree: PlannedTree, as folder: String, from spares: SpareFolders?) throws(StoreError) -> TakenSpare? {
-        guard let spares, let base = tree.linkedFrom, let slash = base.lastIndex(of: "/"),
-            let taken = spares.take(String(base[base.index(after: slash)...]), as: folder)
+        guard let spares, let base = tree.linkedFrom, let baseManifest = tree.linkedManifest, let slash = base.lastIndex(of: "/"),
+            let taken = spares.take(String(base[base.index(after: slash)...]), manifest: baseManifest, as: folder)
         else { return nil }
         let target = try DirectoryHandle(folder)
-        var holds: Set<String>?
-        switch taken {
-        case .partial: holds = Set(try target.entries().map(\.name))
-        case .whole:
-            if tree.linkedEntryCount <= countedSpareEntries, try target.entryCount() != tree.linkedEntryCount {
-                try FileSystem.removeTree(folder)
-                return nil
-            }
+        let spare = TakenSpare(folder: target, taken: taken)
+        if spare.isWhole, tree.linkedEntryCount <= countedSpareEntries, try target.entryCount() != tree.linkedEntryCount {
+            try FileSystem.removeTree(folder)
+            return nil
         }
-        let partial = holds != nil
-        for name in tree.droppedNames { try target.remove(name, ifPresent: partial) }
+        // What the tree drops or changes goes (a half-made spare may not hold it yet).
+        for name in tree.droppedNames { try target.remove(name, ifPresent: !spare.isWhole) }
         for name in tree.files.keys { try target.remove(name, ifPresent: true) }
         for name in tree.subtrees.keys { try target.remove(name, ifPresent: true) }
-        // A half-made spare holds none of what the tree drops or changes any more.
-        holds?.subtract(tree.droppedNames)
-        holds?.subtract(tree.files.keys)
-        holds?.subtract(tree.subtrees.keys)
-        return TakenSpare(folder: target, holds: holds)
+        return spare
     }
 
     /// When the tree's staged files are all of one staging folder, under their names there, and

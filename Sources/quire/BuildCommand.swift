@@ -38,8 +38,8 @@ struct BuildCommand {
             // Earlier sites' are freed as usual, so memory does not grow with the sites.
             if site == sites.last { _ = Unmanaged.passRetained(builder) }
             worst = max(worst, Self.report(result, format: format, publishing: publish))
-            if publish && result.outcome != nil {
-                worst = max(worst, Replicas.pushConfigured(site: site, pages: arguments.pages, dist: arguments.dist))
+            if publish && result.outcome != nil, let replicas = result.replicas, !replicas.isEmpty {
+                worst = max(worst, Replicas.push(site: site, dist: arguments.dist, to: replicas))
             }
             if arguments.flag("timings") { Self.reportStages(result) }
             reports.append(Self.json(result))

@@ -143,7 +143,7 @@ final class WatchCommand: @unchecked Sendable {
         _ = BuildCommand.report(result, format: .text, publishing: true)
         if arguments.flag("timings") { BuildCommand.reportStages(result) }
         serving?.built(result)
-        if result.outcome != nil { requestPush(site) }
+        if result.outcome != nil, let replicas = result.replicas, !replicas.isEmpty { requestPush(site, to: replicas) }
         if result.operationalError != nil {
             // The change set is not dropped: the site is built again from what is on disk (the
             // builder forgot its caches), sooner than any next save need come.
@@ -161,12 +161,12 @@ final class WatchCommand: @unchecked Sendable {
         }
     }
 
-    /// Pushes to the site's `replicas:` in the background (site.yaml is read there too, off the save's path).
-    private func requestPush(_ site: String) {
+    /// Pushes to the site's `replicas:`, as the build read them from site.yaml, in the background.
+    private func requestPush(_ site: String, to replicas: [ReplicaDestination]) {
         let push = pushes[site] ?? BackgroundPush(site: site)
         pushes[site] = push
-        let (pages, dist) = (arguments.pages, arguments.dist)
-        push.request { Replicas.pushConfigured(site: site, pages: pages, dist: dist) }
+        let dist = arguments.dist
+        push.request { Replicas.push(site: site, dist: dist, to: replicas) }
     }
 
     /// One timer per site, replaced after every build: a scheduled time, or a retry after a

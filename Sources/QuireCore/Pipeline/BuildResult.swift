@@ -27,6 +27,10 @@ public struct SiteBuildResult: Sendable {
     public var pageSources: [String: String] = [:]
     /// An operational failure (exit 3), as opposed to content errors (exit 1).
     public var operationalError: String?
+    /// The site's `replicas:` as this build read them from site.yaml; nil when it could not read
+    /// its settings. The push after a publish takes them from here rather than scanning the site
+    /// again (30,000 files at 10,000 pages).
+    public var replicas: [ReplicaDestination]?
     /// Pages and sections whose `publish_at` or `expires_at` is still ahead, soonest first.
     public var scheduled: [ScheduledChange] = []
     /// When the next of them takes effect: `quire watch` rebuilds the site then.

@@ -45,6 +45,7 @@ extension SiteBuilder {
 
         var result = SiteBuildResult(site: site)
         result.builtAsDelta = true
+        result.replicas = config.replicas
         var changes = held?.changes ?? DeltaChanges()
         // The change set's pages on both cores (a translation drop or a checkout touches
         // hundreds), against snapshots of the caches; then applied one by one.

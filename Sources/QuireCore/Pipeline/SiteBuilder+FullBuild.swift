@@ -21,6 +21,7 @@ extension SiteBuilder {
             writeStatus(result, context: nil)
             return result
         }
+        result.replicas = context.config.replicas
         let reader = SourceFileReader(maxBytes: context.config.limits.maxFileBytes)
         // What may be reused: sources the change set does not name, while settings and the assets
         // (what validation looks at besides the page) are the same, unless the page links to a

@@ -155,6 +155,9 @@ extension SiteBuilder {
         }
         let statusPages = state.deltaBase?.publishedPages ?? result.outcome.map { _ in publishedPages }
         clock.measure(.status) { writeStatus(result, context: context, pages: statusPages) }
+        // Nothing below needs them: freed on the other core while this one returns.
+        releaseInBackground(consume files)
+        releaseInBackground(consume pages)
         return result
     }
 

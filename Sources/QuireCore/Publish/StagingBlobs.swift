@@ -44,7 +44,7 @@ public final class StagingBlobs: Sendable {
     /// staging folder grows to the site's size.
     public func stage(_ bytes: [UInt8], at outputPath: String) -> OutputFile.Content {
         guard !isFailed.load(ordering: .relaxed), !isClosed.load(ordering: .acquiring) else { return .bytes(bytes) }
-        let slash = outputPath.lastIndex(of: "/")
+        let slash = outputPath.utf8.lastIndex(of: UInt8(ascii: "/"))  // by bytes, not grapheme clusters
         let name = slash.map { String(outputPath[outputPath.index(after: $0)...]) } ?? outputPath
         let blobFolder = folder + "/" + Self.folderName(slash.map { outputPath[..<$0] } ?? "")
         let path = blobFolder + "/" + name

@@ -50,7 +50,7 @@ public struct CacheHeaderFiles: Sendable {
     /// that changed anything.
     @discardableResult
     mutating func set(_ path: String, _ entry: Entry?) -> Bool {
-        let slash = path.lastIndex(of: "/")
+        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))  // by bytes: 30,000 paths in a cold build
         let folder = slash.map { String(path[..<$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         guard folders[folder]?.entries[name] != entry else { return false }

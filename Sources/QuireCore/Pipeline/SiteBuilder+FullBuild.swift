@@ -154,10 +154,10 @@ extension SiteBuilder {
             result.operationalError = "\(error)"
         }
         let statusPages = state.deltaBase?.publishedPages ?? result.outcome.map { _ in publishedPages }
-        clock.measure(.status) { writeStatus(result, context: context, pages: statusPages) }
-        // Nothing below needs them: freed on the other core while this one returns.
+        // Nothing below needs them: freed on the other core while this one writes the status.
         releaseInBackground(consume files)
         releaseInBackground(consume pages)
+        clock.measure(.status) { writeStatus(result, context: context, pages: statusPages) }
         return result
     }
 

@@ -6,13 +6,14 @@
 #
 #   bench/compare-hugo.sh [--pages 1000] [--locales 3] [--edits 20] [--layout flat|nested|both]
 #                         [--save-gap 1000] [--quire PATH] [--work DIR] [--port 1313] [--keep]
-#                         [--cold-cache] [--rounds 1]
+#                         [--cold-cache] [--rounds 1] [--keep-versions 5]
 #
 # --layout both (the default) runs every step on all pages in one folder (flat), then in folders
 # of 100 (nested), and prints one table each. --save-gap MS waits that long after an edit is read
 # back before the next (1000: an editor's pace; 0: back to back; Hugo's edits are at least 200 ms
 # apart). --work DIR puts the sites there (tmpfs or disk: the header says which, as stat -f does);
-# the default is bench/out/ in the checkout.
+# the default is bench/out/ in the checkout. --keep-versions N writes keep: N in the generated
+# site.yaml (0: none): on tmpfs every version of a one-folder site takes an inode per entry.
 # --rounds N times the three cold builds N times, interleaved (Hugo, Quire, Quire without
 # previews, then again), each into a folder of its own, and prints the medians and the ranges:
 # on a shared VM one build of each can land in a fast and a slow stretch.
@@ -29,6 +30,7 @@ locales=3
 edits=20
 layout=both
 save_gap=1000
+keep_versions=5
 quire=""
 work=""
 port=1313
@@ -45,6 +47,7 @@ while [ $# -gt 0 ]; do
         --save-gap) save_gap="${2%ms}"; shift 2
                     [[ "$save_gap" =~ ^[0-9]+$ ]] || { echo "compare-hugo: --save-gap takes milliseconds, like 1000" >&2; exit 2; } ;;
         --quire) quire="$2"; shift 2 ;;
+        --keep-versions) keep_versions="$2"; shift 2 ;;
         --work) work="$2"; shift 2 ;;
         --port) port="$2"; shift 2 ;;
         --keep) keep=1; shift ;;
@@ -97,7 +100,7 @@ compare_layout() {
     load_at_start=$(load)
 
     say "generating $pages pages x $locales locales ($layout) in $dir"
-    "$bench" generate "${common[@]}" >&2
+    "$bench" generate "${common[@]}" --keep-versions "$keep_versions" >&2
 
     # GNU time's "Elapsed (wall clock) time (h:mm:ss or m:ss): 0:01.23" -> seconds.
     wall_seconds() { grep 'Elapsed (wall clock)' "$1" | awk -F': ' '{print $2}' | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }'; }

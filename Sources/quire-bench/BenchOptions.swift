@@ -18,7 +18,7 @@ struct BenchOptions {
     var saveGaps: [Double] = [1, 0]
     /// `keep:` in the generated site.yaml (0: none). Every version a one-folder site publishes
     /// takes an inode per entry on tmpfs; without it a long run there runs out of inodes.
-    var keepVersions = 20
+    var keepVersions = 5
     /// Most seconds the saves of one size may take; the loop stops there and says so.
     var saveBudget: Double = 600
     var out: String?

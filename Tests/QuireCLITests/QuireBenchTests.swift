@@ -181,11 +181,11 @@ struct QuireBenchTests {
                 #expect(burst["last_publish_after_last_write_ms"] != nil)
             }
         }
-        // The generated site keeps its newest versions (--keep-versions, 20 by default), so a long
+        // The generated site keeps its newest versions (--keep-versions, 5 by default), so a long
         // run on tmpfs does not run out of inodes; the output says so.
         let siteYAML = try String(contentsOfFile: "\(folder)/flat-20/pages/bench/site.yaml", encoding: .utf8)
-        #expect(siteYAML.contains("keep: 20\n"), "\(siteYAML)")
-        #expect(conditions["keep_versions"] as? Int == 20)
+        #expect(siteYAML.contains("keep: 5\n"), "\(siteYAML)")
+        #expect(conditions["keep_versions"] as? Int == 5)
     }
 
     /// Two series of 5 saves: 300 ms apart, then back to back (the next save written the moment

@@ -94,5 +94,14 @@ import Testing
         #expect(result.pagesRebuilt.contains("b"))
         #expect(try fixture.published("fr/b.json").contains("B (fr)"))
         #expect(Self.snapshot(fixture.dist, site: fixture.site) == Self.fresh(fixture))
+
+        // A translation of no page sends the change set down the full path, where B's source is
+        // vouched for by the cache (which keeps no model of it) while its translation changed.
+        try fixture.write("title: B (fr) 2\n", to: "l10n/fr/b.yaml")
+        try fixture.write("title: Ghost\n", to: "l10n/fr/ghost.yaml")
+        result = builder.build(changed: ["\(absolute)/l10n/fr/b.yaml", "\(absolute)/l10n/fr/ghost.yaml"])
+        #expect(result.pagesRebuilt == ["b"])
+        #expect(try fixture.published("fr/b.json").contains("B (fr) 2"))
+        #expect(Self.snapshot(fixture.dist, site: fixture.site) == Self.fresh(fixture))
     }
 }

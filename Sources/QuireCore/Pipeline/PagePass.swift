@@ -80,34 +80,37 @@ extension PagePipeline {
     func renderPage(_ pageID: String, in pass: PagePass, clock: StageClock) -> RenderedPage {
         let sources = pass.sources[pageID] ?? []
         let source = sources.first
-        let (page, cached) = processPage(
+        let cachedSource = source.flatMap { pass.cachedSources[$0.path] }
+        var (page, cached) = processPage(
             pageID, sources: sources, context: pass.context, reader: pass.reader, clock: clock,
-            cached: source.flatMap { pass.cachedSources[$0.path] },
-            reuse: source.map { pass.reuseSource($0.path) } ?? false)
-        let started = DispatchTime.now().uptimeNanoseconds
+            cached: cachedSource, reuse: source.map { pass.reuseSource($0.path) } ?? false)
         let files = pass.translationFiles[pageID] ?? []
         let refused = pass.refusedTranslations[pageID] ?? []
-        var (translations, translationsCache) = loadTranslations(
-            files, refused: refused, reader: pass.reader, context: pass.context,
-            cache: pass.cachedTranslations, reuse: pass.reuseTranslation)
-        clock.add(.translations, DispatchTime.now().uptimeNanoseconds - started)
-        var catalogs = translations.byPage[pageID] ?? []
-        let linkState = page.linkState(in: pass.context.pageIDs)
-        var key = outputKey(page, settingsDigest: pass.settingsDigest, catalogs: catalogs, now: pass.now, linkState: linkState)
+        let loadTranslations = { (cache: [String: CachedTranslation], reuse: @Sendable (String) -> Bool) in
+            let started = DispatchTime.now().uptimeNanoseconds
+            defer { clock.add(.translations, DispatchTime.now().uptimeNanoseconds - started) }
+            return self.loadTranslations(files, refused: refused, reader: pass.reader, context: pass.context, cache: cache, reuse: reuse)
+        }
+        var (translations, translationsCache) = loadTranslations(pass.cachedTranslations, pass.reuseTranslation)
+        var linkState = page.linkState(in: pass.context.pageIDs)
+        var key = outputKey(
+            page, settingsDigest: pass.settingsDigest, catalogs: translations.byPage[pageID] ?? [], now: pass.now, linkState: linkState)
         var output: PageOutput?
-        if page.model != nil {
-            if let previous = pass.previousOutputs[pageID], previous.key == key {
-                output = previous.output.carried
-            } else {
-                if catalogs.contains(where: { $0.catalog == nil }) {
-                    // The cache vouched for files it keeps no catalog of: rendering reads them.
-                    let started = DispatchTime.now().uptimeNanoseconds
-                    (translations, translationsCache) = loadTranslations(
-                        files, refused: refused, reader: pass.reader, context: pass.context, cache: [:], reuse: { _ in false })
-                    clock.add(.translations, DispatchTime.now().uptimeNanoseconds - started)
-                    catalogs = translations.byPage[pageID] ?? []
-                    key = outputKey(page, settingsDigest: pass.settingsDigest, catalogs: catalogs, now: pass.now, linkState: linkState)
-                }
+        if let previous = pass.previousOutputs[pageID], previous.key == key, page.hasModel {
+            output = previous.output.carried
+        } else if page.hasModel {
+            // The cache keeps neither a page's model nor its catalogs: rendering reads them again.
+            if page.model == nil {
+                (page, cached) = processPage(
+                    pageID, sources: sources, context: pass.context, reader: pass.reader, clock: clock, cached: cachedSource, reuse: false)
+            }
+            if translations.byPage[pageID]?.contains(where: { $0.catalog == nil }) == true {
+                (translations, translationsCache) = loadTranslations([:], { _ in false })
+            }
+            let catalogs = translations.byPage[pageID] ?? []
+            linkState = page.linkState(in: pass.context.pageIDs)
+            key = outputKey(page, settingsDigest: pass.settingsDigest, catalogs: catalogs, now: pass.now, linkState: linkState)
+            if page.model != nil {
                 output = render(
                     page, context: pass.context, chains: pass.chains, catalogs: catalogs,
                     failedLocales: translations.failed[pageID] ?? [],

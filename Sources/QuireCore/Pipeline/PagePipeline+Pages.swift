@@ -6,20 +6,52 @@ struct ProcessedPage: Sendable {
     var pageID: String
     var file: String
     var sourceDigest: String
-    var model: PageModel?
+    /// Nil for a page that did not validate, and for one the builder's cache kept (`CachedSource`
+    /// keeps what carrying its output needs, below, not its model).
+    private(set) var model: PageModel?
+    /// It validated (whether or not its model is still here).
+    private(set) var hasModel = false
+    private(set) var isDraft = false
+    private(set) var timetable: PageTimetable?
+    private(set) var usesDrillCarousel = false
     var diagnostics: [Diagnostic]
     /// The page ids it looked up (`PageValidator.linkedPageIDs`), whether it validated or not.
     var linkedPageIDs: Set<String> = []
 
+    init(pageID: String, file: String, sourceDigest: String, model: PageModel?, diagnostics: [Diagnostic]) {
+        self.pageID = pageID
+        self.file = file
+        self.sourceDigest = sourceDigest
+        self.diagnostics = diagnostics
+        setModel(model)
+    }
+
+    mutating func setModel(_ model: PageModel?) {
+        self.model = model
+        hasModel = model != nil
+        isDraft = model?.isDraft ?? false
+        timetable = model.map(PageTimetable.init)
+        usesDrillCarousel = model?.allSections.contains { $0.type == "drill_carousel" } == true
+    }
+
+    /// The page as the builder's cache keeps it: a page's model holds every string of its
+    /// source, and carrying its output needs none of them.
+    var withoutModel: ProcessedPage {
+        var page = self
+        page.model = nil
+        return page
+    }
+
     /// Counted in `pagesTotal`: built, or broken only by warnings.
-    var counted: Bool { model != nil || !diagnostics.hasErrors }
+    var counted: Bool { hasModel || !diagnostics.hasErrors }
 
     /// Its `publish_at` / `expires_at` still ahead (none for a draft or a broken page).
     func scheduledChanges(after now: Date) -> [ScheduledChange] {
-        model.map { $0.isDraft ? [] : $0.scheduledChanges(after: now) } ?? []
+        timetable.map { isDraft ? [] : $0.scheduledChanges(after: now) } ?? []
     }
 
-    var usesDrillCarousel: Bool { model?.allSections.contains { $0.type == "drill_carousel" } == true }
+    /// Which scheduled parts are live at `now` (empty for a broken page).
+    func scheduleState(at now: Date) -> String { timetable?.scheduleState(at: now) ?? "" }
 
     /// Which of its linked page ids are pages of the site: part of what its output (the
     /// preview's links) is rendered from. Empty for a page that links to none.
@@ -50,7 +82,7 @@ struct PageBuild: Sendable {
         pageID = page.pageID
         file = page.file
         diagnostics = page.diagnostics + rendered.translations.diagnostics
-        hasModel = page.model != nil
+        hasModel = page.hasModel
         counted = page.counted
         scheduled = page.scheduledChanges(after: now)
         usesDrillCarousel = page.usesDrillCarousel
@@ -104,10 +136,10 @@ extension PagePipeline {
         case .failure(let diagnostic): page.diagnostics = [diagnostic]
         case .success(let root):
             let validated = clock.measure(.validate) { PageValidator.validateLinks(root, pageID: pageID, file: file, context: context) }
-            page.model = validated.model
+            page.setModel(validated.model)
             page.diagnostics = validated.diagnostics
             page.linkedPageIDs = validated.linkedPageIDs
         }
-        return (page, CachedSource(digest: digest, page: page))
+        return (page, CachedSource(digest: digest, page: page.withoutModel))
     }
 }

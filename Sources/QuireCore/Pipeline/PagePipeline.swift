@@ -27,14 +27,15 @@ struct PagePipeline: Sendable {
         _ page: ProcessedPage, settingsDigest: String, catalogs: [LoadedCatalog],
         now: Date, linkState: String
     ) -> String {
-        ([settingsDigest, page.sourceDigest, String(previews), page.model?.scheduleState(at: now) ?? "", linkState]
+        ([settingsDigest, page.sourceDigest, String(previews), page.scheduleState(at: now), linkState]
             + catalogs.map { $0.locale + $0.digest }.sorted()).joined(separator: "|")
     }
 }
 
 /// A page source as last read: the page validated from it, reused while the bytes and the
-/// validation context are equal. Its parse is not kept (a tree of every key and value with its
-/// position, for each of 10,000 pages): a page validated again is read and parsed again.
+/// validation context are equal. Neither its parse nor its model is kept (every string of the
+/// source, for each of 10,000 pages): a carried output needs neither, and a page validated or
+/// rendered again is read and parsed again.
 struct CachedSource {
     var digest: String
     var page: ProcessedPage

@@ -188,24 +188,8 @@ public struct PageRenderer {
 
 extension PageModel {
     /// Every `publish_at` / `expires_at` of the page and its sections still ahead of `now`.
-    public func scheduledChanges(after now: Date) -> [ScheduledChange] {
-        var changes: [ScheduledChange] = []
-        if let next = schedule.nextChange(after: now) {
-            changes.append(ScheduledChange(pageID: pageID, section: nil, at: next.at, action: next.action))
-        }
-        for (index, section) in allSections.enumerated() {
-            if let next = section.schedule.nextChange(after: now) {
-                changes.append(ScheduledChange(pageID: pageID, section: section.id ?? "#\(index)", at: next.at, action: next.action))
-            }
-        }
-        return changes
-    }
+    public func scheduledChanges(after now: Date) -> [ScheduledChange] { PageTimetable(self).scheduledChanges(after: now) }
 
-    /// Which scheduled parts are live at `now`: part of every output's input digest, so a
-    /// rebuild at a scheduled time changes what is published.
-    public func scheduleState(at now: Date) -> String {
-        var state = schedule.isEmpty ? "" : (schedule.isLive(at: now) ? "P" : "p")
-        for section in allSections where !section.schedule.isEmpty { state += section.schedule.isLive(at: now) ? "1" : "0" }
-        return state
-    }
+    /// Which scheduled parts are live at `now` (`PageTimetable.scheduleState`).
+    public func scheduleState(at now: Date) -> String { PageTimetable(self).scheduleState(at: now) }
 }

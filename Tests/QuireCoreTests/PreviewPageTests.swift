@@ -104,6 +104,13 @@ enum ContentSecurity {
         #expect(PagePreview.shellDigest(site: "trex", source: .published) != PagePreview.shellDigest(site: "trex", source: .preview))
     }
 
+    @Test func theSharedShellIsTheShellOfItsDepth() {
+        for (pageID, source) in [("home", PagePreview.Source.published), ("a/b", .published), ("home", .preview), ("x/y/z", .preview)] {
+            #expect(PagePreview.sharedShell(site: "trex", pageID: pageID, source: source) == Array(shell(pageID, source: source).utf8))
+        }
+        #expect(PagePreview.sharedShell(site: "other", pageID: "home", source: .published) == Array(shell("home", site: "other").utf8))
+    }
+
     @Test func theDocumentHoldsTheFrameTheScriptFills() {
         let html = shell()
         for id in ["quire-site", "quire-page", "quire-locale", "quire-version", "quire-status-link", "quire-diagnostics", "quire-notice"] {

@@ -161,7 +161,8 @@ extension PagePipeline {
         let source: PagePreview.Source = isDraft ? .preview : .published
         let digest = PagePreview.shellDigest(site: site, source: source)
         if published[path]?.inputDigest == digest { return OutputFile(path: path, content: .carried, inputDigest: digest) }
-        return OutputFile(path: path, content: .bytes(PagePreview.shell(site: site, pageID: pageID, source: source)), inputDigest: digest)
+        return OutputFile(
+            path: path, content: .bytes(PagePreview.sharedShell(site: site, pageID: pageID, source: source)), inputDigest: digest)
     }
 
     /// A draft's parts, published beside its preview (`path(part)`) for the preview alone:

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The preview of a published page, drawn as the app's design system would draw it inside a phone
 /// frame. The file at `preview/<locale>/<page_id>.html` holds no content: it is the same small
 /// document for every page of a site at one folder depth, and its script (`preview/preview.js`,
@@ -49,6 +51,27 @@ public enum PagePreview {
         html.raw("></script>\n</body>\n</html>\n")
         return html.bytes
     }
+
+    /// `shell`, made once per site, depth and source: every preview of a build shares the
+    /// bytes (one buffer, not one copy per file held until the publish).
+    static func sharedShell(site: String, pageID: String, source: Source) -> [UInt8] {
+        let key = ShellKey(site: site, depth: UTF8Scan.slashes(in: pageID), source: source)
+        if let shell = shells.withLock({ $0[key] }) { return shell }
+        let shell = shell(site: site, pageID: pageID, source: source)
+        return shells.withLock { cached in
+            if let earlier = cached[key] { return earlier }
+            cached[key] = shell
+            return shell
+        }
+    }
+
+    private struct ShellKey: Hashable {
+        var site: String
+        var depth: Int
+        var source: Source
+    }
+
+    private static let shells = Mutex<[ShellKey: [UInt8]]>([:])
 
     /// What the shell of a page depends on besides its path: a preview file carries while this
     /// stays the same.

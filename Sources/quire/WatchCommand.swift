@@ -45,6 +45,7 @@ final class WatchCommand: @unchecked Sendable {
     init(arguments: Arguments) { self.arguments = arguments }
 
     func run() throws -> ExitCode {
+        Allocator.returnFreedMemoryAtOnce()
         let pages = arguments.pages
         var options = WatchOptions()
         if let window = try arguments.number("quiet-window") { options.quietWindow = window }

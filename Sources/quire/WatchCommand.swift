@@ -136,6 +136,13 @@ final class WatchCommand: @unchecked Sendable {
                 options.statusInBackground = true
                 options.spareFolders = true
                 options.log = { Console.shared.error("quire: \($0)") }
+                if arguments.flag("timings") {
+                    options.spareFoldersMade = { made, stopped, milliseconds in
+                        let when = String(format: "%.1f ms after the publish", milliseconds)
+                        Console.shared.error(
+                            "quire: \(site): spare folders: \(made) made, \(stopped ? "stopped by the next build" : "all ready") \(when)")
+                    }
+                }
                 let created = SiteBuilder(site: site, pagesRoot: arguments.pages, distRoot: arguments.dist, options: options)
                 builders[site] = created
                 return created

@@ -20,6 +20,9 @@ public struct BuildOptions: Sendable {
     /// Keep pre-linked spare copies of the newest version's folders, made on a thread of their
     /// own between builds (`quire watch`), so a save writes only what it changes (`SpareFolders`).
     public var spareFolders = false
+    /// Told after each round of spare folders that made some (`quire watch --timings`): how many,
+    /// whether the next build stopped it, and how long after its publish it ended.
+    public var spareFoldersMade: (@Sendable (_ made: Int, _ stopped: Bool, _ milliseconds: Double) -> Void)?
     /// The time `publish_at` / `expires_at` are judged at; tests fix it.
     public var now: @Sendable () -> Date = { Date() }
 

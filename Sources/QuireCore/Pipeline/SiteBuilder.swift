@@ -32,6 +32,8 @@ public final class SiteBuilder: @unchecked Sendable {
     var store: SiteStore?
     private let statusWriter = StatusWriter()
     private let spareFolders = SpareFolderMaker()
+    /// The build whose publish started the spare folders already (`prepareSpareFolders`).
+    private var sparesStartedBy = 0
 
     public init(site: String, pagesRoot: String, distRoot: String, options: BuildOptions = BuildOptions()) {
         self.site = site
@@ -75,7 +77,10 @@ public final class SiteBuilder: @unchecked Sendable {
         }
         result.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         result.stageMilliseconds = clock.milliseconds.map { ($0.stage.rawValue, $0.ms) }
-        if options.spareFolders, options.publish, let store = try? openStore() { spareFolders.prepare(store, untilBuild: generation + 1) }
+        // Unless its publish started them: a second request would replace the first in the queue.
+        if options.spareFolders, options.publish, sparesStartedBy != generation, let store = try? openStore() {
+            spareFolders.prepare(store, untilBuild: generation + 1)
+        }
         return result
     }
 
@@ -83,7 +88,8 @@ public final class SiteBuilder: @unchecked Sendable {
     /// retention, the hook and the status files come after, and the next save wants them ready.
     func prepareSpareFolders() {
         guard options.spareFolders, options.publish, let store else { return }
-        spareFolders.prepare(store, untilBuild: spareFolders.builds + 1)
+        sparesStartedBy = spareFolders.builds
+        spareFolders.prepare(store, untilBuild: spareFolders.builds + 1, made: options.spareFoldersMade)
     }
 
     /// Whether rendered pages wait for the next build to be published (see `build(changed:hold:)`).

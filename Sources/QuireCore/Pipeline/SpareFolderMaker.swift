@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// Makes spare folders for the next save (`SiteStore.prepareSpareFolders`) on a thread of its
@@ -15,12 +16,18 @@ final class SpareFolderMaker: Sendable {
     /// The builds started so far: the one running, if any.
     var builds: Int { buildsStarted.load(ordering: .relaxed) }
 
-    /// Makes spare folders of `store`'s newest version in the background, until build `next` starts.
-    func prepare(_ store: SiteStore, untilBuild next: Int) {
+    /// Makes spare folders of `store`'s newest version in the background, until build `next`
+    /// starts; `made` is told what each round that made some did.
+    func prepare(
+        _ store: SiteStore, untilBuild next: Int, made: (@Sendable (_ made: Int, _ stopped: Bool, _ milliseconds: Double) -> Void)? = nil
+    ) {
         guard (try? store.keepSpareFolders()) != nil else { return }
+        let requested = DispatchTime.now().uptimeNanoseconds
         queue.submit { [self] in
             guard !isClosing.load(ordering: .relaxed) else { return }
-            store.prepareSpareFolders(workers: 2) { buildsStarted.load(ordering: .relaxed) >= next || isClosing.load(ordering: .relaxed) }
+            let shouldStop = { @Sendable in self.buildsStarted.load(ordering: .relaxed) >= next || self.isClosing.load(ordering: .relaxed) }
+            let count = store.prepareSpareFolders(workers: 2, shouldStop: shouldStop)
+            if count > 0 { made?(count, shouldStop(), Double(DispatchTime.now().uptimeNanoseconds - requested) / 1e6) }
         }
     }
 

@@ -156,15 +156,21 @@ import Testing
         #expect(pair.withSpares.spareFoldersTaken == 2, "en/all and en, the big one finished across rounds")
     }
 
-    @Test func aSaveTakesAHalfMadeSpareAndLinksWhatItLacks() throws {
+    /// A site with a folder of 300 pages whose spares stopped half way: assets, en and fr first,
+    /// then en/all, stopped at its 128th link.
+    private static func pairWithHalfMadeSpare() throws -> Pair {
         let folder = (0..<300).map { page(String(format: "en/all/p-%03d.json", $0), #"{"n":\#($0)}"#) }
-        let pair = try Pair(Self.site + folder)
-        // assets, en and fr first, then en/all: stopped at its 128th link.
+        let pair = try Pair(site + folder)
         var asked = 0
         pair.withSpares.prepareSpareFolders {
             asked += 1
             return asked > 5
         }
+        return pair
+    }
+
+    @Test func aSaveTakesAHalfMadeSpareAndLinksWhatItLacks() throws {
+        let pair = try Self.pairWithHalfMadeSpare()
         #expect(pair.spares.contains("\(try #require(treeID(pair, "en/all"))).tmp"))
         // One entry it holds and one it lacks are dropped; one it lacks is edited.
         try pair.delta(
@@ -184,13 +190,7 @@ import Testing
     }
 
     @Test func aHalfMadeSpareIsResumedWhereItStoppedNotMadeAgain() throws {
-        let folder = (0..<300).map { page(String(format: "en/all/p-%03d.json", $0), #"{"n":\#($0)}"#) }
-        let pair = try Pair(Self.site + folder)
-        var asked = 0
-        pair.withSpares.prepareSpareFolders {
-            asked += 1
-            return asked > 5
-        }
+        let pair = try Self.pairWithHalfMadeSpare()
         let part = try #require(pair.spares.first { $0.hasSuffix(".tmp") })
         let staging = pair.spared.path + "/trex/staging"
         let lease = try #require(try FileSystem.list(staging).first { $0.hasPrefix(SpareFolders.prefix) && !$0.hasSuffix(".lock") })

@@ -6,17 +6,23 @@ struct AfterPublish {
     /// site.yaml as diagnostics name it.
     let siteFile: String
 
-    func run(_ version: VersionID, config: SiteConfig, store: SiteStore) -> [Diagnostic] {
-        var warnings: [Diagnostic] = []
+    /// Retention: it comes before the spare folders are made, which may take the folders it removes.
+    func retain(config: SiteConfig, store: SiteStore) -> [Diagnostic] {
+        guard let keep = config.keep else { return [] }
+        // While the new trees' manifests are in memory: no gc reads them from disk later.
+        store.learnNewestTrees()
         // Only when there is something to remove: gc walks every kept version's trees.
-        if let keep = config.keep, (try? store.versionCount()).map({ $0 > keep }) ?? true {
-            do { try store.gc(keep: keep, reason: "keep: \(keep) in site.yaml") } catch {
-                warnings.append(.warning(siteFile, "retention (keep: \(keep)) failed: \(error)"))
-            }
+        guard (try? store.versionCount()).map({ $0 > keep }) ?? true else { return [] }
+        do { try store.gc(keep: keep, reason: "keep: \(keep) in site.yaml") } catch {
+            return [.warning(siteFile, "retention (keep: \(keep)) failed: \(error)")]
         }
-        if let hook = config.publishHook, let failure = PublishHook.run(hook, site: site, version: version, dist: distRoot) {
-            warnings.append(.warning(siteFile, "\(failure); \(version) stays published"))
+        return []
+    }
+
+    func runHook(_ version: VersionID, config: SiteConfig) -> [Diagnostic] {
+        guard let hook = config.publishHook, let failure = PublishHook.run(hook, site: site, version: version, dist: distRoot) else {
+            return []
         }
-        return warnings
+        return [.warning(siteFile, "\(failure); \(version) stays published")]
     }
 }

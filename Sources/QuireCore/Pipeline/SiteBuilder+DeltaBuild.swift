@@ -129,8 +129,9 @@ extension SiteBuilder {
             base.diagnostics = result.diagnostics
             state.setDeltaBase(base)
             if case .published(let version, _) = outcome {
+                result.diagnostics += afterPublish.retain(config: config, store: store)
                 prepareSpareFolders()
-                result.diagnostics += afterPublish.run(version, config: config, store: store)
+                result.diagnostics += afterPublish.runHook(version, config: config)
             }
         } catch {
             result.operationalError = "\(error)"

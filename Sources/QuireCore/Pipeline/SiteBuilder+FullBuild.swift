@@ -147,8 +147,9 @@ extension SiteBuilder {
                         version: version, settings: settings, context: context, pages: pages, files: files, cacheHeaders: cacheHeaders,
                         result: result, manifest: manifest))
             if case .published(let version, _) = outcome {
+                result.diagnostics += afterPublish.retain(config: context.config, store: store)
                 prepareSpareFolders()
-                result.diagnostics += afterPublish.run(version, config: context.config, store: store)
+                result.diagnostics += afterPublish.runHook(version, config: context.config)
             }
         } catch {
             result.operationalError = "\(error)"

@@ -84,8 +84,9 @@ public final class SiteBuilder: @unchecked Sendable {
         return result
     }
 
-    /// Starts making the spare folders of the version just published, right after its swap:
-    /// retention, the hook and the status files come after, and the next save wants them ready.
+    /// Starts making the spare folders of the version just published, right after its swap and
+    /// retention (whose removed folders it may recycle): the hook and the status files come
+    /// after, and the next save wants them ready.
     func prepareSpareFolders() {
         guard options.spareFolders, options.publish, let store else { return }
         sparesStartedBy = spareFolders.builds

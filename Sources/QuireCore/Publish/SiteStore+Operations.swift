@@ -153,7 +153,11 @@ extension SiteStore {
             let all = try allVersions()
             let current = try currentVersion()
             let kept = GarbageCollector.kept(all, keep: keep, current: current, pinned: try pinnedVersion())
-            let report = try GarbageCollector(layout: layout, children: treeChildren).collect(versions: all, keeping: kept)
+            // The trees it removes may become spare folders of their folders' newer trees.
+            let recycled = spareFolders?.recycled
+            let report = try GarbageCollector(layout: layout, children: treeChildren).collect(versions: all, keeping: kept) {
+                recycled?.offer($0, at: $1) ?? false
+            }
             let detail = "removed \(report.removedVersions.count) versions, \(report.removedTrees) trees"
             CrashPoint.history.reach()
             // A gc that removed nothing is not history worth reading.

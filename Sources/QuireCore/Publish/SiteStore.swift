@@ -156,6 +156,13 @@ public final class SiteStore: @unchecked Sendable {
         }
     }
 
+    /// Notes the subfolders and parts of the newest version's trees from the index in memory,
+    /// for the next gc (`TreeChildren`): only trees it has not seen are looked at.
+    func learnNewestTrees() {
+        guard let index = state.withLock({ $0.newest?.index }) else { return }
+        treeChildren.learn(index.folders.values.lazy.map { (id: $0.id, manifest: $0.manifest) })
+    }
+
     /// The newest version was taken back out: what was kept of it goes.
     func forgetNewest() {
         state.withLock { state in
@@ -206,7 +213,10 @@ public final class SiteStore: @unchecked Sendable {
             folders
             .map { (depth: UTF8Scan.slashes(in: $0.key), folder: $0) }
             .sorted { ($0.depth, $0.folder.key) < ($1.depth, $1.folder.key) }
-            .compactMap { seen.insert($0.folder.value.id).inserted ? (id: $0.folder.value.id, manifest: $0.folder.value.manifest) : nil }
+            .compactMap { entry -> (id: String, path: String, manifest: TreeManifest)? in
+                let tree = entry.folder.value
+                return seen.insert(tree.id).inserted ? (id: tree.id, path: entry.folder.key, manifest: tree.manifest) : nil
+            }
         return spares.prepare(trees, from: layout, workers: workers, shouldStop: shouldStop)
     }
 
@@ -222,6 +232,9 @@ public final class SiteStore: @unchecked Sendable {
 
     /// The spares publishes take from, while kept.
     var spareFolders: SpareFolders? { state.withLock { $0.spares } }
+
+    /// Spares made from folders retention removed (`RecycledFolders`) so far.
+    public var sparesRecycled: Int { state.withLock { $0.spares?.recycledSpares.load(ordering: .relaxed) ?? 0 } }
 
     /// Spares taken by delta publishes so far.
     public var spareFoldersTaken: Int { state.withLock { $0.spares?.taken.load(ordering: .relaxed) ?? 0 } }

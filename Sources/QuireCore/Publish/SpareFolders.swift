@@ -11,7 +11,9 @@ import Synchronization
 /// largest part of a save). With one, it renames the spare into place as the new tree's folder
 /// and changes only the entries the edit names (`TreeWriter`). `quire watch` makes the spares
 /// in the background after each publish (`prepare`), in the pauses between an editor's saves.
-/// A publish that finds no spare links as before.
+/// A publish that finds no spare links as before. With `keep:`, the trees retention removes become
+/// spares of their folders' newer trees (`RecycledFolders`), so a big folder's spare costs what
+/// changed since, not its entries.
 ///
 /// A publish takes a spare and the background drops one only by renaming it, and a spare is made
 /// under `<id>.tmp` and renamed to `<id>` when complete, so exactly one side gets each spare
@@ -24,9 +26,14 @@ public final class SpareFolders: Sendable {
     private let isClosed = Atomic<Bool>(false)
     /// Spares taken by publishes so far (for tests and figures).
     let taken = Atomic<Int>(0)
+    /// Spares made from a recycled folder so far (for tests and figures).
+    let recycledSpares = Atomic<Int>(0)
+    /// Folders retention removed, waiting to become spares.
+    let recycled: RecycledFolders
 
     init(staging: String) throws(StoreError) {
         lease = try StagingLease(staging: staging, prefix: Self.prefix)
+        recycled = RecycledFolders(in: lease.folder)
     }
 
     deinit { close() }
@@ -50,15 +57,18 @@ public final class SpareFolders: Sendable {
     /// there is none.
     func take(_ id: String, manifest: TreeManifest, as destination: String) -> Taken? {
         guard !isClosed.load(ordering: .acquiring) else { return nil }
-        if (try? FileSystem.rename(lease.folder + "/" + id, to: destination)) != nil {
+        func takeWhole() -> Taken? {
+            guard (try? FileSystem.rename(lease.folder + "/" + id, to: destination)) != nil else { return nil }
             taken.add(1, ordering: .relaxed)
             return .whole
         }
+        if let whole = takeWhole() { return whole }
         // A spare of 10,000 entries stopped half-way: its links are as many fewer for the save
         // to make. The round stops within 64 links of a save's start; until then it may be
-        // linking into it.
-        guard FileSystem.exists(lease.folder + "/" + id + Self.partSuffix), roundsStopped(within: 0.05),
-            let linked = progress.withLock({ $0.removeValue(forKey: id) }),
+        // linking into it, or completing it from a recycled folder (which does not stop).
+        guard FileSystem.exists(lease.folder + "/" + id + Self.partSuffix), roundsStopped(within: 0.05) else { return nil }
+        if let whole = takeWhole() { return whole }
+        guard let linked = progress.withLock({ $0.removeValue(forKey: id) }),
             (try? FileSystem.rename(lease.folder + "/" + id + Self.partSuffix, to: destination)) != nil
         else { return nil }
         taken.add(1, ordering: .relaxed)
@@ -81,12 +91,14 @@ public final class SpareFolders: Sendable {
     /// left half made is finished by the next round, so even a folder of 10,000 entries gets one
     /// between saves that come faster than it can be made whole. Returns how many it completed.
     func prepare(
-        _ trees: [(id: String, manifest: TreeManifest)], from layout: SiteLayout, workers: Int = 1, shouldStop: () -> Bool
+        _ trees: [(id: String, path: String, manifest: TreeManifest)], from layout: SiteLayout, workers: Int = 1,
+        shouldStop: () -> Bool
     ) -> Int {
         guard !isClosed.load(ordering: .acquiring), let present = try? FileSystem.list(lease.folder) else { return 0 }
         let wanted = Set(trees.map(\.id))
+        for tree in trees where tree.manifest.entryCount >= RecycledFolders.fewestEntries { recycled.remember(tree.id, path: tree.path) }
         // A half-made spare (`<id>.tmp`) stays while its tree is wanted: the round finishes it.
-        for name in present {
+        for name in present where !RecycledFolders.holds(name) {
             let id = name.hasSuffix(Self.partSuffix) ? String(name.dropLast(Self.partSuffix.count)) : name
             if !wanted.contains(id) {
                 discard(name)
@@ -104,6 +116,10 @@ public final class SpareFolders: Sendable {
                 let index = next.add(1, ordering: .relaxed).oldValue
                 guard index < missing.count else { break }
                 let tree = missing[index]
+                if let folder = recycled.take(for: tree.path), make(tree.id, recycling: folder, from: layout.tree(tree.id)) {
+                    made.add(1, ordering: .relaxed)
+                    continue
+                }
                 let resumed = have.contains(tree.id + Self.partSuffix) ? progress.withLock { $0[tree.id] } : nil
                 if make(tree.id, manifest: tree.manifest, from: layout.tree(tree.id), resumingAfter: resumed, shouldStop: shouldStop) {
                     made.add(1, ordering: .relaxed)
@@ -162,6 +178,25 @@ public final class SpareFolders: Sendable {
             return true
         } catch {
             progress.withLock { _ = $0.removeValue(forKey: id) }
+            try? FileSystem.removeTree(part)
+            return false
+        }
+    }
+
+    /// Makes the spare of tree `id` from a recycled folder of the same path; false (the folder
+    /// removed) when that fails. A half-made spare of the tree goes: the recycled one lacks less.
+    private func make(_ id: String, recycling recycledFolder: String, from tree: String) -> Bool {
+        let part = lease.folder + "/" + id + Self.partSuffix
+        progress.withLock { _ = $0.removeValue(forKey: id) }
+        do throws(StoreError) {
+            if FileSystem.exists(part) { discard(id + Self.partSuffix) }
+            try FileSystem.rename(recycledFolder, to: part)
+            try RecycledFolders.mirror(DirectoryHandle(tree), into: DirectoryHandle(part))
+            try FileSystem.rename(part, to: lease.folder + "/" + id)
+            recycledSpares.add(1, ordering: .relaxed)
+            return true
+        } catch {
+            try? FileSystem.removeTree(recycledFolder)
             try? FileSystem.removeTree(part)
             return false
         }

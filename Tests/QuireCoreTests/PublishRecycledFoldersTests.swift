@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+@testable import QuireCore
+
+/// Folders that retention removes become spares of their folder's newer trees
+/// (`RecycledFolders`): a big folder's spare then costs what changed since it was published,
+/// and what a save publishes through it is what linking every entry publishes.
+@Suite struct PublishRecycledFoldersTests {
+    typealias Pair = PublishSpareFoldersTests.Pair
+
+    /// A folder of 600 pages: big enough for its removed trees to be kept.
+    static let catalog = (0..<600).map { page(String(format: "en/all/p-%03d.json", $0), #"{"n":\#($0)}"#) }
+
+    /// One edit in the big folder published to both stores, then retention on both, as
+    /// `quire watch` runs them.
+    private func edit(_ pair: Pair, _ number: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try pair.delta(
+            files: [page(String(format: "en/all/p-%03d.json", number * 7), #"{"n":"edit \#(number)"}"#)], sourceLocation: sourceLocation)
+        for store in [pair.withSpares, pair.without] { try store.gc(keep: 2) }
+    }
+
+    /// The folders in the spares' staging lease.
+    private func leaseEntries(_ pair: Pair) throws -> (folder: String, names: [String]) {
+        let staging = pair.spared.path + "/trex/staging"
+        let lease = try #require(try FileSystem.list(staging).first { $0.hasPrefix(SpareFolders.prefix) && !$0.hasSuffix(".lock") })
+        return (staging + "/" + lease, try FileSystem.list(staging + "/" + lease))
+    }
+
+    @Test func removedFoldersBecomeSparesOfTheirFoldersNewerTrees() throws {
+        let pair = try Pair(PublishSpareFoldersTests.site + Self.catalog)
+        for number in 1...6 { try edit(pair, number) }
+        // From the third edit on, the big folder's spare was the tree retention removed two
+        // versions before; `en` (two entries) is linked anew each time.
+        #expect(pair.withSpares.sparesRecycled == 4)
+        #expect(pair.withSpares.spareFoldersTaken == 12, "en/all and en, every edit")
+        // The last gc removed one more tree of the big folder: it waits in the lease for the next round.
+        #expect(try leaseEntries(pair).names.filter(RecycledFolders.holds).count == 1)
+        pair.withSpares.prepareSpareFolders { false }
+        #expect(pair.withSpares.sparesRecycled == 5)
+        #expect(try leaseEntries(pair).names.filter(RecycledFolders.holds).isEmpty)
+    }
+
+    @Test func aRecycledFolderIsMadeAnExactCopyWhateverItHolds() throws {
+        let pair = try Pair(PublishSpareFoldersTests.site + Self.catalog)
+        for number in 1...2 { try edit(pair, number) }
+        let (lease, names) = try leaseEntries(pair)
+        let recycled = lease + "/" + (try #require(names.first(where: RecycledFolders.holds)))
+        // A stray file, an entry gone, and an entry that is another file with other bytes.
+        try FileSystem.createFile(recycled + "/stray.json", Array("stray".utf8))
+        try FileSystem.remove(recycled + "/p-300.json")
+        try FileSystem.remove(recycled + "/p-301.json")
+        try FileSystem.createFile(recycled + "/p-301.json", Array(#"{"n":"not published"}"#.utf8))
+        // `delta` compares every published file with the store that linked every entry.
+        try edit(pair, 3)
+        #expect(pair.withSpares.sparesRecycled == 1)
+    }
+
+    @Test func mirroringChangesOnlyWhatDiffers() throws {
+        let dist = TemporaryDist()
+        let (source, target) = (dist.path + "/source", dist.path + "/target")
+        try FileSystem.makeDirectory(source)
+        try FileSystem.makeDirectory(target)
+        for name in ["a", "b", "c", "d"] { try FileSystem.createFile(source + "/" + name, Array(name.utf8)) }
+        try FileSystem.symbolicLink("../tree", at: source + "/sub")
+        for name in ["a", "b", "sub"] { try FileSystem.hardLink(source + "/" + name, at: target + "/" + name) }
+        try FileSystem.createFile(target + "/c", Array("other c".utf8))
+        try FileSystem.createFile(target + "/e", Array("e".utf8))
+        let changed = try RecycledFolders.mirror(DirectoryHandle(source), into: DirectoryHandle(target))
+        #expect(changed == 3, "c replaced, d linked, e removed")
+        #expect(try DirectoryHandle(target).inodes() == DirectoryHandle(source).inodes())
+        #expect(try RecycledFolders.mirror(DirectoryHandle(source), into: DirectoryHandle(target)) == 0)
+    }
+
+    /// Through `SiteBuilder`, as `quire watch` runs it: `keep: 2` in site.yaml and a folder of
+    /// 520 pages, every edit equal to a full build.
+    @Test func aWatchedSiteWithRetentionRecyclesItsBigFolder() throws {
+        let fixture = try SiteFixture()
+        try fixture.write("default_locale: en\nlocales: [en, fr]\nkeep: 2\n", to: "site.yaml")
+        for number in 0..<520 {
+            try fixture.write(
+                "title: Item \(number)\nsections:\n  - type: divider\n    id: d\n", to: String(format: "all/p-%03d.yaml", number))
+        }
+        var options = BuildOptions()
+        options.spareFolders = true
+        let builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: options)
+        #expect(builder.build().outcome != nil)
+        let folder = URL(fileURLWithPath: fixture.siteFolder).standardizedFileURL.path
+        for edit in 1...5 {
+            builder.flushSpareFolders()
+            try fixture.write("title: Edited \(edit)\nsections:\n  - type: divider\n    id: d\n", to: "all/p-100.yaml")
+            let result = builder.build(changed: ["\(folder)/all/p-100.yaml"])
+            #expect(result.builtAsDelta && result.operationalError == nil)
+        }
+        builder.flushSpareFolders()
+        // From the second edit on, retention removes a tree of all/ in each locale (fr falls
+        // back to en) and the next spare of that folder is made from it.
+        #expect(builder.store?.sparesRecycled == 8)
+        let store = try SiteStore(dist: fixture.dist, site: fixture.site)
+        #expect(try store.versionCount() == 2)
+        #expect(try store.verify().isEmpty)
+        #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
+        let staging = fixture.dist + "/" + fixture.site + "/staging"
+        let lease = try #require(try FileSystem.list(staging).first { $0.hasPrefix(SpareFolders.prefix) && !$0.hasSuffix(".lock") })
+        let spares = try FileSystem.list(staging + "/" + lease)
+        #expect(!spares.contains(where: RecycledFolders.holds), "each removed tree of all/ became a spare")
+        builder.closeSpareFolders()
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import QuireModel
 import Testing
 
 @testable import QuireCore
@@ -41,35 +42,29 @@ import Testing
         #expect(try leaseEntries(pair).names.filter(RecycledFolders.holds).isEmpty)
     }
 
-    @Test func aRecycledFolderIsMadeAnExactCopyWhateverItHolds() throws {
-        let pair = try Pair(PublishSpareFoldersTests.site + Self.catalog)
-        for number in 1...2 { try edit(pair, number) }
-        let (lease, names) = try leaseEntries(pair)
-        let recycled = lease + "/" + (try #require(names.first(where: RecycledFolders.holds)))
-        // A stray file, an entry gone, and an entry that is another file with other bytes.
-        try FileSystem.createFile(recycled + "/stray.json", Array("stray".utf8))
-        try FileSystem.remove(recycled + "/p-300.json")
-        try FileSystem.remove(recycled + "/p-301.json")
-        try FileSystem.createFile(recycled + "/p-301.json", Array(#"{"n":"not published"}"#.utf8))
-        // `delta` compares every published file with the store that linked every entry.
-        try edit(pair, 3)
-        #expect(pair.withSpares.sparesRecycled == 1)
+    private static func file(_ name: String, _ text: String) -> TreeManifest.Entry {
+        let digest = SHA256.hash(Array(text.utf8))
+        return .init(name: name, kind: .file(PublishedFile(sha256: digest, size: text.utf8.count, inputDigest: digest, metadata: nil)))
     }
 
-    @Test func mirroringChangesOnlyWhatDiffers() throws {
-        let dist = TemporaryDist()
-        let (source, target) = (dist.path + "/source", dist.path + "/target")
-        try FileSystem.makeDirectory(source)
-        try FileSystem.makeDirectory(target)
-        for name in ["a", "b", "c", "d"] { try FileSystem.createFile(source + "/" + name, Array(name.utf8)) }
-        try FileSystem.symbolicLink("../tree", at: source + "/sub")
-        for name in ["a", "b", "sub"] { try FileSystem.hardLink(source + "/" + name, at: target + "/" + name) }
-        try FileSystem.createFile(target + "/c", Array("other c".utf8))
-        try FileSystem.createFile(target + "/e", Array("e".utf8))
-        let changed = try RecycledFolders.mirror(DirectoryHandle(source), into: DirectoryHandle(target))
-        #expect(changed == 3, "c replaced, d linked, e removed")
-        #expect(try DirectoryHandle(target).inodes() == DirectoryHandle(source).inodes())
-        #expect(try RecycledFolders.mirror(DirectoryHandle(source), into: DirectoryHandle(target)) == 0)
+    @Test func theDifferencesOfTwoManifestsAreTheEntriesTheirOtherPartsChange() throws {
+        let names = (0..<3000).map { String(format: "p-%04d.json", $0) }
+        let old = TreeManifest(entries: names.map { Self.file($0, $0) })
+        try #require(old.parts.count > 10)
+        // An entry with other bytes, one gone, one new, one with its bytes as before.
+        let new = old.updatingParts([
+            "p-0100.json": Self.file("p-0100.json", "edited").kind, "p-2000.json": nil,
+            "p-2000a.json": Self.file("p-2000a.json", "new").kind, "p-2500.json": Self.file("p-2500.json", "p-2500.json").kind,
+        ])
+        let found = RecycledFolders.differences(from: old, to: new)
+        #expect(found.removed == ["p-2000.json"])
+        #expect(found.linked.sorted() == ["p-0100.json", "p-2000a.json"])
+        #expect(RecycledFolders.differences(from: new, to: old).linked.sorted() == ["p-0100.json", "p-2000.json"])
+        // A manifest of one run (under 512 entries) against one in parts: every entry compared.
+        let small = TreeManifest(entries: names.prefix(400).map { Self.file($0, $0) })
+        let grown = RecycledFolders.differences(from: small, to: new)
+        #expect(grown.removed.isEmpty)
+        #expect(grown.linked.count == new.entryCount - 400 + 1, "all past the first 400, and p-0100.json")
     }
 
     /// Through `SiteBuilder`, as `quire watch` runs it: `keep: 2` in site.yaml and a folder of

@@ -46,14 +46,6 @@ final class DirectoryHandle {
         return entries
     }
 
-    /// Each entry's inode number by name, but `.` and `..`: two names with the same number are
-    /// hard links of one file (or of one symbolic link).
-    func inodes() throws(StoreError) -> [String: UInt64] {
-        var inodes: [String: UInt64] = [:]
-        try FileSystem.forEachEntryAndInode(of: path, opening: stream) { name, _, inode in inodes[String(cString: name)] = inode }
-        return inodes
-    }
-
     /// How many entries it holds, without `.` and `..` (no names made: a count only).
     func entryCount() throws(StoreError) -> Int {
         var count = 0

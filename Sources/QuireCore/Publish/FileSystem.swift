@@ -109,14 +109,6 @@ enum FileSystem {
         of path: String, opening open: () -> OpaquePointer?,
         _ body: (UnsafePointer<CChar>, UInt8) -> Void
     ) throws(StoreError) {
-        try forEachEntryAndInode(of: path, opening: open) { name, type, _ in body(name, type) }
-    }
-
-    /// The same, with each entry's inode number (`d_ino`).
-    static func forEachEntryAndInode(
-        of path: String, opening open: () -> OpaquePointer?,
-        _ body: (UnsafePointer<CChar>, UInt8, UInt64) -> Void
-    ) throws(StoreError) {
         if let injected = FaultInjection.fault(for: "list", path: path) {
             throw StoreError.system("list", path, errorNumber: injected)
         }
@@ -126,7 +118,7 @@ enum FileSystem {
             withUnsafePointer(to: &entry.pointee.d_name) { tuple in
                 let name = UnsafeRawPointer(tuple).assumingMemoryBound(to: CChar.self)
                 let isDot = name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0))
-                if !isDot { body(name, entry.pointee.d_type, UInt64(entry.pointee.d_ino)) }
+                if !isDot { body(name, entry.pointee.d_type) }
             }
         }
     }

@@ -5,15 +5,17 @@ import Synchronization
 ///
 /// A new tree of a folder of 10,000 entries needs 10,000 links, and removing an old one as many
 /// unlinks. A tree of the same folder a few versions older differs from the newest one only by
-/// the entries those versions changed: made a copy of the newest tree (`mirror`), it becomes a
-/// whole spare for the cost of two listings and those few entries. So saves back to back into one
-/// big folder find their spares ready, and retention unlinks nothing of such a folder.
+/// the entries those versions changed: brought up to the newest tree (`update`), it becomes a
+/// whole spare for the cost of those few entries. So saves back to back into one big folder find
+/// their spares ready, and retention unlinks nothing of such a folder.
 ///
 /// A removed tree is matched by the folder path it had when its spare was wanted (`remember`):
-/// only a tree of that path is a near copy. Whatever the recycled folder holds, `mirror` leaves
-/// exactly the entries of the tree it copies, as hard links of the same files (by inode number).
+/// only a tree of that path is a near copy. What it holds is known from its manifest, kept in
+/// memory from then on (its parts are shared with the newer manifests': little memory), so the
+/// difference is found by comparing the ids of the two manifests' parts, then the entries of the
+/// few parts that differ (`TreeManifest+Parts`).
 final class RecycledFolders: Sendable {
-    /// Smaller folders are linked anew about as fast as they are listed: none is kept.
+    /// Smaller folders are linked anew about as fast as they are compared: none is kept.
     static let fewestEntries = TreeManifest.partedFrom
     static let prefix = "recycled-"
 
@@ -21,10 +23,11 @@ final class RecycledFolders: Sendable {
     private let folder: String
 
     private struct State {
-        /// The folder path of each tree of `fewestEntries` or more that a spare was wanted for.
-        var paths: [String: String] = [:]
-        /// Per folder path, the name (in `folder`) of the one recycled folder kept for it.
-        var pool: [String: String] = [:]
+        /// The folder path and manifest of each tree of `fewestEntries` or more that a spare was wanted for.
+        var trees: [String: (path: String, manifest: TreeManifest)] = [:]
+        /// Per folder path, the one recycled folder kept for it: its name in `folder`, and the
+        /// manifest of the tree it holds.
+        var pool: [String: (name: String, manifest: TreeManifest)] = [:]
         var named = 0
     }
 
@@ -32,25 +35,25 @@ final class RecycledFolders: Sendable {
 
     init(in folder: String) { self.folder = folder }
 
-    /// Notes the folder path of tree `id`, whose spare is wanted.
-    func remember(_ id: String, path: String) {
+    /// Notes the folder path and the manifest of tree `id`, whose spare is wanted.
+    func remember(_ id: String, path: String, manifest: TreeManifest) {
         state.withLock { state in
             // Without `keep:` no tree is ever offered: the oldest notes go rather than pile up.
-            if state.paths.count >= 4096 { state.paths.removeAll(keepingCapacity: true) }
-            state.paths[id] = path
+            if state.trees.count >= 4096 { state.trees.removeAll(keepingCapacity: true) }
+            state.trees[id] = (path, manifest)
         }
     }
 
     /// Takes the folder of tree `id`, which retention removed from `trees/` and put at
-    /// `location`, into the pool: when its path is known and the pool holds none for it yet.
-    /// Returns whether it was taken (moved away from `location`).
+    /// `location`, into the pool: when the tree is known and the pool holds none for its path
+    /// yet. Returns whether it was taken (moved away from `location`).
     func offer(_ id: String, at location: String) -> Bool {
         let slot = state.withLock { state -> (path: String, name: String)? in
-            guard let path = state.paths.removeValue(forKey: id), state.pool[path] == nil else { return nil }
+            guard let tree = state.trees.removeValue(forKey: id), state.pool[tree.path] == nil else { return nil }
             state.named += 1
             let name = Self.prefix + String(state.named)
-            state.pool[path] = name
-            return (path, name)
+            state.pool[tree.path] = (name, tree.manifest)
+            return (tree.path, name)
         }
         guard let slot else { return false }
         if (try? FileSystem.rename(location, to: folder + "/" + slot.name)) != nil { return true }
@@ -58,30 +61,53 @@ final class RecycledFolders: Sendable {
         return false
     }
 
-    /// The recycled folder kept for the folder at `path`, out of the pool; nil when there is none.
-    func take(for path: String) -> String? {
-        state.withLock { $0.pool.removeValue(forKey: path) }.map { folder + "/" + $0 }
+    /// The recycled folder kept for the folder at `path`, out of the pool, and the manifest of
+    /// what it holds; nil when there is none.
+    func take(for path: String) -> (folder: String, manifest: TreeManifest)? {
+        state.withLock { $0.pool.removeValue(forKey: path) }.map { (folder + "/" + $0.name, $0.manifest) }
     }
 
     /// Whether `name`, in the spares' folder, is a recycled folder.
     static func holds(_ name: String) -> Bool { name.hasPrefix(prefix) }
 
-    /// Makes `target` hold exactly `source`'s entries, as hard links of the same files (or of the
-    /// same subfolder links): an entry whose inode differs is linked again, one `source` lacks is
+    /// Makes `target`, which holds the entries of `old`, hold those of `new` instead: an entry
+    /// that differs is hard-linked from `source` (the folder of `new`'s tree), one `new` lacks is
     /// removed. Returns how many entries it changed.
     @discardableResult
-    static func mirror(_ source: DirectoryHandle, into target: DirectoryHandle) throws(StoreError) -> Int {
-        var held = try target.inodes()
-        var changed = 0
-        for (name, inode) in try source.inodes() {
-            if let old = held.removeValue(forKey: name) {
-                if old == inode { continue }
-                try target.remove(name)
-            }
+    static func update(_ target: DirectoryHandle, from old: TreeManifest, to new: TreeManifest, source: DirectoryHandle) throws(StoreError)
+        -> Int
+    {
+        let (removed, linked) = differences(from: old, to: new)
+        for name in removed { try target.remove(name) }
+        for name in linked {
+            try target.remove(name, ifPresent: true)
             try target.hardLink(from: source, name, as: name)
-            changed += 1
         }
-        for name in held.keys { try target.remove(name) }
-        return changed + held.count
+        return removed.count + linked.count
+    }
+
+    /// The names `old` has and `new` lacks, and those `new` has with other contents or `old`
+    /// lacks. Parts with equal ids hold equal entries: only the entries of the others are compared.
+    static func differences(from old: TreeManifest, to new: TreeManifest) -> (removed: [String], linked: [String]) {
+        let (oldParts, newParts) = (old.runs, new.runs)
+        let oldIDs = Set(oldParts.compactMap(\.id))
+        let newIDs = Set(newParts.compactMap(\.id))
+        // A name in a part both have is in no other part of either (names are unique).
+        var before: [String: TreeManifest.Kind] = [:]
+        for part in oldParts where part.id.map(newIDs.contains) != true {
+            for entry in part.entries { before[entry.name] = entry.kind }
+        }
+        var linked: [String] = []
+        for part in newParts where part.id.map(oldIDs.contains) != true {
+            for entry in part.entries where before.removeValue(forKey: entry.name) != entry.kind { linked.append(entry.name) }
+        }
+        return (Array(before.keys), linked)
+    }
+}
+
+extension TreeManifest {
+    /// Its entries in runs: its parts with their ids, or all its entries as one run without one.
+    fileprivate var runs: [(id: String?, entries: [Entry])] {
+        parts.isEmpty ? [(nil, listed)] : parts.map { ($0.id, $0.listed) }
     }
 }

@@ -96,7 +96,9 @@ public final class SpareFolders: Sendable {
     ) -> Int {
         guard !isClosed.load(ordering: .acquiring), let present = try? FileSystem.list(lease.folder) else { return 0 }
         let wanted = Set(trees.map(\.id))
-        for tree in trees where tree.manifest.entryCount >= RecycledFolders.fewestEntries { recycled.remember(tree.id, path: tree.path) }
+        for tree in trees where tree.manifest.entryCount >= RecycledFolders.fewestEntries {
+            recycled.remember(tree.id, path: tree.path, manifest: tree.manifest)
+        }
         // A half-made spare (`<id>.tmp`) stays while its tree is wanted: the round finishes it.
         for name in present where !RecycledFolders.holds(name) {
             let id = name.hasSuffix(Self.partSuffix) ? String(name.dropLast(Self.partSuffix.count)) : name
@@ -116,7 +118,9 @@ public final class SpareFolders: Sendable {
                 let index = next.add(1, ordering: .relaxed).oldValue
                 guard index < missing.count else { break }
                 let tree = missing[index]
-                if let folder = recycled.take(for: tree.path), make(tree.id, recycling: folder, from: layout.tree(tree.id)) {
+                if let recycledTree = recycled.take(for: tree.path),
+                    make(tree.id, manifest: tree.manifest, recycling: recycledTree, from: layout.tree(tree.id))
+                {
                     made.add(1, ordering: .relaxed)
                     continue
                 }
@@ -185,13 +189,16 @@ public final class SpareFolders: Sendable {
 
     /// Makes the spare of tree `id` from a recycled folder of the same path; false (the folder
     /// removed) when that fails. A half-made spare of the tree goes: the recycled one lacks less.
-    private func make(_ id: String, recycling recycledFolder: String, from tree: String) -> Bool {
+    private func make(
+        _ id: String, manifest: TreeManifest, recycling recycledTree: (folder: String, manifest: TreeManifest), from tree: String
+    ) -> Bool {
+        let recycledFolder = recycledTree.folder
         let part = lease.folder + "/" + id + Self.partSuffix
         progress.withLock { _ = $0.removeValue(forKey: id) }
         do throws(StoreError) {
             if FileSystem.exists(part) { discard(id + Self.partSuffix) }
             try FileSystem.rename(recycledFolder, to: part)
-            try RecycledFolders.mirror(DirectoryHandle(tree), into: DirectoryHandle(part))
+            try RecycledFolders.update(DirectoryHandle(part), from: recycledTree.manifest, to: manifest, source: DirectoryHandle(tree))
             try FileSystem.rename(part, to: lease.folder + "/" + id)
             recycledSpares.add(1, ordering: .relaxed)
             return true

@@ -42,6 +42,20 @@ import Testing
         #expect(try leaseEntries(pair).names.filter(RecycledFolders.holds).isEmpty)
     }
 
+    @Test func aStoreOpenedOnHistoryLearnsItsNewestTreesBeforeItsFirstRetention() throws {
+        let pair = try Pair(PublishSpareFoldersTests.site + Self.catalog)
+        for number in 1...3 { try edit(pair, number) }
+        // A watcher started again: its store has read no tree yet.
+        let restarted = try pair.spared.store()
+        let trees = { (version: VersionID) throws -> [String] in try restarted.index(of: version).folders.values.map(\.id) }
+        let versions = try restarted.allVersions()
+        try #require(versions.count == 2)
+        #expect(try !trees(versions[1]).contains(where: restarted.treeChildren.knows))
+        restarted.learnTrees(ofNewest: 1)
+        #expect(try trees(versions[1]).allSatisfy(restarted.treeChildren.knows))
+        #expect(try !Set(trees(versions[0])).subtracting(trees(versions[1])).contains(where: restarted.treeChildren.knows))
+    }
+
     private static func file(_ name: String, _ text: String) -> TreeManifest.Entry {
         let digest = SHA256.hash(Array(text.utf8))
         return .init(name: name, kind: .file(PublishedFile(sha256: digest, size: text.utf8.count, inputDigest: digest, metadata: nil)))

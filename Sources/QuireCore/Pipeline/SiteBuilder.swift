@@ -81,6 +81,10 @@ public final class SiteBuilder: @unchecked Sendable {
         if options.spareFolders, options.publish, sparesStartedBy != generation, let store = try? openStore() {
             spareFolders.prepare(store, untilBuild: generation + 1)
         }
+        // A watcher's first build: the history it starts on is read for retention meanwhile.
+        if generation == 1, options.spareFolders, let keep = state.deltaBase?.context.config.keep, let store = try? openStore() {
+            DispatchQueue.global(qos: .utility).async { store.learnTrees(ofNewest: keep + 1) }
+        }
         return result
     }
 

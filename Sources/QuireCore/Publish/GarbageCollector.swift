@@ -32,13 +32,7 @@ struct GarbageCollector {
         let removed = versions.filter { !kept.contains($0) }
         for version in removed { try FileSystem.rename(layout.version(version), to: garbage + "/" + version.description) }
 
-        // Mark: every tree a kept version reaches, through the manifests.
-        var reachable: Set<String> = []
-        for version in kept.sorted() {
-            let path = layout.versionManifest(version)
-            let manifest = try VersionManifest(parsing: FileSystem.readFile(path), path: path)
-            for entry in manifest.folders { try mark(entry.folder.tree, reachable: &reachable) }
-        }
+        let reachable = try reachable(from: kept.sorted())
 
         // Sweep: the manifest goes first, so an interrupted sweep leaves a tree that is not "stored".
         var removedTrees = 0
@@ -61,6 +55,17 @@ struct GarbageCollector {
         CrashPoint.cleanup.reach()
         try FileSystem.removeTree(garbage)
         return CollectionReport(removedVersions: removed, removedTrees: removedTrees)
+    }
+
+    /// Mark: every tree (and part of a manifest) the versions reach, through the manifests.
+    func reachable(from versions: [VersionID]) throws(StoreError) -> Set<String> {
+        var reachable: Set<String> = []
+        for version in versions {
+            let path = layout.versionManifest(version)
+            let manifest = try VersionManifest(parsing: FileSystem.readFile(path), path: path)
+            for entry in manifest.folders { try mark(entry.folder.tree, reachable: &reachable) }
+        }
+        return reachable
     }
 
     /// A tree, its parts (`trees/<part>.json`, kept by the second sweep) and its subtrees.
@@ -94,6 +99,9 @@ final class TreeChildren: @unchecked Sendable {
         let learned = unknown.map { ($0.id, Self.children(of: $0.manifest)) }
         lock.withLock { for (id, children) in learned { known[id] = children } }
     }
+
+    /// Whether the children of tree `id` are known (read or learned).
+    func knows(_ id: String) -> Bool { lock.withLock { known[id] != nil } }
 
     /// A tree that is gone (swept) is never asked for again.
     func forget(_ id: String) { _ = lock.withLock { known.removeValue(forKey: id) } }

@@ -62,9 +62,10 @@ struct TreeWriter {
         let target: DirectoryHandle
         if let spare { target = spare.folder } else { target = try DirectoryHandle(folder) }
         var stored = StoredEntries(target: target)
+        var sameBytes = SameBytesLinks(target: target)
         for (name, source) in tree.files {
             switch source {
-            case .bytes(let bytes): try target.createFile(name, bytes)
+            case .bytes(let bytes): try sameBytes.write(name, bytes, sha256: tree.manifest.entry(named: name)?.sha256)
             case .staged(let blob): if !adopted { try FileSystem.rename(blob, to: folder + "/" + name) }
             case .storedFile(let path):
                 let slash = path.lastIndex(of: "/") ?? path.startIndex
@@ -178,6 +179,33 @@ struct TreeWriter {
     }
 }
 
+/// Files of one new tree with the same bytes (every page's preview shell at one depth) written
+/// once and hard-linked under their other names: a folder of 10,000 previews costs about 160
+/// files, not 10,000 (their inodes, and on a disk their blocks, synced before the swap). At most
+/// `namesPerFile` names share an inode, so trees that keep them across many versions stay far
+/// from the file system's link limit (65,000 on ext4).
+private struct SameBytesLinks {
+    static let namesPerFile = 64
+
+    let target: DirectoryHandle
+    /// Per SHA-256, a name written with those bytes and how many names share its inode.
+    private var written: [String: (name: String, names: Int)] = [:]
+
+    init(target: DirectoryHandle) { self.target = target }
+
+    mutating func write(_ name: String, _ bytes: [UInt8], sha256: String?) throws(StoreError) {
+        if let sha256, let first = written[sha256], first.names < Self.namesPerFile {
+            do {
+                try target.hardLink(from: target, first.name, as: name)
+                written[sha256]?.names += 1
+                return
+            } catch  where error.errorNumber == EMLINK {}
+        }
+        try target.createFile(name, bytes)
+        if let sha256 { written[sha256] = (name, 1) }
+    }
+}
+
 /// Hard links of entries stored in earlier trees into the folder being written, through a
 /// few open handles of their folders (entries usually come from one or two earlier trees).
 private struct StoredEntries {
@@ -210,5 +238,12 @@ private struct StoredEntries {
             case .subtreeLink(let id): try target.symbolicLink(SiteLayout.subtreeTarget(id), as: name)
             }
         }
+    }
+}
+
+extension TreeManifest.Entry {
+    /// The SHA-256 of a file's bytes; nil for a subfolder.
+    fileprivate var sha256: String? {
+        if case .file(let file) = kind { file.sha256 } else { nil }
     }
 }

@@ -128,6 +128,12 @@ public struct JSONWriter: Sendable {
 
     package static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteSink) {
         out.append(UInt8(ascii: "\""))
+        writeStringContent(bytes, into: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// A string's content, escaped, without its quotes.
+    package static func writeStringContent(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteSink) {
         // Text is copied in runs between escapes: a string without any (most of them) is one
         // scan and one copy.
         var runStart = 0
@@ -151,7 +157,6 @@ public struct JSONWriter: Sendable {
             }
             runStart = found + 1
         }
-        out.append(UInt8(ascii: "\""))
     }
 
     /// The index of the first byte at or after `start` that needs an escape, or `bytes.count`.

@@ -40,8 +40,8 @@ import Testing
     func linksMatchEveryLinkEvent(markdown: String) {
         var walked: [String] = []
         CommonMarkDocument(parsing: markdown).walk { event in
-            if case .enter(.link(let url, _)) = event { walked.append(url) }
-            if case .enter(.image(let url, _)) = event { walked.append(url) }
+            if case .enter(.link(let url, _)) = event { walked.append(url.string) }
+            if case .enter(.image(let url, _)) = event { walked.append(url.string) }
         }
         #expect(MarkdownRenderer.links(in: markdown) == walked)
     }
@@ -49,7 +49,7 @@ import Testing
     @Test func adjacentTextAndSoftBreaksArriveAsOneText() {
         var texts: [String] = []
         CommonMarkDocument(parsing: "one [two] three &amp; four\nfive *six*").walk { event in
-            if case .leaf(.text(let text)) = event { texts.append(text) }
+            if case .leaf(.text(let text)) = event { texts.append(text.string) }
         }
         #expect(texts == ["one [two] three & four five ", "six"])
     }

@@ -93,8 +93,8 @@ struct ReferenceBlockTreeBuilder {
             case .heading(let level): return Frame(kind: .heading(level: level), content: .inlines)
             case .emphasis: return Frame(kind: .emphasis, content: .inlines)
             case .strong: return Frame(kind: .strong, content: .inlines)
-            case .link(let url, let title): return Frame(kind: .link(url: url, title: title), content: .inlines)
-            case .image(let url, let title): return Frame(kind: .image(url: url, title: title), content: .plainText)
+            case .link(let url, let title): return Frame(kind: .link(url: url.string, title: title.string), content: .inlines)
+            case .image(let url, let title): return Frame(kind: .image(url: url.string, title: title.string), content: .plainText)
             default:
                 // Containers cmark's parser never makes (custom nodes): keep their text.
                 return Frame(kind: .flattened, content: .plainText)
@@ -178,18 +178,18 @@ struct ReferenceBlockTreeBuilder {
 
     private static func piece(forLeaf element: CommonMarkElement) -> Piece? {
         switch element {
-        case .text(let text): return text.isEmpty ? nil : .text(text)
+        case .text(let text): return text.isEmpty ? nil : .text(text.string)
         case .softBreak: return .text(" ")
         case .lineBreak: return .inline(["type": "line_break"])
-        case .code(let text): return .inline(["type": "code", "text": .string(text)])
+        case .code(let text): return .inline(["type": "code", "text": .string(text.string)])
         case .thematicBreak: return .block(["type": "thematic_break"])
         case .codeBlock(let info, let text):
             var code = JSONObject([("type", "code")])
             // Like cmark's HTML renderer, the language is the info string's first word.
-            if let language = info.split(whereSeparator: { $0 == " " || $0 == "\t" }).first {
+            if let language = info.string.split(whereSeparator: { $0 == " " || $0 == "\t" }).first {
                 code["language"] = .string(String(language))
             }
-            code["text"] = .string(text)
+            code["text"] = .string(text.string)
             return .block(.object(code))
         default:
             // Raw HTML is dropped (and reported by the renderer); containers are not leaves.
@@ -230,10 +230,10 @@ struct ReferenceBlockTreeBuilder {
         case .leaf(let element):
             let isAltText = if case .image = stack[index].kind { true } else { false }
             switch element {
-            case .text(let text), .code(let text): stack[index].receive(.text(text))
+            case .text(let text), .code(let text): stack[index].receive(.text(text.string))
             case .softBreak: stack[index].receive(.text(" "))
             case .lineBreak: stack[index].receive(.text(isAltText ? " " : "\n"))
-            case .codeBlock(_, let text): stack[index].receive(.text("\n" + text))
+            case .codeBlock(_, let text): stack[index].receive(.text("\n" + text.string))
             default: break
             }
         }

@@ -73,7 +73,8 @@ final class CommonMarkDocument {
     /// Visits every node in document order: `.enter`/`.exit` around containers, `.leaf` for
     /// nodes without children. A run of adjacent text nodes and soft breaks arrives as one
     /// `.text` (a soft break as a space, as readers take it): cmark splits a paragraph's text
-    /// at every `*`, `[` or entity, and one string per run is much cheaper than one per node.
+    /// at every `*`, `[` or entity, and one text per run is much cheaper than one per node.
+    /// Texts are lent for the visit (`CommonMarkText`), not copied into strings.
     func walk(_ visit: (CommonMarkEvent) -> Void) {
         guard let iterator = cmark_iter_new(root) else { return }
         defer { cmark_iter_free(iterator) }
@@ -89,7 +90,7 @@ final class CommonMarkDocument {
             guard let node = cmark_iter_get_node(iterator) else { continue }
             if cmark_node_get_type(node) == CMARK_NODE_TEXT, let next = cmark_node_next(node), Self.isRunPart(next) {
                 let last = Self.collectTextRun(from: node, into: &run)
-                visit(.leaf(.text(WellFormedUTF8.string(run))))
+                run.withUnsafeBufferPointer { visit(.leaf(.text(CommonMarkText(bytes: $0)))) }
                 // Carry on after the run's last node, as if each had been visited.
                 cmark_iter_reset(iterator, last, CMARK_EVENT_ENTER)
                 continue
@@ -289,26 +290,34 @@ final class CommonMarkDocument {
                 tight: cmark_node_get_list_tight(node) != 0)
         case CMARK_NODE_ITEM: return .item
         case CMARK_NODE_CODE_BLOCK:
-            return .codeBlock(info: string(cmark_node_get_fence_info(node)), text: string(cmark_node_get_literal(node)))
-        case CMARK_NODE_HTML_BLOCK: return .htmlBlock(string(cmark_node_get_literal(node)))
+            return .codeBlock(info: text(cmark_node_get_fence_info(node)), text: text(cmark_node_get_literal(node)))
+        case CMARK_NODE_HTML_BLOCK: return .htmlBlock(text(cmark_node_get_literal(node)))
         case CMARK_NODE_PARAGRAPH: return .paragraph
         case CMARK_NODE_HEADING: return .heading(level: Int(cmark_node_get_heading_level(node)))
         case CMARK_NODE_THEMATIC_BREAK: return .thematicBreak
-        case CMARK_NODE_TEXT: return .text(string(cmark_node_get_literal(node)))
+        case CMARK_NODE_TEXT: return .text(text(cmark_node_get_literal(node)))
         case CMARK_NODE_SOFTBREAK: return .softBreak
         case CMARK_NODE_LINEBREAK: return .lineBreak
-        case CMARK_NODE_CODE: return .code(string(cmark_node_get_literal(node)))
-        case CMARK_NODE_HTML_INLINE: return .htmlInline(string(cmark_node_get_literal(node)))
+        case CMARK_NODE_CODE: return .code(text(cmark_node_get_literal(node)))
+        case CMARK_NODE_HTML_INLINE: return .htmlInline(text(cmark_node_get_literal(node)))
         case CMARK_NODE_EMPH: return .emphasis
         case CMARK_NODE_STRONG: return .strong
         case CMARK_NODE_LINK:
-            return .link(url: string(cmark_node_get_url(node)), title: string(cmark_node_get_title(node)))
+            return .link(url: text(cmark_node_get_url(node)), title: text(cmark_node_get_title(node)))
         case CMARK_NODE_IMAGE:
-            return .image(url: string(cmark_node_get_url(node)), title: string(cmark_node_get_title(node)))
+            return .image(url: text(cmark_node_get_url(node)), title: text(cmark_node_get_title(node)))
         default:
             // Custom nodes: cmark's parser never makes them; their children still count.
             return .other
         }
+    }
+
+    /// A node's C string, lent (cmark keeps it while the node lives); nil is empty.
+    private static func text(_ pointer: UnsafePointer<CChar>?) -> CommonMarkText {
+        guard let pointer else { return CommonMarkText(bytes: UnsafeBufferPointer(start: nil, count: 0)) }
+        let count = strlen(pointer)
+        return CommonMarkText(
+            bytes: UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: count))
     }
 
     private static func string(_ pointer: UnsafePointer<CChar>?) -> String {

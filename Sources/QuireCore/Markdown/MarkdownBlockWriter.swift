@@ -78,7 +78,9 @@ struct MarkdownBlockWriter: ~Copyable {
         var taken: Bool
         /// Children written so far (each after the first is preceded by a comma).
         var children = 0
-        /// `.inlines`: text not yet written as an inline (adjacent texts become one);
+        /// `.inlines`: a text inline is open in the output, its string not yet closed, so the
+        /// next text joins it (adjacent texts become one inline).
+        var textIsOpen = false
         /// `.plainText`: the text collected so far.
         var text: [UInt8] = []
         /// Containers open inside a plain-text frame: their exits must not close the frame.
@@ -123,15 +125,15 @@ struct MarkdownBlockWriter: ~Copyable {
         case .link(let url, let title):
             begin(.link, .inlines, taken: parent == .inlines)
             out.append(#"{"type":"link","url":"#)
-            JSONWriter.writeString(url, into: &out)
+            JSONWriter.writeString(url.bytes, into: &out)
             if !title.isEmpty {
                 out.append(#","title":"#)
-                JSONWriter.writeString(title, into: &out)
+                JSONWriter.writeString(title.bytes, into: &out)
             }
             out.append(#","inlines":["#)
         case .image(let url, let title):
             // Written whole when it closes: its alt text comes before its title.
-            frames.append(Frame(kind: .image(url: url, title: title), content: .plainText, start: out.count, taken: true))
+            frames.append(Frame(kind: .image(url: url.string, title: title.string), content: .plainText, start: out.count, taken: true))
         default:
             // Containers cmark's parser never makes (custom nodes): keep their text.
             frames.append(Frame(kind: .flattened, content: .plainText, start: out.count, taken: true))
@@ -189,13 +191,13 @@ struct MarkdownBlockWriter: ~Copyable {
 
     private mutating func deliverLeaf(_ element: CommonMarkElement) {
         switch element {
-        case .text(let text): if !text.isEmpty { deliverText(text) }
+        case .text(let text): if !text.isEmpty { deliverText(text.bytes) }
         case .softBreak: deliverText(" ")
         case .lineBreak: deliverInline { $0.append(#"{"type":"line_break"}"#) }
         case .code(let text):
             deliverInline { out in
                 out.append(#"{"type":"code","text":"#)
-                JSONWriter.writeString(text, into: &out)
+                JSONWriter.writeString(text.bytes, into: &out)
                 out.append(UInt8(ascii: "}"))
             }
         case .thematicBreak: deliverBlock { $0.append(#"{"type":"thematic_break"}"#) }
@@ -203,13 +205,13 @@ struct MarkdownBlockWriter: ~Copyable {
             deliverBlock { out in
                 out.append(#"{"type":"code","#)
                 // Like cmark's HTML renderer, the language is the info string's first word.
-                if let language = info.split(whereSeparator: { $0 == " " || $0 == "\t" }).first {
+                if let language = info.string.split(whereSeparator: { $0 == " " || $0 == "\t" }).first {
                     out.append(#""language":"#)
                     JSONWriter.writeString(String(language), into: &out)
                     out.append(UInt8(ascii: ","))
                 }
                 out.append(#""text":"#)
-                JSONWriter.writeString(text, into: &out)
+                JSONWriter.writeString(text.bytes, into: &out)
                 out.append(UInt8(ascii: "}"))
             }
         default:
@@ -230,31 +232,42 @@ struct MarkdownBlockWriter: ~Copyable {
         writeChild(of: top, write)
     }
 
-    /// Text joins the pending text of inlines and plain text; blocks and items wrap it.
     private mutating func deliverText(_ text: String) {
+        var text = text
+        text.withUTF8 { deliverText($0) }
+    }
+
+    /// Text joins the open text inline of inlines (written escaped as it comes: escaping is byte
+    /// by byte, so the pieces escaped one by one are the whole escaped at once) and the text of
+    /// plain text; blocks and items wrap it.
+    private mutating func deliverText(_ text: UnsafeBufferPointer<UInt8>) {
         guard let top = frames.indices.last else { return }
         switch frames[top].content {
-        case .inlines, .plainText:
-            frames[top].text += text.utf8
+        case .inlines:
+            if !frames[top].textIsOpen {
+                startChild(of: top)
+                out.append(#"{"type":"text","text":""#)
+                frames[top].textIsOpen = true
+            }
+            JSONWriter.writeStringContent(text, into: &out)
+        case .plainText:
+            frames[top].text.append(contentsOf: text)
         case .blocks:
-            writeChild(of: top) { out in Self.writeTextParagraph(Array(text.utf8), into: &out) }
+            writeChild(of: top) { out in Self.writeTextParagraph(text, into: &out) }
         case .items:
             writeChild(of: top) { out in
                 out.append(UInt8(ascii: "["))
-                Self.writeTextParagraph(Array(text.utf8), into: &out)
+                Self.writeTextParagraph(text, into: &out)
                 out.append(UInt8(ascii: "]"))
             }
         }
     }
 
-    /// Writes the innermost frame's pending text as a text inline, when it has some.
+    /// Closes the innermost frame's open text inline, when it has one.
     private mutating func flushText() {
-        guard let top = frames.indices.last, frames[top].content == .inlines, !frames[top].text.isEmpty else { return }
-        startChild(of: top)
-        // Written from the frame's buffer in place, which is then reused: a copy would make the
-        // buffer shared, and emptying it would allocate a new one.
-        Self.writeTextInline(frames[top].text, into: &out)
-        frames[top].text.removeAll(keepingCapacity: true)
+        guard let top = frames.indices.last, frames[top].textIsOpen else { return }
+        out.append(#""}"#)
+        frames[top].textIsOpen = false
     }
 
     private mutating func writeChild(of index: Int, _ write: (inout ByteSink) -> Void) {
@@ -285,12 +298,12 @@ struct MarkdownBlockWriter: ~Copyable {
         case .leaf(let element):
             let isAltText = if case .image = frames[index].kind { true } else { false }
             switch element {
-            case .text(let text), .code(let text): frames[index].text += text.utf8
+            case .text(let text), .code(let text): frames[index].text.append(contentsOf: text.bytes)
             case .softBreak: frames[index].text.append(UInt8(ascii: " "))
             case .lineBreak: frames[index].text.append(UInt8(ascii: isAltText ? " " : "\n"))
             case .codeBlock(_, let text):
                 frames[index].text.append(UInt8(ascii: "\n"))
-                frames[index].text += text.utf8
+                frames[index].text.append(contentsOf: text.bytes)
             default: break
             }
         }
@@ -312,13 +325,13 @@ struct MarkdownBlockWriter: ~Copyable {
 
     // MARK: - Objects
 
-    private static func writeTextInline(_ text: [UInt8], into out: inout ByteSink) {
+    private static func writeTextInline(_ text: UnsafeBufferPointer<UInt8>, into out: inout ByteSink) {
         out.append(#"{"type":"text","text":"#)
-        text.withUnsafeBufferPointer { JSONWriter.writeString($0, into: &out) }
+        JSONWriter.writeString(text, into: &out)
         out.append(UInt8(ascii: "}"))
     }
 
-    private static func writeTextParagraph(_ text: [UInt8], into out: inout ByteSink) {
+    private static func writeTextParagraph(_ text: UnsafeBufferPointer<UInt8>, into out: inout ByteSink) {
         out.append(#"{"type":"paragraph","inlines":["#)
         writeTextInline(text, into: &out)
         out.append("]}")

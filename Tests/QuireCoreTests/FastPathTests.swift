@@ -324,6 +324,16 @@ import Testing
         #expect(PreviewURL.isClean(url) == PreviewURL.isCleanByScalars(url))
     }
 
+    // MARK: Blank text
+
+    @Test(arguments: [
+        "", " ", "\t\n\r\u{0B}\u{0C} ", "x", " x", "\n\n### title", "\u{1C}", " \u{1F}", "\u{85}", "\u{A0}", " \u{2003}\u{3000}",
+        " \u{2003}x", "é", "\t é", "\u{200B}", "   \u{2028}\u{2029}\u{202F}\u{205F}\u{1680}",
+    ])
+    func blankCheckOnAsciiBytesMatchesTheScalarWalk(text: String) {
+        #expect(text.isBlank == text.unicodeScalars.allSatisfy(\.properties.isWhitespace))
+    }
+
     // MARK: Source text check
 
     @Test func textCheckSkippingAsciiRunsAgreesWithTheStandardValidation() throws {

@@ -99,17 +99,23 @@ extension PagePipeline {
         if let previous = pass.previousOutputs[pageID], previous.key == key, page.hasModel {
             output = previous.output.carried
         } else if page.hasModel {
-            // The cache keeps neither a page's model nor its catalogs: rendering reads them again.
+            // The cache keeps neither a page's model nor its catalogs: rendering reads them again
+            // (and the key is made again from what was read; otherwise it stands).
+            var reread = false
             if page.model == nil {
                 (page, cached) = processPage(
                     pageID, sources: sources, context: pass.context, reader: pass.reader, clock: clock, cached: cachedSource, reuse: false)
+                reread = true
             }
             if translations.byPage[pageID]?.contains(where: { $0.catalog == nil }) == true {
                 (translations, translationsCache) = loadTranslations([:], { _ in false })
+                reread = true
             }
             let catalogs = translations.byPage[pageID] ?? []
-            linkState = page.linkState(in: pass.context.pageIDs)
-            key = outputKey(page, settingsDigest: pass.settingsDigest, catalogs: catalogs, now: pass.now, linkState: linkState)
+            if reread {
+                linkState = page.linkState(in: pass.context.pageIDs)
+                key = outputKey(page, settingsDigest: pass.settingsDigest, catalogs: catalogs, now: pass.now, linkState: linkState)
+            }
             if page.model != nil {
                 output = render(
                     page, context: pass.context, chains: pass.chains, catalogs: catalogs,

@@ -47,6 +47,8 @@ extension PagePipeline {
         let minimumAppVersions = Dictionary(
             context.vocabulary.types.compactMap { type in type.minimumAppVersion.map { (type.name, $0) } }, uniquingKeysWith: { $1 })
         let scheduleState = model.scheduleState(at: now)
+        // Every locale of the page shares one preview shell: looked up once.
+        var shell: [UInt8]?
         for locale in config.locales {
             let chain = chains[locale] ?? [locale]
             // A broken translation file never replaces a good translated page with a fallback:
@@ -73,7 +75,9 @@ extension PagePipeline {
             }
             if previews {
                 output.files.append(
-                    clock.measure(.preview) { previewShell(pageID: page.pageID, locale: locale, isDraft: isDraft, published: published) })
+                    clock.measure(.preview) {
+                        previewShell(pageID: page.pageID, locale: locale, isDraft: isDraft, published: published, shell: &shell)
+                    })
             }
             // Without previews a draft has nothing to render.
             if isDraft && !previews { continue }
@@ -156,13 +160,17 @@ extension PagePipeline {
     }
 
     /// The page's preview: the shell every page at its depth shares, carried while it is the same.
-    func previewShell(pageID: String, locale: String, isDraft: Bool, published: [String: PublishedFile]) -> OutputFile {
+    /// `shell`: the shell's bytes once a locale of the page has looked them up.
+    func previewShell(
+        pageID: String, locale: String, isDraft: Bool, published: [String: PublishedFile], shell: inout [UInt8]?
+    ) -> OutputFile {
         let path = "preview/\(locale)/\(pageID).html"
         let source: PagePreview.Source = isDraft ? .preview : .published
         let digest = PagePreview.shellDigest(site: site, source: source)
         if published[path]?.inputDigest == digest { return OutputFile(path: path, content: .carried, inputDigest: digest) }
-        return OutputFile(
-            path: path, content: .bytes(PagePreview.sharedShell(site: site, pageID: pageID, source: source)), inputDigest: digest)
+        let bytes = shell ?? PagePreview.sharedShell(site: site, pageID: pageID, source: source)
+        shell = bytes
+        return OutputFile(path: path, content: .bytes(bytes), inputDigest: digest)
     }
 
     /// A draft's parts, published beside its preview (`path(part)`) for the preview alone:

@@ -336,6 +336,34 @@ import Testing
 
     // MARK: Source text check
 
+    /// YAML read before the text check reads and fails as the check-first order does: bad bytes
+    /// before, inside and after YAML errors, in the first 16 KiB libyaml decodes at once and
+    /// past them, NUL and other control characters, empty and blank files, byte-order marks.
+    @Test func yamlReadBeforeTheTextCheckAnswersAsTheCheckFirst() {
+        let bad: [[UInt8]] = [[0], [1], [0xC3], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xFF], [0x80]]
+        let long = Array(String(repeating: "key: value été\n", count: 1_500).utf8)
+        var inputs: [[UInt8]] = [
+            [], Array("  \n\t".utf8), Array("# a comment\n".utf8), [0xEF, 0xBB, 0xBF], [0xEF, 0xBB, 0xBF] + Array("a: 1\n".utf8),
+            Array("a: [1, 2\n".utf8), Array("a: 1\na: 2\n".utf8), Array("a: &x 1\n".utf8), Array("a: é\nb: |\n  ü\n".utf8), long,
+        ]
+        for bytes in bad {
+            inputs += [
+                Array("a: b".utf8) + bytes + Array("c\n".utf8), Array("# note ".utf8) + bytes + Array("\na: 1\n".utf8),
+                Array("a: [1\n".utf8) + bytes, bytes + Array("a: [1\n".utf8), Array("a: 1\na: 2\n".utf8) + bytes,
+                Array("a: [1\n".utf8) + long + bytes, long + bytes, long + Array("a: [1\n".utf8) + bytes,
+            ]
+        }
+        for input in inputs {
+            let fast = Result { () throws(Diagnostic) in try SourceParser.parse(input, format: .yaml, file: "t.yaml") }
+            let slow = Result { () throws(Diagnostic) in try SourceParser.parseCheckingFirst(input, format: .yaml, file: "t.yaml") }
+            switch (fast, slow) {
+            case (.success(let fast), .success(let slow)): #expect(fast == slow)
+            case (.failure(let fast), .failure(let slow)): #expect(fast.description == slow.description)
+            default: Issue.record("\(Array(input.prefix(40))): \(fast) against \(slow)")
+            }
+        }
+    }
+
     @Test func textCheckSkippingAsciiRunsAgreesWithTheStandardValidation() throws {
         // Texts around every offset of the word check: accents, CJK, emoji, a NUL, broken and
         // overlong sequences and surrogates, each after 0 to 17 ASCII bytes.

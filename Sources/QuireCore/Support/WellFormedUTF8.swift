@@ -5,7 +5,7 @@
 #endif
 
 /// Text a C library hands back that is well-formed UTF-8 by construction: libyaml's scalars
-/// (it reads only the UTF-8 `SourceTextCheck` let through and encodes escapes itself) and
+/// (it checks every byte it decodes, as `SourceTextCheck` does, and encodes escapes itself) and
 /// cmark's output from a Swift string (it splits text only at ASCII bytes, and turns entities
 /// that name no character into U+FFFD). The copy skips Swift's second validation, which on
 /// non-ASCII text (translations) cost more than making the value. `FastPathTests` holds each

@@ -294,6 +294,17 @@ import Testing
         #expect(root["block"]?.string == "### Título ñ\nlínea 2 — “quoted” ✓\n")
     }
 
+    @Test(arguments: [
+        "grid.items.p1.title", String(repeating: "ascii text ", count: 10), "short", "été, longer than fifteen bytes",
+        "e\u{301} combining, longer than fifteen bytes",
+    ])
+    func uncheckedCopiesAreMarkedASCIIAsCheckedCopiesAre(text: String) {
+        // Hashing and comparing go through Unicode normalization for strings not marked ASCII.
+        let bytes = Array(text.utf8)
+        let checked = String(decoding: bytes, as: UTF8.self)
+        #expect(WellFormedUTF8.string(bytes).utf8Span.isKnownASCII == checked.utf8Span.isKnownASCII)
+    }
+
     /// `utf8Precedes` (one memcmp) orders as the byte-by-byte comparison does: prefixes, empty
     /// strings, bytes above 0x7F, small (inline) and large strings, and strings Foundation made.
     @Test func utf8OrderMatchesTheByteByByteComparison() {

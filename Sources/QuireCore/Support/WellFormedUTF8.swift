@@ -13,7 +13,11 @@
 enum WellFormedUTF8 {
     static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         let span = Span(_unsafeElements: bytes)
-        return String(copying: unsafe UTF8Span(unchecked: span))
+        var text = unsafe UTF8Span(unchecked: span)
+        // Marked ASCII when it is, as Swift's own check would mark it: a string not so marked is
+        // hashed and compared through Unicode normalization (translation keys in dictionaries).
+        _ = text.checkForASCII()
+        return String(copying: text)
     }
 
     static func string(_ bytes: [UInt8]) -> String {

@@ -10,6 +10,12 @@ public enum TextDirection: String, Sendable, Hashable {
 
     /// The direction of a BCP 47 code: a script subtag (four letters) decides, else the language.
     public init(locale: String) {
+        // A bare lower-case language code (`en`, `fr`), as most sites write theirs: the language
+        // decides, as below, without splitting and lower-casing (once per page and locale).
+        if !locale.isEmpty, locale.utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) {
+            self = Self.rightToLeftLanguages.contains(Substring(locale)) ? .rtl : .ltr
+            return
+        }
         let parts = locale.split(separator: "-")
         if let script = parts.dropFirst().first(where: { $0.count == 4 && $0.allSatisfy(\.isLetter) }) {
             self = Self.rightToLeftScripts.contains(Substring(script.lowercased())) ? .rtl : .ltr

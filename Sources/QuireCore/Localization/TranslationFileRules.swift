@@ -22,8 +22,10 @@ extension PageTranslations {
     /// One locale's coverage of one page's strings: only its own translations count, not fallbacks.
     func coverage(of strings: [LocalizableText], locale: String, defaultLocale: String) -> LocaleCoverage {
         var coverage = LocaleCoverage(locale: locale)
+        // `state(of:)` per string, with the locale's entries looked up once, not once a string.
+        let own = locale == defaultLocale ? nil : entries[locale] ?? [:]
         for string in strings {
-            switch state(of: string, locale: locale, defaultLocale: defaultLocale) {
+            switch own.map({ Self.state(of: string, entry: $0[string.key]) }) ?? .source {
             case .source, .translated: coverage.translated += 1
             case .stale: coverage.stale += 1
             case .missing: coverage.missing += 1

@@ -198,7 +198,12 @@ public struct PageTranslations: Sendable {
     /// This locale's own state for a string (for coverage: fallbacks do not count).
     func state(of string: LocalizableText, locale: String, defaultLocale: String) -> TranslationState {
         if locale == defaultLocale { return .source }
-        guard let entry = entries[locale]?[string.key] else { return .missing }
+        return Self.state(of: string, entry: entries[locale]?[string.key])
+    }
+
+    /// The state of a string in a locale other than the default, given the locale's entry for it.
+    static func state(of string: LocalizableText, entry: TranslationEntry?) -> TranslationState {
+        guard let entry else { return .missing }
         let isStale = entry.isFuzzy || (entry.sourceText.map { $0 != string.text } ?? false)
         return isStale ? .stale : .translated
     }

@@ -215,6 +215,8 @@ extension SiteBuilder {
     ) -> (added: [String], changed: [String], removed: [String]) {
         func pageID(_ metadata: JSONValue?) -> String? { metadata?["page_id"]?.stringValue }
         let before = Set(published.values.compactMap { pageID($0.metadata) })
+        // A first version changes nothing: no need to look at its 60,000 files.
+        if before.isEmpty { return (after.sorted(), [], []) }
         var changed = Set<String>()
         for file in files {
             if case .carried = file.content { continue }

@@ -36,6 +36,19 @@ import Testing
         #expect(MarkdownRenderer.removed(from: under).isEmpty)
     }
 
+    /// The cleanup's own count of the depth agrees with `hasContainer` before the cleanup, and
+    /// the cleanup never makes the tree deeper (what lets `removed` skip a second walk).
+    @Test(arguments: markdown)
+    func cleanupCountsTheDepthAsTheDepthCheckDoes(markdown: String) {
+        let document = CommonMarkDocument(parsing: markdown)
+        let before = (0...70).map { document.hasContainer(openedAtDepth: $0) }
+        let cleanup = MarkdownRenderer.cleanUp(document)
+        for depth in 0...70 {
+            #expect((cleanup.deepestContainerOpening >= depth) == before[depth], "depth \(depth)")
+            #expect(!document.hasContainer(openedAtDepth: depth) || before[depth], "depth \(depth)")
+        }
+    }
+
     @Test(arguments: markdown)
     func linksMatchEveryLinkEvent(markdown: String) {
         var walked: [String] = []

@@ -148,7 +148,8 @@ public struct PageTranslations: Sendable {
             if links == .localized {
                 return localizedLinkDamage(sourceLinks: sourceLinks, translatedLinks: translatedLinks)
             }
-            if sourceLinks.sorted() != translatedLinks.sorted() {
+            // The same links in the same order (nearly always) are the same links: no sorting.
+            if sourceLinks != translatedLinks && sourceLinks.sorted() != translatedLinks.sorted() {
                 let missing = Set(sourceLinks).subtracting(translatedLinks).sorted()
                 let added = Set(translatedLinks).subtracting(sourceLinks).sorted()
                 var parts: [String] = []

@@ -181,15 +181,26 @@ final class CommonMarkDocument {
     /// mode would keep `data:image/...` and only guards its HTML). Returns what was removed, in
     /// document order, raw HTML included: that stays in the tree, because the HTML renderer
     /// already replaces it with a comment and the block tree skips it. The same pass reads every
-    /// link and image destination, as `linkDestinations()` would have before the removal.
+    /// link and image destination, as `linkDestinations()` would have before the removal, and
+    /// the deepest a container opens (`hasContainer(openedAtDepth:)`'s count).
     func removeUnsafeContent(refusingURL isRefused: (String) -> Bool) -> CommonMarkCleanup {
         var removals: [CommonMarkRemoval] = []
         var links: [String] = []
         var refusedNodes: [OpaquePointer] = []
+        var open = 0
+        var deepestOpening = -1
         if let iterator = cmark_iter_new(root) {
             defer { cmark_iter_free(iterator) }
             while case let event = cmark_iter_next(iterator), event != CMARK_EVENT_DONE {
+                if event == CMARK_EVENT_EXIT {
+                    open -= 1
+                    continue
+                }
                 guard event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else { continue }
+                if !Self.isLeaf(node) {
+                    deepestOpening = max(deepestOpening, open)
+                    open += 1
+                }
                 switch cmark_node_get_type(node) {
                 case CMARK_NODE_HTML_BLOCK, CMARK_NODE_HTML_INLINE:
                     removals.append(.rawHTML(Self.string(cmark_node_get_literal(node))))
@@ -221,7 +232,7 @@ final class CommonMarkDocument {
                 unwrapLink(node)
             }
         }
-        return CommonMarkCleanup(removals: removals, links: links)
+        return CommonMarkCleanup(removals: removals, links: links, deepestContainerOpening: deepestOpening)
     }
 
     /// cmark's HTML in safe mode: raw HTML becomes a comment, unsafe URLs become empty.
@@ -332,6 +343,9 @@ struct CommonMarkCleanup {
     var removals: [CommonMarkRemoval]
     /// Every link and image destination the document had, safe or not, in document order.
     var links: [String]
+    /// How many containers were open, at most, when one opened (the document counting as one;
+    /// -1 for none), before the removal: taking content out never makes the tree deeper.
+    var deepestContainerOpening: Int
 }
 
 /// Something `CommonMarkDocument.removeUnsafeContent(refusingURL:)` found unsafe in the tree.

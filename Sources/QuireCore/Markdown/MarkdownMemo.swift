@@ -14,18 +14,15 @@
 /// thread for one page: it holds a text's cmark tree until the text is rendered.
 final class MarkdownMemo {
     private final class Entry {
-        /// Every link and image destination, safe or not, read before the unsafe ones went.
-        let links: [String]
-        let removals: [CommonMarkRemoval]
+        /// What cleaning it took out, and every link and image destination it had.
+        let cleanup: CommonMarkCleanup
         /// The cleaned tree, until the text is rendered.
         var document: CommonMarkDocument?
         var rendered: RenderedMarkdown?
 
         init(_ markdown: String) {
             let document = CommonMarkDocument(parsing: markdown)
-            let cleanup = MarkdownRenderer.cleanUp(document)
-            links = cleanup.links
-            removals = cleanup.removals
+            cleanup = MarkdownRenderer.cleanUp(document)
             self.document = document
         }
     }
@@ -81,7 +78,7 @@ final class MarkdownMemo {
     func links(in markdown: String) -> [String] {
         // As `links(in:)` does: text that cannot hold a link is not parsed for it.
         guard MarkdownRenderer.mayHoldLinks(markdown) else { return [] }
-        return entry(markdown).links
+        return entry(markdown).cleanup.links
     }
 
     /// `MarkdownRenderer.render(markdown).removed`.
@@ -89,7 +86,7 @@ final class MarkdownMemo {
         let entry = entry(markdown)
         if let rendered = entry.rendered { return rendered.removed }
         guard let document = entry.document else { return render(markdown).removed }
-        return MarkdownRenderer.removed(cleaned: document, removals: entry.removals)
+        return MarkdownRenderer.removed(cleaned: document, cleanup: entry.cleanup)
     }
 
     /// `MarkdownRenderer.render(markdown)`.
@@ -97,7 +94,7 @@ final class MarkdownMemo {
         let entry = entry(markdown)
         if let rendered = entry.rendered { return rendered }
         let rendered =
-            entry.document.map { MarkdownRenderer.render(cleaned: $0, removals: entry.removals) }
+            entry.document.map { MarkdownRenderer.render(cleaned: $0, removals: entry.cleanup.removals) }
             ?? MarkdownRenderer.render(markdown)
         entry.rendered = rendered
         // The tree is not needed any more: free it now, not when the page is done.

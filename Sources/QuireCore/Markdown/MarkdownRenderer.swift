@@ -57,15 +57,17 @@ public enum MarkdownRenderer {
     /// what would be dropped. The block tree is built only when nesting could be too deep.
     /// Takes the unsafe content out of `document`.
     static func removed(from document: CommonMarkDocument) -> [String] {
-        removed(cleaned: document, removals: cleanUp(document).removals)
+        removed(cleaned: document, cleanup: cleanUp(document))
     }
 
-    /// `removed(from:)` for a document `cleanUp` has already cleaned, which took out `removals`.
-    static func removed(cleaned document: CommonMarkDocument, removals: [CommonMarkRemoval]) -> [String] {
+    /// `removed(from:)` for a document `cleanUp` has already cleaned (`cleanup` says how). The
+    /// cleanup's walk tells the depth: the document is walked again only when it went that deep.
+    static func removed(cleaned document: CommonMarkDocument, cleanup: CommonMarkCleanup) -> [String] {
+        let limit = MarkdownBlockWriter.maximumDepth
         let flattened =
-            document.hasContainer(openedAtDepth: MarkdownBlockWriter.maximumDepth)
+            cleanup.deepestContainerOpening >= limit && document.hasContainer(openedAtDepth: limit)
             && MarkdownBlockWriter.blocks(of: document).flattenedDeepContent
-        return messages(removals, flattenedDeepContent: flattened)
+        return messages(cleanup.removals, flattenedDeepContent: flattened)
     }
 
     private static func messages(_ removals: [CommonMarkRemoval], flattenedDeepContent: Bool) -> [String] {

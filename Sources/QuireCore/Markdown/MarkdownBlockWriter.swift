@@ -246,7 +246,8 @@ struct MarkdownBlockWriter: ~Copyable {
         case .inlines:
             if !frames[top].textIsOpen {
                 startChild(of: top)
-                out.append(#"{"type":"text","text":""#)
+                out.append(Self.textInlineStart)
+                out.append(UInt8(ascii: "\""))
                 frames[top].textIsOpen = true
             }
             JSONWriter.writeStringContent(text, into: &out)
@@ -325,8 +326,11 @@ struct MarkdownBlockWriter: ~Copyable {
 
     // MARK: - Objects
 
+    /// A text inline up to its string.
+    private static let textInlineStart: StaticString = #"{"type":"text","text":"#
+
     private static func writeTextInline(_ text: UnsafeBufferPointer<UInt8>, into out: inout ByteSink) {
-        out.append(#"{"type":"text","text":"#)
+        out.append(textInlineStart)
         JSONWriter.writeString(text, into: &out)
         out.append(UInt8(ascii: "}"))
     }

@@ -38,19 +38,21 @@ public struct SHA256: ~Copyable {
     /// The digest as hex, written straight from a stack buffer into the string: a build makes
     /// about 100,000 digests, and the arrays on the way cost more allocations than the string.
     public consuming func finalize() -> String {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(EVP_MAX_MD_SIZE)) { digest in
-            var length: UInt32 = 0
-            EVP_DigestFinal_ex(context, digest.baseAddress, &length)
-            return Self.hex(UnsafeBufferPointer(rebasing: digest[..<Int(length)]))
-        }
+        withDigest { Self.hex($0) }
     }
 
     /// The raw 32-byte digest (a Content-Security-Policy hash is its base64).
     public consuming func finalizeBytes() -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        EVP_DigestFinal_ex(context, &digest, &length)
-        return Array(digest.prefix(Int(length)))
+        withDigest { Array($0) }
+    }
+
+    /// Finishes the digest into a stack buffer, lent to `body`.
+    private func withDigest<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(EVP_MAX_MD_SIZE)) { digest in
+            var length: UInt32 = 0
+            EVP_DigestFinal_ex(context, digest.baseAddress, &length)
+            return body(UnsafeBufferPointer(rebasing: digest[..<Int(length)]))
+        }
     }
 
     public static func hex(_ bytes: some Collection<UInt8>) -> String {

@@ -56,8 +56,29 @@ public struct SourceFileReader: Sendable {
     /// limit is checked again while reading: it never reads more than `maxBytes + 1` bytes.
     private func readAll(_ descriptor: Int32, expectedSize: Int) throws(SourceReadError) -> [UInt8] {
         let ceiling = maxBytes + 1
-        var buffer = [UInt8](repeating: 0, count: min(expectedSize + 1, ceiling))
-        var total = 0
+        // First into uninitialized space (no zero-fill) of one byte more than fstat said: a read
+        // that stops short of it at exactly that size has met the end, which spares the read
+        // that would return 0 (a system call a file). A file that grew goes on below.
+        var failure: Int32 = 0
+        var buffer = [UInt8](unsafeUninitializedCapacity: min(expectedSize + 1, ceiling)) { space, initialized in
+            initialized = 0
+            guard let base = space.baseAddress else { return }
+            while initialized < space.count {
+                let count = systemRead(descriptor, base + initialized, space.count - initialized)
+                if count > 0 {
+                    initialized += count
+                    if initialized == expectedSize { return }
+                } else if count == 0 {
+                    return
+                } else if errno != EINTR {
+                    failure = errno
+                    return
+                }
+            }
+        }
+        if failure != 0 { throw SourceReadError(errno: failure, operation: "read") }
+        guard buffer.count == min(expectedSize + 1, ceiling) else { return buffer }
+        var total = buffer.count
         while true {
             if total == buffer.count {
                 guard buffer.count < ceiling else { break }

@@ -5,8 +5,10 @@ struct SourceTreeBuilder {
     struct Frame {
         var isObject: Bool
         var start: SourcePosition
-        /// Where this container's children begin in `items` or `members`.
-        var firstIndex: Int
+        /// This container's children so far: each frame holds its own, which become the node's
+        /// as they are when it closes (moved, not copied out of a shared stack).
+        var items: [SourceNode] = []
+        var members: [SourceMember] = []
         var pendingKey: String?
         var pendingKeyPosition = SourcePosition.start
         /// Key -> index in `members`, built once an object is too large for a linear scan.
@@ -15,12 +17,12 @@ struct SourceTreeBuilder {
 
     /// Objects up to this many members find duplicates by scanning, which beats hashing.
     private static let linearScanLimit = 12
+    /// Room a container's children start with: most hold fewer, so one allocation serves.
+    private static let initialChildCapacity = 8
 
     let file: String
     let limits: SourceLimits
     private(set) var frames: [Frame] = []
-    private var items: [SourceNode] = []
-    private var members: [SourceMember] = []
     private(set) var root: SourceNode?
 
     init(file: String, limits: SourceLimits) {
@@ -39,15 +41,22 @@ struct SourceTreeBuilder {
 
     /// True when the next scalar is the key of a member.
     var expectsKey: Bool {
-        guard let frame = frames.last else { return false }
-        return frame.isObject && frame.pendingKey == nil
+        guard !frames.isEmpty else { return false }
+        let last = frames.count - 1
+        return frames[last].isObject && frames[last].pendingKey == nil
     }
 
     mutating func open(object isObject: Bool, at position: SourcePosition) throws(Diagnostic) {
         guard frames.count < limits.maxDepth else {
             throw .error(file, at: position, SourceMessages.tooDeep(limit: limits.maxDepth))
         }
-        frames.append(Frame(isObject: isObject, start: position, firstIndex: isObject ? members.count : items.count))
+        var frame = Frame(isObject: isObject, start: position)
+        if isObject {
+            frame.members.reserveCapacity(Self.initialChildCapacity)
+        } else {
+            frame.items.reserveCapacity(Self.initialChildCapacity)
+        }
+        frames.append(frame)
     }
 
     mutating func key(_ key: String, at position: SourcePosition) throws(Diagnostic) {
@@ -67,48 +76,41 @@ struct SourceTreeBuilder {
 
     /// Adds a finished value to the innermost container, or makes it the root.
     mutating func value(_ node: SourceNode) {
-        guard let last = frames.indices.last else {
+        guard !frames.isEmpty else {
             root = node
             return
         }
+        let last = frames.count - 1
         guard frames[last].isObject else {
-            items.append(node)
+            frames[last].items.append(node)
             return
         }
         guard let key = frames[last].pendingKey.take() else { return }  // readers always send the key first
-        members.append(SourceMember(key: key, keyPosition: frames[last].pendingKeyPosition, value: node))
-        let count = members.count - frames[last].firstIndex
+        frames[last].members.append(SourceMember(key: key, keyPosition: frames[last].pendingKeyPosition, value: node))
+        let count = frames[last].members.count
         if frames[last].keyIndex != nil {
-            frames[last].keyIndex?[key] = members.count - 1
+            frames[last].keyIndex?[key] = count - 1
         } else if count > Self.linearScanLimit {
             var index: [String: Int] = [:]
-            for position in frames[last].firstIndex..<members.count { index[members[position].key] = position }
+            for position in 0..<count { index[frames[last].members[position].key] = position }
             frames[last].keyIndex = index
         }
     }
 
     mutating func close() {
         guard let frame = frames.popLast() else { return }
-        if frame.isObject {
-            let children = Array(members[frame.firstIndex...])
-            members.removeSubrange(frame.firstIndex...)
-            value(SourceNode(.object(children), at: frame.start))
-        } else {
-            let children = Array(items[frame.firstIndex...])
-            items.removeSubrange(frame.firstIndex...)
-            value(SourceNode(.array(children), at: frame.start))
-        }
+        value(SourceNode(frame.isObject ? .object(frame.members) : .array(frame.items), at: frame.start))
     }
 
     /// The member already named `key` in the frame at `frameIndex` (read in place: copying a
     /// frame costs more than the search).
     private func firstMember(named key: String, in frameIndex: Int) -> SourceMember? {
-        if frames[frameIndex].keyIndex != nil { return frames[frameIndex].keyIndex?[key].map { members[$0] } }
+        if frames[frameIndex].keyIndex != nil { return frames[frameIndex].keyIndex?[key].map { frames[frameIndex].members[$0] } }
         // Comparing lengths first skips most string comparisons outright.
         let length = key.utf8.count
-        for index in frames[frameIndex].firstIndex..<members.count
-        where members[index].key.utf8.count == length && members[index].key == key {
-            return members[index]
+        for index in frames[frameIndex].members.indices
+        where frames[frameIndex].members[index].key.utf8.count == length && frames[frameIndex].members[index].key == key {
+            return frames[frameIndex].members[index]
         }
         return nil
     }

@@ -142,7 +142,9 @@ struct TreePlanner {
     }
 
     private func plan(_ folder: Folder, path: String, subtrees planned: [String: PlannedTree]) throws(StoreError) -> PlannedTree {
+        var digests = SharedBufferDigests()
         var entries: [TreeManifest.Entry] = []
+        entries.reserveCapacity(folder.files.count + planned.count)
         var sources: [String: PlannedTree.FileSource] = [:]
         var subtrees: [String: PlannedTree] = [:]
         var fileCount = 0
@@ -158,7 +160,7 @@ struct TreePlanner {
                     sha256: old.file.sha256, size: old.file.size, inputDigest: file.inputDigest, metadata: file.metadata)
                 sources[name] = .storedFile(old.storedPath)
             case .bytes(let bytes):
-                let sha256 = SHA256.hash(bytes)
+                let sha256 = digests.sha256(of: bytes)
                 published = PublishedFile(sha256: sha256, size: bytes.count, inputDigest: file.inputDigest, metadata: file.metadata)
                 if let stored = previous.storedFile(sha256: sha256) {
                     sources[name] = .storedFile(stored)
@@ -182,5 +184,21 @@ struct TreePlanner {
         let manifest = TreeManifest(entries: entries)
         return PlannedTree(
             manifest: manifest, id: manifest.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount)
+    }
+}
+
+/// SHA-256 of byte arrays, hashed once per buffer: a folder's previews are all one shared
+/// buffer (`PagePreview.sharedShell`), 10,000 files of a folder that would each be hashed again.
+/// An array's storage address identifies its bytes while the array lives: the files being planned
+/// hold every buffer until the folder is planned, and none is mutated meanwhile.
+private struct SharedBufferDigests {
+    private var last: (address: UnsafeRawPointer, count: Int, sha256: String)?
+
+    mutating func sha256(of bytes: [UInt8]) -> String {
+        let address = bytes.withUnsafeBytes { $0.baseAddress }
+        if let address, let last, last.address == address, last.count == bytes.count { return last.sha256 }
+        let sha256 = SHA256.hash(bytes)
+        if let address { last = (address, bytes.count, sha256) }
+        return sha256
     }
 }

@@ -46,17 +46,21 @@ struct TreePlanner {
         var files: [String: OutputFile] = [:]
         var folders: [String: Folder] = [:]
 
-        mutating func insert(_ file: OutputFile, components: ArraySlice<String>) throws(StoreError) {
-            guard let name = components.first else { return }
-            if components.count == 1 {
+        /// `rest`: the part of the file's path below this folder (`guides/a.json`).
+        mutating func insert(_ file: OutputFile, rest: Substring) throws(StoreError) {
+            // By bytes: '/' is ASCII, so every piece stays valid UTF-8, and no array of
+            // components is made for each of a cold build's 60,000 paths.
+            guard let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")) else {
+                let name = String(rest)
                 guard files[name] == nil, folders[name] == nil else {
                     throw StoreError("the output lists '\(file.path)' twice, or as both a file and a folder")
                 }
                 files[name] = file
-            } else {
-                guard files[name] == nil else { throw StoreError("the output lists '\(file.path)' inside the file '\(name)'") }
-                try folders[name, default: Folder()].insert(file, components: components.dropFirst())
+                return
             }
+            let name = String(rest[..<slash])
+            guard files[name] == nil else { throw StoreError("the output lists '\(file.path)' inside the file '\(name)'") }
+            try folders[name, default: Folder()].insert(file, rest: rest[rest.utf8.index(after: slash)...])
         }
     }
 
@@ -67,7 +71,7 @@ struct TreePlanner {
     func plan(_ files: [OutputFile]) throws(StoreError) -> [(name: String, tree: PlannedTree)] {
         var byTopLevel: [Substring: [OutputFile]] = [:]
         for file in files {
-            let topLevel = file.path.prefix { $0 != "/" }
+            let topLevel = file.path.utf8.firstIndex(of: UInt8(ascii: "/")).map { file.path[..<$0] } ?? file.path[...]
             byTopLevel[topLevel, default: []].append(file)
         }
         let groups = byTopLevel.sorted { $0.value.count > $1.value.count }
@@ -78,7 +82,9 @@ struct TreePlanner {
                 Result { () throws(StoreError) in
                     var folder = Folder()
                     for file in groups[index].value {
-                        try folder.insert(file, components: try Self.components(of: file.path).dropFirst())
+                        try Self.check(file.path)
+                        let path = file.path.utf8
+                        try folder.insert(file, rest: file.path[path.index(after: path.firstIndex(of: UInt8(ascii: "/"))!)...])
                     }
                     return try plan(folder, path: String(groups[index].key))
                 })
@@ -91,20 +97,34 @@ struct TreePlanner {
         return planned.sorted { $0.name.utf8Precedes($1.name) }
     }
 
-    static func components(of path: String) throws(StoreError) -> [String] {
-        // Split by bytes ('/' is ASCII, so every piece stays valid UTF-8): splitting the String
-        // walks grapheme clusters, for each of a cold build's 60,000 paths.
-        let components = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { String(Substring($0)) }
-        guard components.count >= 2 else {
+    /// Throws unless `path` is one a version may hold: inside a top-level folder that is not one
+    /// of the version's own files, without empty, `.` or `..` segments.
+    static func check(_ path: String) throws(StoreError) {
+        let bytes = path.utf8
+        guard let firstSlash = bytes.firstIndex(of: UInt8(ascii: "/")) else {
             throw StoreError("cannot publish '\(path)': files of a version must be inside a folder (a locale, assets/ or preview/)")
         }
-        for component in components where component.isEmpty || component == "." || component == ".." || component.utf8.contains(0) {
-            throw StoreError("cannot publish '\(path)': empty, '.' and '..' path segments are not allowed")
+        var start = bytes.startIndex
+        while true {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
+            let component = bytes[start..<end]
+            if component.isEmpty || component.elementsEqual(".".utf8) || component.elementsEqual("..".utf8) || component.contains(0) {
+                throw StoreError("cannot publish '\(path)': empty, '.' and '..' path segments are not allowed")
+            }
+            guard end < bytes.endIndex else { break }
+            start = bytes.index(after: end)
         }
-        if reservedTopLevelNames.contains(components[0]) {
-            throw StoreError("cannot publish '\(path)': '\(components[0])' is the version's own file")
+        let topLevel = String(path[..<firstSlash])
+        if reservedTopLevelNames.contains(topLevel) {
+            throw StoreError("cannot publish '\(path)': '\(topLevel)' is the version's own file")
         }
-        return components
+    }
+
+    static func components(of path: String) throws(StoreError) -> [String] {
+        try check(path)
+        // Split by bytes ('/' is ASCII, so every piece stays valid UTF-8): splitting the String
+        // walks grapheme clusters.
+        return path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { String(Substring($0)) }
     }
 
     private func plan(_ folder: Folder, path: String) throws(StoreError) -> PlannedTree {

@@ -16,13 +16,14 @@ enum KeyValueTranslationReader {
                 file, at: root.position, "a translation file must map keys to translated text, found \(root.kindDescription)")
         }
         var catalog = TranslationCatalog(file: file)
+        catalog.entries.reserveCapacity(members.count)  // one allocation, not one per doubling
         var warnings: [Diagnostic] = []
         for member in members {
             if member.key.utf8.first == UInt8(ascii: "@") {  // a byte check: `hasPrefix` costs more than the entry
                 try readMetadata(member, into: &catalog, warnings: &warnings)
                 continue
             }
-            if let entry = try entry(member, file: file, warnings: &warnings) { catalog.entries.append(entry) }
+            if let entry = try entry(member, file: file, warnings: &warnings) { catalog.entries.append(consume entry) }
         }
         return (catalog, warnings)
     }

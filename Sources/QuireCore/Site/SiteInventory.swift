@@ -198,11 +198,10 @@ public struct SiteInventory: Sendable {
                 walk(relative: relativePath, displayRoot: displayRoot, depth: depth + 1)
                 continue
             }
-            let display = "\(displayRoot)/\(relativePath)"
             if mode & S_IFMT == S_IFREG {
-                classify(SourceFile(path: path, relativePath: relativePath), display: display)
+                classify(SourceFile(path: path, relativePath: relativePath), display: "\(displayRoot)/\(relativePath)")
             } else {
-                refuse(path: path, relativePath: relativePath, display: display, mode: mode)
+                refuse(path: path, relativePath: relativePath, display: "\(displayRoot)/\(relativePath)", mode: mode)
             }
         }
     }
@@ -248,17 +247,18 @@ public struct SiteInventory: Sendable {
         }
     }
 
-    private mutating func classify(_ file: SourceFile, display: String) {
+    /// `display` becomes a string only for a diagnostic: most files have none.
+    private mutating func classify(_ file: SourceFile, display: @autoclosure () -> String) {
         let relativePath = file.relativePath
         if Self.siteFileNames.contains(relativePath) {
-            if siteFile == nil { siteFile = file } else { diagnostics.append(.error(display, "a second site file: keep only site.yaml")) }
+            if siteFile == nil { siteFile = file } else { diagnostics.append(.error(display(), "a second site file: keep only site.yaml")) }
             return
         }
         if Self.vocabularyFileNames.contains(relativePath) {
             if vocabularyFile == nil {
                 vocabularyFile = file
             } else {
-                diagnostics.append(.error(display, "a second vocabulary file: keep only one"))
+                diagnostics.append(.error(display(), "a second vocabulary file: keep only one"))
             }
             return
         }
@@ -268,10 +268,10 @@ public struct SiteInventory: Sendable {
         }
         let (stem, pathExtension) = Self.splitExtension(relativePath)
         if relativePath.hasPrefix("l10n/") {
-            let parts = stem.split(separator: "/", maxSplits: 2).map(String.init)
+            let parts = Self.segments(of: stem, maxSplits: 2)
             guard parts.count == 3, Self.translationExtensions.contains(pathExtension) else {
                 diagnostics.append(
-                    .warning(display, "not a translation file: translations go in l10n/<locale>/<page_id>.(yaml|json|xlf|po); ignored"))
+                    .warning(display(), "not a translation file: translations go in l10n/<locale>/<page_id>.(yaml|json|xlf|po); ignored"))
                 return
             }
             let translation = TranslationFile(file: file, locale: parts[1], pageID: parts[2])
@@ -280,14 +280,22 @@ public struct SiteInventory: Sendable {
             return
         }
         guard Self.pageExtensions.contains(pathExtension) else {
-            diagnostics.append(.warning(display, "not a page source (.json, .yaml or .yml): ignored"))
+            diagnostics.append(.warning(display(), "not a page source (.json, .yaml or .yml): ignored"))
             return
         }
         if let problem = PageID.problem(stem) {
-            diagnostics.append(.error(display, "'\(stem)' is not a valid page id: \(problem); rename the file"))
+            diagnostics.append(.error(display(), "'\(stem)' is not a valid page id: \(problem); rename the file"))
             return
         }
         pages[stem, default: []].append(file)
+    }
+
+    /// `path` split at `/` (empty segments omitted), as `split(separator: "/")` splits it. An
+    /// ASCII path is split by bytes: a `/` there always ends a character, and walking characters
+    /// cost more than the rest of filing a translation file.
+    static func segments(of path: String, maxSplits: Int) -> [String] {
+        guard path.utf8.allSatisfy({ $0 < 0x80 }) else { return path.split(separator: "/", maxSplits: maxSplits).map(String.init) }
+        return path.utf8.split(separator: UInt8(ascii: "/"), maxSplits: maxSplits).map { String(Substring($0)) }
     }
 
     static func splitExtension(_ path: String) -> (stem: String, pathExtension: String) {
@@ -301,6 +309,7 @@ public struct SiteInventory: Sendable {
 /// Page ids: `[a-z0-9_-]` segments joined by `/`.
 public enum PageID {
     public static func problem(_ id: String) -> String? {
+        if isPlainlyValid(id) { return nil }
         let segments = id.split(separator: "/", omittingEmptySubsequences: false)
         for segment in segments {
             if segment.isEmpty { return "it has an empty path segment" }
@@ -309,5 +318,20 @@ public enum PageID {
         }
         if ["site", "vocabulary"].contains(id) { return "'\(id)' is reserved" }
         return nil
+    }
+
+    /// True for an id the checks above pass, decided in one walk of its bytes: `[a-z0-9_-]`
+    /// segments, none empty, and not reserved. Anything else takes the checks for its message.
+    static func isPlainlyValid(_ id: String) -> Bool {
+        var previous = UInt8(ascii: "/")
+        for byte in id.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"): break
+            case UInt8(ascii: "/") where previous != UInt8(ascii: "/"): break
+            default: return false
+            }
+            previous = byte
+        }
+        return previous != UInt8(ascii: "/") && id != "site" && id != "vocabulary"
     }
 }

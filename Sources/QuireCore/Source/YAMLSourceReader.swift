@@ -24,7 +24,11 @@ enum YAMLSourceReader {
                 tree.close()
             case .scalar(let text, let plain):
                 if tree.expectsKey {
-                    _ = try meaning(of: text, plain: plain, tag: event.tag, at: event.position, file: file)
+                    // A key's meaning matters only for its errors: an untagged key that cannot be
+                    // a number (which may be refused) has none.
+                    if event.tag != nil || plain && text.utf8.first.map(YAMLCoreSchema.mayStartNumber) == true {
+                        _ = try meaning(of: text, plain: plain, tag: event.tag, at: event.position, file: file)
+                    }
                     try tree.key(text, at: event.position)
                     return
                 }

@@ -160,38 +160,68 @@ public struct JSONWriter: Sendable {
     }
 
     /// The index of the first byte at or after `start` that needs an escape, or `bytes.count`.
-    /// Eight bytes at a time: the lowest flagged byte of `escapeMask` is exactly the first one,
-    /// so no byte is looked at twice.
+    /// Sixteen bytes at a time, then eight; a tail shorter than eight is read as the last eight
+    /// bytes of the text, the lanes before `index` dropped (a text shorter than eight bytes is
+    /// read byte by byte). Lanes are flagged exactly (`laneEscapes`), so no byte is looked at
+    /// twice for an answer and none outside the text is read.
     static func firstEscape(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         guard let base = bytes.baseAddress else { return bytes.count }
+        let count = bytes.count
         var index = start
-        while index + 8 <= bytes.count {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            let mask = escapeMask(UInt64(littleEndian: word))
+        while index + 16 <= count {
+            let mask = laneEscapes(UnsafeRawPointer(base + index).loadUnaligned(as: SIMD16<UInt8>.self))
+            let low = UInt64(littleEndian: mask[0])
+            let high = UInt64(littleEndian: mask[1])
+            if low | high != 0 { return index + (low != 0 ? low.trailingZeroBitCount : 64 + high.trailingZeroBitCount) / 8 }
+            index += 16
+        }
+        if index + 8 <= count {
+            let mask = laneEscapes(UnsafeRawPointer(base + index).loadUnaligned(as: SIMD8<UInt8>.self))
             if mask != 0 { return index + mask.trailingZeroBitCount / 8 }
             index += 8
         }
-        while index < bytes.count, !needsEscape(base[index]) { index += 1 }
+        guard index < count else { return count }
+        if count >= 8 {
+            let skipped = 8 - (count - index)
+            let mask = laneEscapes(UnsafeRawPointer(base + count - 8).loadUnaligned(as: SIMD8<UInt8>.self)) >> (8 * skipped)
+            return mask != 0 ? index + mask.trailingZeroBitCount / 8 : count
+        }
+        while index < count, !needsEscape(base[index]) { index += 1 }
         return index
     }
 
-    /// The high bit of each byte of `word` (read little-endian) set where it may need an escape
-    /// ("has less than" and "has zero byte" from Bit Twiddling Hacks). A borrow can only flag
-    /// a byte above one that truly needs an escape, so the lowest flagged byte is exact and zero
-    /// means none does. Bytes of multi-byte characters (0x80 and up) never match.
+    /// The high bit of each byte lane set where the byte needs an escape ("has less than" and
+    /// "has zero byte" from Bit Twiddling Hacks, lane by lane: lanes cannot borrow from one
+    /// another, so every flag is exact). Wrapping arithmetic and bit operations only, which
+    /// compile to a few SSE2 or NEON instructions; Swift's SIMD comparisons (`.<`, `.==`) compile
+    /// to a loop over the lanes. Read as two little-endian words.
     @inline(__always)
-    static func escapeMask(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
-        func zeroBytes(_ value: UInt64) -> UInt64 { (value &- ones) & ~value }
-        let control = (word &- ones &* 0x20) & ~word
-        return
-            (control | zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C))
-            | zeroBytes(word ^ (ones &* 0x7F))) & highBits
+    static func laneEscapes(_ bytes: SIMD16<UInt8>) -> SIMD2<UInt64> {
+        let ones = SIMD16<UInt8>(repeating: 1)
+        let quote = bytes ^ SIMD16<UInt8>(repeating: 0x22)
+        let backslash = bytes ^ SIMD16<UInt8>(repeating: 0x5C)
+        let delete = bytes ^ SIMD16<UInt8>(repeating: 0x7F)
+        let flagged =
+            ((bytes &- SIMD16<UInt8>(repeating: 0x20)) & ~bytes) | ((quote &- ones) & ~quote)
+            | ((backslash &- ones) & ~backslash) | ((delete &- ones) & ~delete)
+        return unsafeBitCast(flagged & SIMD16<UInt8>(repeating: 0x80), to: SIMD2<UInt64>.self)
     }
 
-    /// Whether any of the eight bytes of `word` needs an escape.
-    static func anyNeedsEscape(_ word: UInt64) -> Bool { escapeMask(word) != 0 }
+    /// `laneEscapes` for eight bytes, as one word read little-endian.
+    @inline(__always)
+    static func laneEscapes(_ bytes: SIMD8<UInt8>) -> UInt64 {
+        let ones = SIMD8<UInt8>(repeating: 1)
+        let quote = bytes ^ SIMD8<UInt8>(repeating: 0x22)
+        let backslash = bytes ^ SIMD8<UInt8>(repeating: 0x5C)
+        let delete = bytes ^ SIMD8<UInt8>(repeating: 0x7F)
+        let flagged =
+            ((bytes &- SIMD8<UInt8>(repeating: 0x20)) & ~bytes) | ((quote &- ones) & ~quote)
+            | ((backslash &- ones) & ~backslash) | ((delete &- ones) & ~delete)
+        return UInt64(littleEndian: unsafeBitCast(flagged & SIMD8<UInt8>(repeating: 0x80), to: UInt64.self))
+    }
+
+    /// Whether any of the eight bytes of `word` (in memory order) needs an escape.
+    static func anyNeedsEscape(_ word: UInt64) -> Bool { laneEscapes(unsafeBitCast(word, to: SIMD8<UInt8>.self)) != 0 }
 
     @inline(__always)
     static func needsEscape(_ byte: UInt8) -> Bool {

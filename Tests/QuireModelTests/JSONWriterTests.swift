@@ -59,11 +59,12 @@ func embedsEncodedJSONAsItIs(pretty: Bool) {
     }
 }
 
-@Test func firstEscapeFoundEightBytesAtATimeIsTheFirstByteByByte() {
-    // Texts with escapes at every offset, one or two per word, and runs across word boundaries.
+@Test func firstEscapeFoundManyBytesAtATimeIsTheFirstByteByByte() {
+    // Texts with escapes at every offset, one or two per word, and runs across word and
+    // sixteen-byte boundaries.
     let interesting: [UInt8] = [0x00, 0x1F, 0x20, 0x22, 0x5C, 0x7F, 0x80, 0xC3, UInt8(ascii: "a")]
     var texts: [[UInt8]] = []
-    for length in 0..<20 {
+    for length in Array(0..<20) + [31, 32, 33, 41] {
         for first in interesting {
             for second in interesting {
                 for position in 0..<length {
@@ -76,6 +77,25 @@ func embedsEncodedJSONAsItIs(pretty: Bool) {
         }
     }
     for text in texts {
+        text.withUnsafeBufferPointer { bytes in
+            for start in 0...bytes.count {
+                let expected = bytes[start...].firstIndex(where: JSONWriter.needsEscape) ?? bytes.count
+                #expect(JSONWriter.firstEscape(in: bytes, from: start) == expected)
+            }
+        }
+    }
+}
+
+@Test func firstEscapeInPseudoRandomTextsIsTheFirstByteByByte() {
+    // Mostly plain bytes, now and then one to escape, so escapes land anywhere in a vector.
+    var state: UInt64 = 0x2545_F491_4F6C_DD1D
+    for _ in 0..<2_000 {
+        var text: [UInt8] = []
+        for _ in 0..<64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let byte = UInt8(truncatingIfNeeded: state >> 56)
+            text.append(state & 0x1F == 0 ? byte : UInt8(truncatingIfNeeded: (state >> 40) % 95) + 0x20)
+        }
         text.withUnsafeBufferPointer { bytes in
             for start in 0...bytes.count {
                 let expected = bytes[start...].firstIndex(where: JSONWriter.needsEscape) ?? bytes.count

@@ -66,7 +66,9 @@ package struct ByteSink: ~Copyable {
     }
 
     /// A string's UTF-8, read from its storage in place when it has contiguous storage.
-    @inlinable @inline(__always)
+    /// Disfavored: a literal would otherwise become a `String` (the default literal type) and
+    /// take this path, not the `StaticString` one, which copies its bytes without looking.
+    @inlinable @inline(__always) @_disfavoredOverload
     package mutating func append(_ text: String) {
         if text.utf8.withContiguousStorageIfAvailable({ append($0) }) != nil { return }
         var copy = text

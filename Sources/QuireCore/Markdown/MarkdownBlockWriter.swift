@@ -21,6 +21,15 @@ struct MarkdownBlockWriter: ~Copyable {
     private var frames: [Frame] = []
     /// Whether some content was nested too deep and was kept as plain text.
     private var flattenedDeepContent = false
+    /// The text of the plain-text frame (an image's alt text, or content nested too deep) and
+    /// how many containers are open inside it, whose exits must not close it. At most one frame
+    /// is plain text, the innermost: nothing inside it opens a frame. Kept here, not in the
+    /// frame, so frames hold no references and are pushed and popped without retains.
+    private var plainText: [UInt8] = []
+    private var plainTextNesting = 0
+    /// The open image's destination and title (written when it closes, after its alt text).
+    private var imageURL: [UInt8] = []
+    private var imageTitle: [UInt8] = []
 
     /// The tree of a whole document: a JSON array of blocks.
     static func blocks(of document: CommonMarkDocument) -> (json: [UInt8], flattenedDeepContent: Bool) {
@@ -46,7 +55,7 @@ struct MarkdownBlockWriter: ~Copyable {
             if frames.count >= Self.maximumDepth {
                 flattenedDeepContent = true
                 // This container's own exit closes the frame.
-                frames.append(Frame(kind: .flattened, content: .plainText, start: out.count, taken: true))
+                beginPlainText(.flattened)
             } else {
                 open(element)
             }
@@ -62,8 +71,7 @@ struct MarkdownBlockWriter: ~Copyable {
     /// One open container: what it is, where its output starts, and what it holds so far.
     private struct Frame {
         enum Kind {
-            case document, quote, item, list, paragraph, heading, emphasis, strong, link, flattened
-            case image(url: String, title: String)
+            case document, quote, item, list, paragraph, heading, emphasis, strong, link, flattened, image
         }
 
         enum Content {
@@ -81,10 +89,6 @@ struct MarkdownBlockWriter: ~Copyable {
         /// `.inlines`: a text inline is open in the output, its string not yet closed, so the
         /// next text joins it (adjacent texts become one inline).
         var textIsOpen = false
-        /// `.plainText`: the text collected so far.
-        var text: [UInt8] = []
-        /// Containers open inside a plain-text frame: their exits must not close the frame.
-        var nesting = 0
     }
 
     private mutating func open(_ element: CommonMarkElement) {
@@ -133,11 +137,21 @@ struct MarkdownBlockWriter: ~Copyable {
             out.append(#","inlines":["#)
         case .image(let url, let title):
             // Written whole when it closes: its alt text comes before its title.
-            frames.append(Frame(kind: .image(url: url.string, title: title.string), content: .plainText, start: out.count, taken: true))
+            imageURL.removeAll(keepingCapacity: true)
+            imageURL.append(contentsOf: url.bytes)
+            imageTitle.removeAll(keepingCapacity: true)
+            imageTitle.append(contentsOf: title.bytes)
+            beginPlainText(.image)
         default:
             // Containers cmark's parser never makes (custom nodes): keep their text.
-            frames.append(Frame(kind: .flattened, content: .plainText, start: out.count, taken: true))
+            beginPlainText(.flattened)
         }
+    }
+
+    private mutating func beginPlainText(_ kind: Frame.Kind) {
+        plainText.removeAll(keepingCapacity: true)
+        plainTextNesting = 0
+        frames.append(Frame(kind: kind, content: .plainText, start: out.count, taken: true))
     }
 
     /// Pushes a container whose opening the caller writes next: the parent's pending text goes
@@ -153,22 +167,23 @@ struct MarkdownBlockWriter: ~Copyable {
     private mutating func close() {
         guard let top = frames.indices.last else { return }
         switch frames[top].kind {
-        case .image(let url, let title):
-            let alt = frames.removeLast().text
+        case .image:
+            frames.removeLast()
+            let (url, alt, title) = (imageURL, plainText, imageTitle)
             deliverInline { out in
                 out.append(#"{"type":"image","url":"#)
-                JSONWriter.writeString(url, into: &out)
+                url.withUnsafeBufferPointer { JSONWriter.writeString($0, into: &out) }
                 out.append(#","alt":"#)
                 alt.withUnsafeBufferPointer { JSONWriter.writeString($0, into: &out) }
                 if !title.isEmpty {
                     out.append(#","title":"#)
-                    JSONWriter.writeString(title, into: &out)
+                    title.withUnsafeBufferPointer { JSONWriter.writeString($0, into: &out) }
                 }
                 out.append(UInt8(ascii: "}"))
             }
         case .flattened:
-            let text = frames.removeLast().text
-            let trimmed = String(decoding: text, as: UTF8.self).trimmingCharacters(in: .newlines)
+            frames.removeLast()
+            let trimmed = String(decoding: plainText, as: UTF8.self).trimmingCharacters(in: .newlines)
             if !trimmed.isEmpty { deliverText(trimmed) }
         default:
             // A container whose opening is written: its close, or it is cut out.
@@ -192,7 +207,7 @@ struct MarkdownBlockWriter: ~Copyable {
     private mutating func deliverLeaf(_ element: CommonMarkElement) {
         switch element {
         case .text(let text): if !text.isEmpty { deliverText(text.bytes) }
-        case .softBreak: deliverText(" ")
+        case .softBreak: deliverText(Self.space)
         case .lineBreak: deliverInline { $0.append(#"{"type":"line_break"}"#) }
         case .code(let text):
             deliverInline { out in
@@ -237,6 +252,12 @@ struct MarkdownBlockWriter: ~Copyable {
         text.withUTF8 { deliverText($0) }
     }
 
+    private mutating func deliverText(_ text: StaticString) {
+        deliverText(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private static let space: StaticString = " "
+
     /// Text joins the open text inline of inlines (written escaped as it comes: escaping is byte
     /// by byte, so the pieces escaped one by one are the whole escaped at once) and the text of
     /// plain text; blocks and items wrap it.
@@ -252,7 +273,7 @@ struct MarkdownBlockWriter: ~Copyable {
             }
             JSONWriter.writeStringContent(text, into: &out)
         case .plainText:
-            frames[top].text.append(contentsOf: text)
+            plainText.append(contentsOf: text)
         case .blocks:
             writeChild(of: top) { out in Self.writeTextParagraph(text, into: &out) }
         case .items:
@@ -286,25 +307,25 @@ struct MarkdownBlockWriter: ~Copyable {
     private mutating func consumeAsPlainText(_ event: CommonMarkEvent, frame index: Int) {
         switch event {
         case .enter(let element):
-            frames[index].nesting += 1
-            if Self.isBlock(element), !frames[index].text.isEmpty, !Self.endsWithLineFeed(frames[index].text) {
-                frames[index].text.append(UInt8(ascii: "\n"))
+            plainTextNesting += 1
+            if Self.isBlock(element), !plainText.isEmpty, !Self.endsWithLineFeed(plainText) {
+                plainText.append(UInt8(ascii: "\n"))
             }
         case .exit:
-            if frames[index].nesting > 0 {
-                frames[index].nesting -= 1
+            if plainTextNesting > 0 {
+                plainTextNesting -= 1
             } else {
                 close()
             }
         case .leaf(let element):
-            let isAltText = if case .image = frames[index].kind { true } else { false }
+            let isAltText = frames[index].kind == .image
             switch element {
-            case .text(let text), .code(let text): frames[index].text.append(contentsOf: text.bytes)
-            case .softBreak: frames[index].text.append(UInt8(ascii: " "))
-            case .lineBreak: frames[index].text.append(UInt8(ascii: isAltText ? " " : "\n"))
+            case .text(let text), .code(let text): plainText.append(contentsOf: text.bytes)
+            case .softBreak: plainText.append(UInt8(ascii: " "))
+            case .lineBreak: plainText.append(UInt8(ascii: isAltText ? " " : "\n"))
             case .codeBlock(_, let text):
-                frames[index].text.append(UInt8(ascii: "\n"))
-                frames[index].text.append(contentsOf: text.bytes)
+                plainText.append(UInt8(ascii: "\n"))
+                plainText.append(contentsOf: text.bytes)
             default: break
             }
         }

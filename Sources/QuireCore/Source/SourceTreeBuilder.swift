@@ -75,7 +75,7 @@ struct SourceTreeBuilder {
     }
 
     /// Adds a finished value to the innermost container, or makes it the root.
-    mutating func value(_ node: SourceNode) {
+    mutating func value(_ node: consuming SourceNode) {
         guard !frames.isEmpty else {
             root = node
             return

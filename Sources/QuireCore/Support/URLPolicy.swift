@@ -9,12 +9,16 @@ public enum URLPolicy {
 
     /// URL and image fields: `https:`, `http:` or a path relative to the site root (`/drills`).
     public static func checkField(_ url: String) -> Verdict {
-        if url.isBlank { return .refused("must not be empty") }
-        if url.unicodeScalars.first?.properties.isWhitespace == true || url.unicodeScalars.last?.properties.isWhitespace == true {
-            return .refused("must not start or end with spaces")
-        }
-        if url.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            return .refused("must not contain control characters")
+        // Printable ASCII without spaces (nearly every URL) is neither blank nor spaced nor
+        // controlled: one walk of its bytes instead of three of its scalars.
+        if url.isEmpty || !url.utf8.allSatisfy({ 0x20 < $0 && $0 < 0x7F }) {
+            if url.isBlank { return .refused("must not be empty") }
+            if url.unicodeScalars.first?.properties.isWhitespace == true || url.unicodeScalars.last?.properties.isWhitespace == true {
+                return .refused("must not start or end with spaces")
+            }
+            if url.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                return .refused("must not contain control characters")
+            }
         }
         if url.hasPrefix("//") { return .refused("'\(url)' is protocol-relative: write https:// or a path starting with /") }
         if url.hasPrefix("/") { return .allowed }

@@ -154,9 +154,11 @@ public struct PageValidator {
     }
 
     /// `publish_at` and `expires_at` (ISO 8601) of a page or section.
+    static let scheduleKeys = ["publish_at", "expires_at"]
+
     mutating func schedule(_ node: SourceNode, keyPath: String) -> Schedule {
         var schedule = Schedule()
-        for key in ["publish_at", "expires_at"] {
+        for key in Self.scheduleKeys {  // one array for every section, not one each
             guard let value = node[key] else { continue }
             let path = keyPath.isEmpty ? key : "\(keyPath).\(key)"
             guard let text = reader.string(value, path) else { continue }

@@ -106,13 +106,15 @@ struct SourceTreeBuilder {
     /// frame costs more than the search).
     private func firstMember(named key: String, in frameIndex: Int) -> SourceMember? {
         if frames[frameIndex].keyIndex != nil { return frames[frameIndex].keyIndex?[key].map { frames[frameIndex].members[$0] } }
-        // Comparing lengths first skips most string comparisons outright.
+        // Comparing lengths first skips most string comparisons outright; the members are read
+        // in place, not copied one by one.
         let length = key.utf8.count
-        for index in frames[frameIndex].members.indices
-        where frames[frameIndex].members[index].key.utf8.count == length && frames[frameIndex].members[index].key == key {
-            return frames[frameIndex].members[index]
+        return frames[frameIndex].members.withUnsafeBufferPointer { members in
+            for index in members.indices where members[index].key.utf8.count == length && members[index].key == key {
+                return members[index]
+            }
+            return nil
         }
-        return nil
     }
 
     private func checkLength(_ text: String, at position: SourcePosition) throws(Diagnostic) {

@@ -5,6 +5,7 @@ import QuireModel
 extension PageValidator {
     mutating func fields(_ node: SourceNode, specs: [FieldSpec], keyPath: String, translationBase: String) -> [FieldEntry] {
         var entries: [FieldEntry] = []
+        entries.reserveCapacity(node.members?.count ?? 0)  // one allocation, not one per doubling
         for member in node.members ?? [] {
             guard let spec = specs.first(where: { $0.name == member.key }) else { continue }
             if let value = field(
@@ -84,6 +85,7 @@ extension PageValidator {
             if spec.required && items.isEmpty { reader.error(node, keyPath, "must have at least one item") }
             var seen: [String: SourcePosition] = [:]
             var result: [[FieldEntry]] = []
+            result.reserveCapacity(items.count)
             for (index, item) in items.enumerated() {
                 let itemPath = "\(keyPath)[\(index)]"
                 guard let members = item.members else {
@@ -95,6 +97,7 @@ extension PageValidator {
                     allowed: { Set(itemSpecs.map(\.name) + ["id"]) }, keyPath: itemPath, where: "an item of '\(spec.name)'")
                 var itemKey = "\(translationKey)[\(index)]"
                 var entries: [FieldEntry] = []
+                entries.reserveCapacity(members.count)
                 if let idNode = item["id"], let id = reader.string(idNode, "\(itemPath).id") {
                     if !Identifier.isValid(id) {
                         reader.error(idNode, "\(itemPath).id", "'\(id)' is not a valid item id: \(Identifier.rule)")

@@ -121,6 +121,7 @@ public struct PageValidator {
                 "has \(items.count) sections, over the limit of \(context.config.limits.maxSections) (limits.max_sections in site.yaml)")
         }
         var sections: [SectionModel] = []
+        sections.reserveCapacity(min(items.count, context.config.limits.maxSections))
         var seenIDs: [String: SourcePosition] = [:]
         for (index, item) in items.prefix(context.config.limits.maxSections).enumerated() {
             if let section = section(item, keyPath: "\(keyPath)[\(index)]", index: index, seenIDs: &seenIDs, keyPrefix: keyPrefix) {

@@ -26,6 +26,17 @@ import Testing
         #expect(fast == MarkdownRenderer.render(markdown).removed)
     }
 
+    @Test(arguments: ["l10n/fr/home", "l10n//fr/a/b//c", "/l10n/fr/", "a", "", "///", "l10n/é/home", "l10n/fr/\u{301}x"])
+    func pathSegmentsMatchTheCharacterSplit(path: String) {
+        #expect(SiteInventory.segments(of: path, maxSplits: 2) == path.split(separator: "/", maxSplits: 2).map(String.init))
+    }
+
+    @Test(arguments: ["home", "guides/range-safety", "x_y-z/0", "a//b", "/a", "a/", "", "site", "vocabulary", "Home", "a/../b", "é"])
+    func pageIDShortcutAgreesWithTheChecks(id: String) {
+        #expect(PageID.problem(id) == PageID.checkedProblem(id))
+        if PageID.isPlainlyValid(id) { #expect(PageID.checkedProblem(id) == nil) }
+    }
+
     @Test func theDepthCheckSeesBothSidesOfTheLimit() {
         let deep = MarkdownBlockWriter.maximumDepth
         let over = CommonMarkDocument(parsing: String(repeating: "> ", count: deep) + "x")

@@ -41,26 +41,36 @@ struct PlannedTree: Sendable {
 struct TreePlanner {
     static let reservedTopLevelNames: Set<String> = ["manifest.json", "build.json"]
 
-    /// A folder being assembled from paths.
+    /// A folder being assembled from paths. Its files are gathered in a list, sorted by name
+    /// once complete (`sortedFiles`): a dictionary of a folder's 10,000 files grew and rehashed
+    /// a dozen times, and the manifest sorted them anyway.
     private struct Folder {
-        var files: [String: OutputFile] = [:]
+        var files: [(name: String, file: OutputFile)] = []
         var folders: [String: Folder] = [:]
 
         /// `rest`: the part of the file's path below this folder (`guides/a.json`).
-        mutating func insert(_ file: OutputFile, rest: Substring) throws(StoreError) {
+        mutating func insert(_ file: OutputFile, rest: Substring) {
             // By bytes: '/' is ASCII, so every piece stays valid UTF-8, and no array of
             // components is made for each of a cold build's 60,000 paths.
             guard let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")) else {
-                let name = String(rest)
-                guard files[name] == nil, folders[name] == nil else {
-                    throw StoreError("the output lists '\(file.path)' twice, or as both a file and a folder")
-                }
-                files[name] = file
+                files.append((String(rest), file))
                 return
             }
-            let name = String(rest[..<slash])
-            guard files[name] == nil else { throw StoreError("the output lists '\(file.path)' inside the file '\(name)'") }
-            try folders[name, default: Folder()].insert(file, rest: rest[rest.utf8.index(after: slash)...])
+            folders[String(rest[..<slash]), default: Folder()].insert(file, rest: rest[rest.utf8.index(after: slash)...])
+        }
+
+        /// The files by name (UTF-8 byte order); throws if a name is listed twice, or as both a
+        /// file and a folder.
+        func sortedFiles() throws(StoreError) -> [(name: String, file: OutputFile)] {
+            // Sorted already but for a few (files come page by page): the stable sort finds the runs.
+            let sorted = files.sorted { $0.name.utf8Precedes($1.name) }
+            for index in sorted.indices {
+                let name = sorted[index].name
+                if (index > 0 && sorted[index - 1].name == name) || (!folders.isEmpty && folders[name] != nil) {
+                    throw StoreError("the output lists '\(sorted[index].file.path)' twice, or as both a file and a folder")
+                }
+            }
+            return sorted
         }
     }
 
@@ -84,7 +94,7 @@ struct TreePlanner {
                     for file in groups[index].value {
                         try Self.check(file.path)
                         let path = file.path.utf8
-                        try folder.insert(file, rest: file.path[path.index(after: path.firstIndex(of: UInt8(ascii: "/"))!)...])
+                        folder.insert(file, rest: file.path[path.index(after: path.firstIndex(of: UInt8(ascii: "/"))!)...])
                     }
                     return try plan(folder, path: String(groups[index].key))
                 })
@@ -130,19 +140,20 @@ struct TreePlanner {
     private func plan(_ folder: Folder, path: String) throws(StoreError) -> PlannedTree {
         var children: [String: PlannedTree] = [:]
         for (name, child) in folder.folders { children[name] = try plan(child, path: path + "/" + name) }
-        if let unchanged = reuse(folder, path: path, subtrees: children) { return unchanged }
-        return try plan(folder, path: path, subtrees: children)
+        let files = try folder.sortedFiles()
+        if let unchanged = reuse(files, path: path, subtrees: children) { return unchanged }
+        return try plan(files, path: path, subtrees: children)
     }
 
     /// The newest version's tree for this folder when nothing in it changed: every file carried
     /// with the same inputs and metadata, the same subtrees, nothing added or removed. This keeps
     /// a publish from re-hashing every folder of a large site.
-    private func reuse(_ folder: Folder, path: String, subtrees: [String: PlannedTree]) -> PlannedTree? {
-        guard let old = previous.folders[path], old.manifest.entryCount == folder.files.count + subtrees.count else { return nil }
+    private func reuse(_ files: [(name: String, file: OutputFile)], path: String, subtrees: [String: PlannedTree]) -> PlannedTree? {
+        guard let old = previous.folders[path], old.manifest.entryCount == files.count + subtrees.count else { return nil }
         var sources: [String: PlannedTree.FileSource] = [:]
         var fileCount = 0
         var byteCount = 0
-        for (name, file) in folder.files {
+        for (name, file) in files {
             // Found in `old` itself, so the stored file is in this very tree.
             guard case .carried = file.content, let location = previous.location(named: name, in: old),
                 location.file.inputDigest == file.inputDigest, location.file.metadata == file.metadata
@@ -161,15 +172,19 @@ struct TreePlanner {
             isStored: true)
     }
 
-    private func plan(_ folder: Folder, path: String, subtrees planned: [String: PlannedTree]) throws(StoreError) -> PlannedTree {
+    /// `files`: sorted by name.
+    private func plan(
+        _ files: [(name: String, file: OutputFile)], path: String, subtrees planned: [String: PlannedTree]
+    ) throws(StoreError) -> PlannedTree {
         var digests = SharedBufferDigests()
         var entries: [TreeManifest.Entry] = []
-        entries.reserveCapacity(folder.files.count + planned.count)
+        entries.reserveCapacity(files.count + planned.count)
         var sources: [String: PlannedTree.FileSource] = [:]
+        sources.reserveCapacity(files.count)
         var subtrees: [String: PlannedTree] = [:]
         var fileCount = 0
         var byteCount = 0
-        for (name, file) in folder.files {
+        for (name, file) in files {
             let published: PublishedFile
             switch file.content {
             case .carried:

@@ -4,7 +4,9 @@
 /// `[UInt8].append` checks uniqueness and capacity and may call out of line on every call; a
 /// page or a preview is thousands of small appends (punctuation, markup, runs of text), so this
 /// keeps only an inlined capacity check per append and grows by doubling out of line.
-package struct ByteSink: ~Copyable {
+/// `@usableFromInline`: without it, Swift 6.3 does not inline a `package` type's inlinable
+/// members into another module, and every append from `QuireCore` was a call.
+@usableFromInline package struct ByteSink: ~Copyable {
     @usableFromInline var base: UnsafeMutablePointer<UInt8>
     @usableFromInline var used = 0
     @usableFromInline var capacity: Int

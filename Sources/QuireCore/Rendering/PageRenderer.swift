@@ -99,11 +99,9 @@ public struct PageRenderer {
         object["ttl"] = .integer(page.ttl ?? defaultTTL)
         for member in page.extras where member.key != "draft" { object[member.key] = member.value }
         for region in page.regions {
-            let visible = region.sections.filter { includes($0, audience: audience) }
-            object[region.name] = .array(visible.map { render($0, removed: &removed) })
+            object[region.name] = .array(render(region.sections, audience: audience, removed: &removed))
         }
-        let visible = page.sections.filter { includes($0, audience: audience) }
-        let rendered = visible.map { render($0, removed: &removed) }
+        let rendered = render(page.sections, audience: audience, removed: &removed)
         guard let size = page.pageSize, rendered.count > size else {
             object["sections"] = .array(rendered)
             return Output(parts: [.object(object)], removed: removed)
@@ -131,6 +129,18 @@ public struct PageRenderer {
         return Output(parts: parts, removed: removed)
     }
 
+    /// The sections the file of `audience` includes, rendered, read in place (no filtered copy).
+    func render(
+        _ sections: [SectionModel], audience: String?, removed: inout [(text: LocalizableText, what: String)]
+    ) -> [JSONValue] {
+        var rendered: [JSONValue] = []
+        rendered.reserveCapacity(sections.count)
+        for index in sections.indices where includes(sections[index], audience: audience) {
+            rendered.append(render(sections[index], removed: &removed))
+        }
+        return rendered
+    }
+
     func render(_ section: SectionModel, removed: inout [(text: LocalizableText, what: String)]) -> JSONValue {
         guard section.isKnown else {
             guard case .object(var raw) = section.raw else { return section.raw }
@@ -139,7 +149,7 @@ public struct PageRenderer {
         }
         // Members first, one object after: setting keys one by one searches and regrows each time.
         var members: [(key: String, value: JSONValue)] = []
-        members.reserveCapacity(section.fields.count + 2)
+        members.reserveCapacity(Self.memberCount(section.fields) + 2)
         members.append(("type", .string(section.type)))
         if let id = section.id { members.append(("id", .string(id))) }
         for field in section.fields { append(field, to: &members, removed: &removed) }
@@ -168,6 +178,15 @@ public struct PageRenderer {
         members.append((MarkdownFieldNames.blocks(field.name), .encoded(rendered.encodedBlocks)))
     }
 
+    /// How many members `fields` publish: a markdown field is three.
+    static func memberCount(_ fields: [FieldEntry]) -> Int {
+        var count = 0
+        for index in fields.indices {
+            if case .markdown = fields[index].value { count += 3 } else { count += 1 }
+        }
+        return count
+    }
+
     func render(_ value: FieldValue, removed: inout [(text: LocalizableText, what: String)]) -> JSONValue {
         switch value {
         case .plain(let json): return json
@@ -178,6 +197,7 @@ public struct PageRenderer {
             return .array(
                 items.map { item in
                     var members: [(key: String, value: JSONValue)] = []
+                    members.reserveCapacity(Self.memberCount(item))
                     for field in item { append(field, to: &members, removed: &removed) }
                     return .object(JSONObject(members: members))
                 })

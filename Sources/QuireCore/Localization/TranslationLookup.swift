@@ -30,7 +30,14 @@ public struct PageTranslations: Sendable {
         // about it, live in arrays by that position (hashing keys was most of this loop's work).
         var positions: [String: Int] = [:]
         positions.reserveCapacity(strings.count)
-        for (index, string) in strings.enumerated() where positions[string.key] == nil { positions[string.key] = index }
+        // Whether a string is the first of its key: catalogs list their entries in the page's
+        // order (nearly always), so the string after the last one found is tried first, by
+        // comparing one key, not hashing it.
+        var isFirstOfKey = [Bool](repeating: false, count: strings.count)
+        for (index, string) in strings.enumerated() where positions[string.key] == nil {
+            positions[string.key] = index
+            isFirstOfKey[index] = true
+        }
         var sourceLinks = [[String]?](repeating: nil, count: strings.count)  // once per string, not once per locale
         for (locale, catalog) in catalogs {
             let file = catalog.file
@@ -38,8 +45,11 @@ public struct PageTranslations: Sendable {
             var unknownSeen: [String: SourcePosition] = [:]
             var accepted: [String: TranslationEntry] = [:]
             accepted.reserveCapacity(catalog.entries.count)
+            var next = 0
             for entry in catalog.entries {
-                let index = positions[entry.key]
+                let index =
+                    next < strings.count && isFirstOfKey[next] && strings[next].key == entry.key ? next : positions[entry.key]
+                if let index { next = index + 1 }
                 let first = if let index { firstSeen[index] } else { unknownSeen[entry.key] }
                 if let first {
                     diagnostics.append(

@@ -74,7 +74,9 @@ final class CommonMarkDocument {
     /// nodes without children. A run of adjacent text nodes and soft breaks arrives as one
     /// `.text` (a soft break as a space, as readers take it): cmark splits a paragraph's text
     /// at every `*`, `[` or entity, and one text per run is much cheaper than one per node.
-    /// Texts are lent for the visit (`CommonMarkText`), not copied into strings.
+    /// Texts are lent for the visit (`CommonMarkText`), not copied into strings. Inlined, so
+    /// the block writer's visit is a direct call, not a closure call per node.
+    @inline(__always)
     func walk(_ visit: (CommonMarkEvent) -> Void) {
         guard let iterator = cmark_iter_new(root) else { return }
         defer { cmark_iter_free(iterator) }

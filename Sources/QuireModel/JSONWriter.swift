@@ -194,30 +194,29 @@ public struct JSONWriter: Sendable {
     /// "has zero byte" from Bit Twiddling Hacks, lane by lane: lanes cannot borrow from one
     /// another, so every flag is exact). Wrapping arithmetic and bit operations only, which
     /// compile to a few SSE2 or NEON instructions; Swift's SIMD comparisons (`.<`, `.==`) compile
-    /// to a loop over the lanes. Read as two little-endian words.
+    /// to a loop over the lanes.
     @inline(__always)
-    static func laneEscapes(_ bytes: SIMD16<UInt8>) -> SIMD2<UInt64> {
-        let ones = SIMD16<UInt8>(repeating: 1)
-        let quote = bytes ^ SIMD16<UInt8>(repeating: 0x22)
-        let backslash = bytes ^ SIMD16<UInt8>(repeating: 0x5C)
-        let delete = bytes ^ SIMD16<UInt8>(repeating: 0x7F)
+    static func flaggedLanes<Lanes: SIMD>(_ bytes: Lanes) -> Lanes where Lanes.Scalar == UInt8 {
+        let ones = Lanes(repeating: 1)
+        let quote = bytes ^ Lanes(repeating: 0x22)
+        let backslash = bytes ^ Lanes(repeating: 0x5C)
+        let delete = bytes ^ Lanes(repeating: 0x7F)
         let flagged =
-            ((bytes &- SIMD16<UInt8>(repeating: 0x20)) & ~bytes) | ((quote &- ones) & ~quote)
+            ((bytes &- Lanes(repeating: 0x20)) & ~bytes) | ((quote &- ones) & ~quote)
             | ((backslash &- ones) & ~backslash) | ((delete &- ones) & ~delete)
-        return unsafeBitCast(flagged & SIMD16<UInt8>(repeating: 0x80), to: SIMD2<UInt64>.self)
+        return flagged & Lanes(repeating: 0x80)
     }
 
-    /// `laneEscapes` for eight bytes, as one word read little-endian.
+    /// `flaggedLanes` of sixteen bytes, read as two little-endian words.
+    @inline(__always)
+    static func laneEscapes(_ bytes: SIMD16<UInt8>) -> SIMD2<UInt64> {
+        unsafeBitCast(flaggedLanes(bytes), to: SIMD2<UInt64>.self)
+    }
+
+    /// `flaggedLanes` of eight bytes, as one word read little-endian.
     @inline(__always)
     static func laneEscapes(_ bytes: SIMD8<UInt8>) -> UInt64 {
-        let ones = SIMD8<UInt8>(repeating: 1)
-        let quote = bytes ^ SIMD8<UInt8>(repeating: 0x22)
-        let backslash = bytes ^ SIMD8<UInt8>(repeating: 0x5C)
-        let delete = bytes ^ SIMD8<UInt8>(repeating: 0x7F)
-        let flagged =
-            ((bytes &- SIMD8<UInt8>(repeating: 0x20)) & ~bytes) | ((quote &- ones) & ~quote)
-            | ((backslash &- ones) & ~backslash) | ((delete &- ones) & ~delete)
-        return UInt64(littleEndian: unsafeBitCast(flagged & SIMD8<UInt8>(repeating: 0x80), to: UInt64.self))
+        UInt64(littleEndian: unsafeBitCast(flaggedLanes(bytes), to: UInt64.self))
     }
 
     /// Whether any of the eight bytes of `word` (in memory order) needs an escape.

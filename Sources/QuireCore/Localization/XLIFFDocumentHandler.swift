@@ -18,6 +18,8 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
     private var entries: [TranslationEntry] = []
     private var keyPositions: [String: SourcePosition] = [:]
     private var headerPageID: String?
+    /// The PO header's `Language:`, for a file without `target-language`.
+    private var headerLocale: String?
 
     private var unit: UnitInProgress?
     /// Depth inside a subtree of a unit that is not read (`<alt-trans>`, `<seg-source>`, extensions).
@@ -43,7 +45,8 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
                 file, at: second.position,
                 "the file holds more than one page (\"\(distinctPages[0])\" and \"\(distinctPages[1])\"); export one file per page")
         }
-        let catalog = TranslationCatalog(file: file, locale: locale, pageID: headerPageID ?? distinctPages.first, entries: entries)
+        let catalog = TranslationCatalog(
+            file: file, locale: locale ?? headerLocale, pageID: headerPageID ?? distinctPages.first, entries: entries)
         return (catalog, warnings)
     }
 
@@ -331,9 +334,15 @@ final class XLIFFDocumentHandler: NSObject, XMLParserDelegate {
 
     private func finishUnit(_ finished: UnitInProgress, parser: XMLParser) {
         if finished.isHeader {
-            // translate-toolkit keeps the PO header: Quire's export names the page there.
-            for line in (finished.target ?? finished.source).split(separator: "\n") where line.hasPrefix("X-Quire-Page:") {
-                headerPageID = line.dropFirst("X-Quire-Page:".count).trimmingCharacters(in: .whitespaces)
+            // translate-toolkit keeps the PO header: Quire's export names the page there, and
+            // its locale, which po2xliff 3.8 (Debian's) leaves out of `target-language`.
+            for line in (finished.target ?? finished.source).split(separator: "\n") {
+                if line.hasPrefix("X-Quire-Page:") {
+                    headerPageID = line.dropFirst("X-Quire-Page:".count).trimmingCharacters(in: .whitespaces)
+                } else if line.hasPrefix("Language:") {
+                    let language = line.dropFirst("Language:".count).trimmingCharacters(in: .whitespaces)
+                    if !language.isEmpty { headerLocale = language }
+                }
             }
             return
         }

@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
+# translate-toolkit's Python modules for the `python3` on the PATH (Debian's package serves only
+# /usr/bin/python3): from PyPI when missing, as the schema scripts get jsonschema.
+python3 -c "import translate" 2>/dev/null || python3 -m pip install -q translate-toolkit >/dev/null
 swift build --product quire >/dev/null
 quire="$(swift build --show-bin-path)/quire"
 

@@ -64,16 +64,13 @@ public struct SourceFileReader: Sendable {
             initialized = 0
             guard let base = space.baseAddress else { return }
             while initialized < space.count {
-                let count = systemRead(descriptor, base + initialized, space.count - initialized)
-                if count > 0 {
-                    initialized += count
-                    if initialized == expectedSize { return }
-                } else if count == 0 {
-                    return
-                } else if errno != EINTR {
-                    failure = errno
+                let count = readRetrying(descriptor, base + initialized, space.count - initialized)
+                guard count > 0 else {
+                    if count < 0 { failure = errno }
                     return
                 }
+                initialized += count
+                if initialized == expectedSize { return }
             }
         }
         if failure != 0 { throw SourceReadError(errno: failure, operation: "read") }
@@ -86,19 +83,24 @@ public struct SourceFileReader: Sendable {
             }
             let count = buffer.withUnsafeMutableBytes { raw -> Int in
                 guard let base = raw.baseAddress else { return 0 }
-                return systemRead(descriptor, base + total, raw.count - total)
+                return readRetrying(descriptor, base + total, raw.count - total)
             }
-            if count > 0 {
-                total += count
-            } else if count == 0 {
-                break
-            } else if errno != EINTR {
-                throw SourceReadError(errno: errno, operation: "read")
-            }
+            if count < 0 { throw SourceReadError(errno: errno, operation: "read") }
+            if count == 0 { break }
+            total += count
         }
         guard total <= maxBytes else { throw .tooLarge(size: max(total, expectedSize), limit: maxBytes) }
         buffer.removeSubrange(total...)
         return buffer
+    }
+
+    /// One `read`, again when a signal interrupted it: the count read, 0 at the end, or -1 with
+    /// `errno` set.
+    private func readRetrying(_ descriptor: Int32, _ base: UnsafeMutableRawPointer, _ count: Int) -> Int {
+        while true {
+            let read = systemRead(descriptor, base, count)
+            if read >= 0 || errno != EINTR { return read }
+        }
     }
 }
 

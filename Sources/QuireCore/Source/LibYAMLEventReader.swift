@@ -1,5 +1,11 @@
 internal import CYAML
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// One libyaml parse event, in Swift values, with a 1-based position.
 struct YAMLEvent {
     enum Kind {
@@ -25,16 +31,15 @@ struct YAMLEvent {
 /// `body` throws; a libyaml error becomes a diagnostic at libyaml's own problem position.
 enum LibYAMLEventReader {
     static func forEachEvent(
-        in text: UnsafeBufferPointer<UInt8>, file: String,
+        in text: UnsafeBufferPointer<UInt8>, file: String, preloads: Bool = true,
         _ body: (YAMLEvent) throws(Diagnostic) -> Void
     ) throws(Diagnostic) {
         let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
         defer { parser.deallocate() }
         guard yaml_parser_initialize(parser) != 0 else { throw .error(file, "invalid YAML: libyaml could not start (out of memory)") }
         defer { yaml_parser_delete(parser) }
-        guard let base = text.baseAddress else { return }  // no text, no events
-        yaml_parser_set_input_string(parser, base, text.count)
-        yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
+        guard text.baseAddress != nil else { return }  // no text, no events
+        setInput(parser, text, preloads: preloads)
 
         var event = yaml_event_t()
         while true {
@@ -48,20 +53,50 @@ enum LibYAMLEventReader {
     /// How many events libyaml makes of `text`, and nothing else (no Swift values): what the
     /// library alone costs, for `LibraryFloor`. Nil when the text is not YAML.
     static func eventCount(in text: UnsafeBufferPointer<UInt8>) -> Int? {
-        var parser = yaml_parser_t()
-        guard yaml_parser_initialize(&parser) != 0 else { return nil }
-        defer { yaml_parser_delete(&parser) }
-        guard let base = text.baseAddress else { return 0 }
-        yaml_parser_set_input_string(&parser, base, text.count)
-        yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
+        let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
+        defer { parser.deallocate() }
+        guard yaml_parser_initialize(parser) != 0 else { return nil }
+        defer { yaml_parser_delete(parser) }
+        guard text.baseAddress != nil else { return 0 }
+        setInput(parser, text)
         var event = yaml_event_t()
         var count = 0
         while true {
-            guard yaml_parser_parse(&parser, &event) != 0 else { return nil }
+            guard yaml_parser_parse(parser, &event) != 0 else { return nil }
             defer { yaml_event_delete(&event) }
             count += 1
             if event.type == YAML_STREAM_END_EVENT { return count }
         }
+    }
+
+    /// Gives `text` to `parser`. A text the reader would take whole (`YAMLReaderCheck`) goes
+    /// straight into the parser's character buffer, left as the reader leaves it at the end of
+    /// its input: the text and a NUL, their count of characters unread, end of input seen and
+    /// nothing left in the raw buffer, so the reader is never called. `preloads` false (for
+    /// tests) leaves all of it to the reader.
+    static func setInput(_ parser: UnsafeMutablePointer<yaml_parser_t>, _ text: UnsafeBufferPointer<UInt8>, preloads: Bool = true) {
+        guard let base = text.baseAddress else { return }
+        yaml_parser_set_input_string(parser, base, text.count)
+        yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
+        guard preloads, let characters = YAMLReaderCheck.characterCount(text) else { return }
+        // The scanner looks a few characters ahead, also past the NUL: zeros there, as in a
+        // buffer the reader filled.
+        let size = text.count + 1 + 16
+        var buffer = parser.pointee.buffer
+        if buffer.end - buffer.start < size {
+            guard let grown = malloc(size) else { return }
+            free(buffer.start)  // libyaml allocates with malloc and frees with free
+            buffer.start = grown.assumingMemoryBound(to: yaml_char_t.self)
+            buffer.end = buffer.start + size
+        }
+        UnsafeMutableRawPointer(buffer.start).copyMemory(from: base, byteCount: text.count)
+        (buffer.start + text.count).initialize(repeating: 0, count: size - text.count)
+        buffer.pointer = buffer.start
+        buffer.last = buffer.start + text.count + 1
+        parser.pointee.buffer = buffer
+        parser.pointee.unread = characters + 1
+        parser.pointee.offset = text.count
+        parser.pointee.eof = 1
     }
 
     private static func convert(_ event: yaml_event_t) -> YAMLEvent {

@@ -16,9 +16,9 @@ public enum SourceFormat: String, Sendable {
 public enum SourceParser {
     /// Parses a whole file. Throws the first error as a positioned diagnostic for `file`.
     ///
-    /// YAML is read before the text check, which runs only when the reading fails: libyaml
-    /// decodes and checks every byte it reads (UTF-8 as RFC 3629, no NUL or other control
-    /// characters), so a text it reads to the end passes the check, and a failure is reported
+    /// YAML is read before the text check, which runs only when the reading fails: libyaml's
+    /// reader (or `YAMLReaderCheck` in its place) checks every byte (UTF-8 as RFC 3629, no NUL
+    /// or other control characters), so a text it reads to the end passes the check, and a failure is reported
     /// as the check-first order reports it (`parseCheckingFirst`; `FastPathTests` compare).
     public static func parse(_ bytes: [UInt8], format: SourceFormat, file: String, limits: SourceLimits = .default) throws(Diagnostic)
         -> SourceNode

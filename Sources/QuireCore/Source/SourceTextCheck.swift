@@ -44,7 +44,7 @@ enum SourceTextCheck {
 
     /// The length of the well-formed UTF-8 sequence at `index` (RFC 3629: no overlong forms, no
     /// surrogates, nothing above U+10FFFF), or 0.
-    private static func sequenceLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
+    static func sequenceLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
         let lead = bytes[index]
         let length: Int
         var low: UInt8 = 0x80

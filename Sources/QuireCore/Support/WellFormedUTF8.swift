@@ -5,7 +5,8 @@
 #endif
 
 /// Text a C library hands back that is well-formed UTF-8 by construction: libyaml's scalars
-/// (it checks every byte it decodes, as `SourceTextCheck` does, and encodes escapes itself) and
+/// (its reader, or `YAMLReaderCheck` in its place, checks every byte as `SourceTextCheck` does,
+/// and it encodes escapes itself) and
 /// cmark's output from a Swift string (it splits text only at ASCII bytes, and turns entities
 /// that name no character into U+FFFD). The copy skips Swift's second validation, which on
 /// non-ASCII text (translations) cost more than making the value. `FastPathTests` holds each

@@ -52,11 +52,16 @@ enum YAMLReaderCheck {
     /// lane, so every flag is exact), which compile to a few SSE2 or NEON instructions.
     @inline(__always)
     static func flaggedLanes(_ bytes: SIMD16<UInt8>) -> SIMD16<UInt8> {
-        func equal(_ value: UInt8) -> SIMD16<UInt8> {
-            let difference = bytes ^ SIMD16(repeating: value)
-            return (difference &- SIMD16(repeating: 1)) & ~difference
-        }
-        let control = (bytes &- SIMD16(repeating: 0x20)) & ~bytes & ~(equal(0x09) | equal(0x0A) | equal(0x0D))
-        return (control | equal(0x7F) | bytes) & SIMD16(repeating: 0x80)
+        let control =
+            (bytes &- SIMD16(repeating: 0x20)) & ~bytes
+            & ~(lanes(of: bytes, equalTo: 0x09) | lanes(of: bytes, equalTo: 0x0A) | lanes(of: bytes, equalTo: 0x0D))
+        return (control | lanes(of: bytes, equalTo: 0x7F) | bytes) & SIMD16(repeating: 0x80)
+    }
+
+    /// The high bit set in the lanes of `bytes` that equal `value`.
+    @inline(__always)
+    private static func lanes(of bytes: SIMD16<UInt8>, equalTo value: UInt8) -> SIMD16<UInt8> {
+        let difference = bytes ^ SIMD16(repeating: value)
+        return (difference &- SIMD16(repeating: 1)) & ~difference
     }
 }

@@ -12,18 +12,34 @@ public struct OutputFile: Sendable {
         case staged(StagedBlob)
     }
 
-    public var path: String
-    public var content: Content
+    public var path: String { storage.path }
+    public var content: Content { storage.content }
     /// Digest of everything this file was built from; the next build rebuilds when it differs.
-    public var inputDigest: String
+    public var inputDigest: String { storage.inputDigest }
     /// Listed with the file in the manifest (ttl, variants, ...).
-    public var metadata: JSONValue?
+    public var metadata: JSONValue? { storage.metadata }
+
+    /// The fields, boxed: a cold build's 60,000 files are gathered, grouped, sorted and planned
+    /// by value, and a copy of the box is one reference counted, where the fields were four (a
+    /// third of planning was copying and releasing them).
+    private let storage: Storage
+
+    private final class Storage: Sendable {
+        let path: String
+        let content: Content
+        let inputDigest: String
+        let metadata: JSONValue?
+
+        init(path: String, content: Content, inputDigest: String, metadata: JSONValue?) {
+            self.path = path
+            self.content = content
+            self.inputDigest = inputDigest
+            self.metadata = metadata
+        }
+    }
 
     public init(path: String, content: Content, inputDigest: String, metadata: JSONValue? = nil) {
-        self.path = path
-        self.content = content
-        self.inputDigest = inputDigest
-        self.metadata = metadata
+        storage = Storage(path: path, content: content, inputDigest: inputDigest, metadata: metadata)
     }
 }
 

@@ -31,6 +31,11 @@ public struct JSONWriter: Sendable {
         sink.withBytes { out.append(contentsOf: $0) }
     }
 
+    /// `append(_:depth:to:)` into a sink: a document written piece by piece in place.
+    package func append(_ value: JSONValue, depth: Int, to out: inout ByteSink) {
+        write(value, depth: depth, into: &out)
+    }
+
     /// Appends the start of member `key` of an object whose members stand `depth` levels deep, as
     /// `bytes` writes it: the comma unless it is the first, the line break and indentation, the key
     /// and the colon. Its value follows with `append(_:depth:to:)` (or bytes encoded so before).

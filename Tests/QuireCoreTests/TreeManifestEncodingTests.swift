@@ -25,6 +25,7 @@ struct TreeManifestEncodingTests {
             folder("guides", 3),
             file("Zebra.html", 4, metadata: ["page_id": .null, "draft": false]),
             file("page-ç.json", 5, metadata: ["line\nbreak": "tab\there"]),
+            file("say \"hi\"\\.json", 6),
         ]
     }
 

@@ -16,9 +16,10 @@ struct FileIndex: Sendable {
     var folders: [String: (id: String, manifest: TreeManifest)] = [:]
     /// Files and bytes in each folder and below (a delta publish keeps these for unchanged folders).
     var totals: [String: (files: Int, bytes: Int)] = [:]
-    /// A path that held these bytes when it was recorded: a new file with the same bytes is
-    /// hard-linked, not written. Checked on lookup, as the path may hold other bytes since.
-    private var pathsBySHA256: [String: String] = [:]
+    /// A path that held these bytes when it was recorded, as its folder and its name there: a new
+    /// file with the same bytes is hard-linked, not written. Checked on lookup, as the path may
+    /// hold other bytes since.
+    private var pathsBySHA256: [DigestKey: (folder: String, name: String)] = [:]
     /// `trees/` of the layout the folders were recorded with.
     private var treesRoot = ""
 
@@ -38,7 +39,9 @@ struct FileIndex: Sendable {
 
     /// A stored file of this version with these bytes, to link instead of writing them again.
     func storedFile(sha256: String) -> String? {
-        guard let path = pathsBySHA256[sha256], let location = location(of: path), location.file.sha256 == sha256 else { return nil }
+        guard let path = pathsBySHA256[DigestKey(sha256)], let folder = folders[path.folder],
+            let location = location(named: path.name, in: folder), location.file.sha256 == sha256
+        else { return nil }
         return location.storedPath
     }
 
@@ -102,13 +105,21 @@ struct FileIndex: Sendable {
         treesRoot = layout.trees
         func remember(_ entry: TreeManifest.Entry) {
             guard case .file(let file) = entry.kind else { return }
-            pathsBySHA256[file.sha256] = prefix + "/" + entry.name
+            pathsBySHA256[DigestKey(file.sha256)] = (prefix, entry.name)
         }
         if let named {
             for name in named { if let entry = manifest.entry(named: name) { remember(entry) } }
-        } else {
-            manifest.forEachEntry { remember($0) }
+            return
         }
+        // Of a run of files with the same bytes (a folder's previews), the last is the one kept:
+        // the others need not be looked up at all.
+        var pending: TreeManifest.Entry?
+        manifest.forEachEntry { entry in
+            guard case .file(let file) = entry.kind else { return }
+            if let previous = pending, case .file(let held) = previous.kind, held.sha256 != file.sha256 { remember(previous) }
+            pending = entry
+        }
+        if let pending { remember(pending) }
     }
 }
 
@@ -136,6 +147,8 @@ extension FileIndex {
     /// The index of a version just written, without reading its manifests back.
     init(planned: [(name: String, tree: PlannedTree)], layout: SiteLayout) {
         self.init()
+        // At most one digest per file: grown step by step, it rehashed them a dozen times.
+        pathsBySHA256.reserveCapacity(planned.reduce(0) { $0 + $1.tree.fileCount })
         for entry in planned { add(planned: entry.tree, prefix: entry.name, layout: layout) }
     }
 
@@ -143,5 +156,28 @@ extension FileIndex {
         record(folder: prefix, tree: tree.id, manifest: tree.manifest, layout: layout)
         totals[prefix] = (tree.fileCount, tree.byteCount)
         for (name, subtree) in tree.subtrees { add(planned: subtree, prefix: prefix + "/" + name, layout: layout) }
+    }
+}
+
+/// A SHA-256 in hexadecimal as a dictionary key, hashed by its first 16 digits (64 bits of the
+/// digest) and its length: digests are spread evenly already, and hashing all 64 digits was most
+/// of recording a file. Equal keys still compare whole.
+private struct DigestKey: Hashable {
+    let digest: String
+
+    init(_ digest: String) { self.digest = digest }
+
+    func hash(into hasher: inout Hasher) {
+        let leading = digest.utf8.withContiguousStorageIfAvailable { bytes -> (UInt64, UInt64)? in
+            guard let base = bytes.baseAddress, bytes.count >= 16 else { return nil }
+            return (UnsafeRawPointer(base).loadUnaligned(as: UInt64.self), UnsafeRawPointer(base + 8).loadUnaligned(as: UInt64.self))
+        }
+        if let leading, let (first, second) = leading {
+            hasher.combine(first)
+            hasher.combine(second)
+            hasher.combine(digest.utf8.count)
+        } else {
+            hasher.combine(digest)
+        }
     }
 }

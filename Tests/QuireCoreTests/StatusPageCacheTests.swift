@@ -69,4 +69,21 @@ import Testing
         #expect(kept == StatusReport.files(StatusReport.make(result: result, store: store, locales: ["en"], now: now)))
         #expect(String(decoding: kept["index.html"] ?? [], as: UTF8.self).contains("No pages published yet."))
     }
+
+    /// A page's part put together from the template is the long way's bytes, and an id or
+    /// locale the template cannot take goes the long way.
+    @Test(arguments: [["en"], ["en", "fr", "pt-BR"], ["zh_Hant", "de"], ["x\"y"]])
+    func templatePartsAreTheLongWaysBytes(locales: [String]) {
+        let template = StatusPagePart.Template(locales: locales)
+        #expect(template.isUsable == locales.allSatisfy(StatusPagePart.Template.isPlain))
+        for pageID in ["home", "guides/range-safety", "a_b.c", "9", "x&y", "a b", "é", "page:1", ""] {
+            let long = StatusPagePart(pageID, locales: locales, diagnostics: [])
+            guard let part = template.part(pageID) else {
+                #expect(!template.isUsable || !StatusPagePart.Template.isPlain(pageID), "\(pageID)")
+                continue
+            }
+            #expect(part.value == long.value, "\(pageID)")
+            #expect(part.row == long.row, "\(pageID)")
+        }
+    }
 }

@@ -118,15 +118,21 @@ extension SiteBuilder {
             files.append(
                 OutputFile(path: PagePreview.scriptPath, content: .bytes(PagePreview.script), inputDigest: PagePipeline.previewFormat))
         }
-        let (cacheHeaders, headerFiles, pageLists) = Self.cacheHeadersAndPageLists(
-            site: site, files: files, published: published,
-            listingPages: options.publish)
-        files += headerFiles
         result.scheduled = pages.flatMap(\.scheduled).sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
         if context.drillIDs == nil, pages.contains(where: \.usesDrillCarousel) { result.diagnostics.append(uncheckedDrillsWarning) }
+        result.diagnostics.sort { ($0.file, $0.position) < ($1.file, $1.position) }
+        // A build that writes its status in line renders the status's pages beside the cache
+        // headers, not on its own after the publish: they depend on nothing the publish does.
+        var prepareStatus: (@Sendable (Set<String>) -> Void)?
+        if options.publish, !options.statusInBackground {
+            let (writer, built) = (statusWriter, result)
+            prepareStatus = { pages in writer.prepare(StatusReport.PageParts(result: built, pageIDs: pages, locales: locales)) }
+        }
+        let (cacheHeaders, headerFiles, pageLists) = Self.cacheHeadersAndPageLists(
+            site: site, files: files, published: published, listingPages: options.publish, alongside: prepareStatus)
+        files += headerFiles
         result.pagesTotal = pages.reduce(0) { $0 + ($1.counted ? 1 : 0) }  // not `filter`: it copied every page
         result.coverage = coverage
-        result.diagnostics.sort { ($0.file, $0.position) < ($1.file, $1.position) }
 
         guard options.publish, let (publishedPages, changes) = pageLists else { return result }
         var manifest = context.config.manifestFields
@@ -199,11 +205,13 @@ extension SiteBuilder {
 
     /// The cache header files of `files` (and what makes them, kept for deltas), and when
     /// `listingPages`, the pages the files publish (once for the manifest, the change record and
-    /// the status) and how they changed: two passes over the same files (60,000 on a large
-    /// site), side by side. `files` is lent, not kept: the caller appends to it afterwards.
-    static func cacheHeadersAndPageLists(site: String, files: [OutputFile], published: [String: PublishedFile], listingPages: Bool)
-        -> (CacheHeaderFiles, [OutputFile], PageLists?)
-    {
+    /// the status) and how they changed, then `alongside` of those pages: two passes over the
+    /// same files (60,000 on a large site), side by side. `files` is lent, not kept: the caller
+    /// appends to it afterwards.
+    static func cacheHeadersAndPageLists(
+        site: String, files: [OutputFile], published: [String: PublishedFile], listingPages: Bool,
+        alongside: (@Sendable (Set<String>) -> Void)? = nil
+    ) -> (CacheHeaderFiles, [OutputFile], PageLists?) {
         let ((headers, headerFiles), lists) = sideBySide(
             {
                 var headers = CacheHeaderFiles(site: site, files: files)
@@ -212,7 +220,9 @@ extension SiteBuilder {
             { () -> PageLists? in
                 guard listingPages else { return nil }
                 let pages = OutputPath.publishedPages(files)
-                return (pages, pageChanges(files, pages: pages, published: published))
+                let lists = (pages, pageChanges(files, pages: pages, published: published))
+                alongside?(pages)
+                return lists
             })
         return (headers, headerFiles, lists)
     }

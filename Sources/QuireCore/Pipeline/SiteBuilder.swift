@@ -30,7 +30,7 @@ public final class SiteBuilder: @unchecked Sendable {
     var burst = BurstHold()
     /// Opened at the first build that needs it.
     var store: SiteStore?
-    private let statusWriter = StatusWriter()
+    let statusWriter = StatusWriter()
     private let spareFolders = SpareFolderMaker()
     /// The build whose publish started the spare folders already (`prepareSpareFolders`).
     private var sparesStartedBy = 0

@@ -15,6 +15,9 @@ final class StatusWriter: Sendable {
         if inBackground { queue.submit(write) } else { write() }
     }
 
+    /// Renders the pages' parts of the status files ahead of the write (`StatusPageCache.prepare`).
+    func prepare(_ pages: StatusReport.PageParts) { pageCache.prepare(pages) }
+
     /// Waits for status files still being written in the background.
     func flush() { queue.flush() }
 

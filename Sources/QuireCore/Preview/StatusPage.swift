@@ -53,15 +53,27 @@ public enum StatusPage {
         if let builtAt = status["built_at"]?.displayText { html.text(" · built at \(builtAt)") }
         html.raw("</p>\n")
 
-        pages(pageRows ?? PageRows(status["pages"]?.objectValue), into: &html)
-        coverage(status["coverage"]?.arrayValue ?? [], into: &html)
-        diagnostics(allDiagnostics, into: &html)
-        history(status["history"]?.arrayValue ?? [], into: &html)
-        scheduled(status["scheduled"]?.arrayValue ?? [], into: &html)
-        replicas(status["replicas"]?.arrayValue ?? [], into: &html)
+        let rows = pageRows ?? PageRows(status["pages"]?.objectValue)
+        pagesBeforeRows(rows, into: &html)
+        // The rows (most of the page on a large site) are copied once, into the whole page,
+        // not into the writer and out again.
+        let head = html.bytes
+        var rest = HTMLWriter()
+        if rows.count > 0 { rest.raw("</tbody></table>\n") }
+        coverage(status["coverage"]?.arrayValue ?? [], into: &rest)
+        diagnostics(allDiagnostics, into: &rest)
+        history(status["history"]?.arrayValue ?? [], into: &rest)
+        scheduled(status["scheduled"]?.arrayValue ?? [], into: &rest)
+        replicas(status["replicas"]?.arrayValue ?? [], into: &rest)
 
-        html.raw("</div>\n<script>\(PreviewScripts.statusRefresh)</script>\n</body>\n</html>\n")
-        return html.bytes
+        rest.raw("</div>\n<script>\(PreviewScripts.statusRefresh)</script>\n</body>\n</html>\n")
+        let tail = rest.bytes
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(head.count + rows.bytes.count + tail.count)
+        bytes += head
+        if rows.count > 0 { bytes += rows.bytes }
+        bytes += tail
+        return bytes
     }
 
     // MARK: Parts
@@ -128,7 +140,9 @@ public enum StatusPage {
         }
     }
 
-    private static func pages(_ rows: PageRows, into html: inout HTMLWriter) {
+    /// The pages table up to its rows (which follow, then `</tbody></table>`), or that there
+    /// are none.
+    private static func pagesBeforeRows(_ rows: PageRows, into html: inout HTMLWriter) {
         html.raw("<h2>Pages</h2>\n")
         guard rows.count > 0 else {
             html.raw("<p class=\"none\">No pages published yet.</p>\n")
@@ -137,8 +151,6 @@ public enum StatusPage {
         html.raw("<table class=\"pages\">\n<thead><tr><th>page</th>")
         for locale in rows.columns { html.element("th", locale) }
         html.raw("<th>last build</th></tr></thead>\n<tbody>\n")
-        html.raw(bytes: rows.bytes)
-        html.raw("</tbody></table>\n")
     }
 
     private static func coverage(_ rows: [JSONValue], into html: inout HTMLWriter) {

@@ -9,15 +9,12 @@ import QuireModel
 /// adds or removes a page), their order is kept too, and only pages with diagnostics now or at
 /// the last write are looked at.
 final class StatusPageCache: @unchecked Sendable {
-    private struct Page {
-        /// The page's object as it stands in the pages object (its key is written with it).
-        var value: [UInt8]
-        var row: [UInt8]
-    }
+    private typealias Page = StatusPagePart
 
     // NSLock rather than Mutex: ThreadSanitizer sees its ordering (see StageClock).
     private let lock = NSLock()
     private var locales: [String] = []
+    private var template = StatusPagePart.Template(locales: [])
     /// The last write's pages, in order, with the diagnostics they were rendered with (only
     /// the pages that had some).
     /// `order` as a set, kept so the next write's set is compared without hashing every id
@@ -26,36 +23,63 @@ final class StatusPageCache: @unchecked Sendable {
     private var order: [String] = []
     private var pages: [Page] = []
     private var diagnostics: [String: [Diagnostic]] = [:]
-    /// How many pages the last `render` rendered rather than copied.
+    /// How many pages the last `render` rendered rather than copied (since the write before,
+    /// `prepare` included).
     private(set) var renderedByLastWrite = 0
+    private var renderedSinceWrite = 0
+
+    /// Both files' pages as `prepare` put them together, while no page changed since: kept for
+    /// the next write only (a watcher keeps the pages, not the files' bytes twice over).
+    private var assembled: (json: [UInt8], rows: StatusPage.PageRows)?
+
+    /// Renders the pages of `pages` that are not kept yet and puts them together, ahead of the
+    /// write: a full build does it beside other work before it publishes, and its write (after
+    /// the publish) finds it done. Changes nothing the write shows: a page's part depends on
+    /// nothing else.
+    func prepare(_ pages: StatusReport.PageParts) {
+        lock.withLock {
+            update(pages)
+            if assembled == nil { assembled = assemble() }
+        }
+    }
 
     /// The pages object of `status.json` (the value of `"pages"`, one level deep) and the rows
     /// of the status page's table, for `parts`' pages in order. Pages not listed are forgotten.
     func render(_ parts: StatusReport.Parts) -> (json: [UInt8], rows: StatusPage.PageRows) {
         lock.withLock {
-            renderedByLastWrite = 0
-            if parts.locales != locales {
-                (locales, pageIDs, order, pages, diagnostics) = (parts.locales, [], [], [], [:])
-            }
-            if parts.pageIDs == pageIDs {
-                refreshDiagnostics(parts.diagnostics)
-            } else {
-                reorder(parts.pageIDs, diagnostics: parts.diagnostics)
-            }
-            guard !pages.isEmpty else { return (Array("{}".utf8), StatusPage.PageRows(columns: [], count: 0, bytes: [])) }
-            let writer = JSONWriter(pretty: true)
-            var json = Array("{".utf8)
-            var rows: [UInt8] = []
-            json.reserveCapacity(zip(order, pages).reduce(0) { $0 + $1.0.utf8.count + $1.1.value.count + 10 } + 4)
-            rows.reserveCapacity(pages.reduce(0) { $0 + $1.row.count })
-            for (index, (pageID, page)) in zip(order, pages).enumerated() {
-                writer.appendKey(pageID, first: index == 0, depth: 2, to: &json)
-                json += page.value
-                rows += page.row
-            }
-            json += "\n  }".utf8
-            // Every page lists every locale and previews it: the table's columns are the locales.
-            return (json, StatusPage.PageRows(columns: locales, count: pages.count, bytes: rows))
+            update(parts.pages)
+            (renderedByLastWrite, renderedSinceWrite) = (renderedSinceWrite, 0)
+            defer { assembled = nil }
+            return assembled ?? assemble()
+        }
+    }
+
+    private func assemble() -> (json: [UInt8], rows: StatusPage.PageRows) {
+        guard !pages.isEmpty else { return (Array("{}".utf8), StatusPage.PageRows(columns: [], count: 0, bytes: [])) }
+        let writer = JSONWriter(pretty: true)
+        var json = Array("{".utf8)
+        var rows: [UInt8] = []
+        json.reserveCapacity(zip(order, pages).reduce(0) { $0 + $1.0.utf8.count + $1.1.value.count + 10 } + 4)
+        rows.reserveCapacity(pages.reduce(0) { $0 + $1.row.count })
+        for (index, (pageID, page)) in zip(order, pages).enumerated() {
+            writer.appendKey(pageID, first: index == 0, depth: 2, to: &json)
+            json += page.value
+            rows += page.row
+        }
+        json += "\n  }".utf8
+        // Every page lists every locale and previews it: the table's columns are the locales.
+        return (json, StatusPage.PageRows(columns: locales, count: pages.count, bytes: rows))
+    }
+
+    private func update(_ parts: StatusReport.PageParts) {
+        if parts.locales != locales {
+            (locales, pageIDs, order, pages, diagnostics, assembled) = (parts.locales, [], [], [], [:], nil)
+            template = StatusPagePart.Template(locales: locales)
+        }
+        if parts.pageIDs == pageIDs {
+            refreshDiagnostics(parts.diagnostics)
+        } else {
+            reorder(parts.pageIDs, diagnostics: parts.diagnostics)
         }
     }
 
@@ -64,6 +88,7 @@ final class StatusPageCache: @unchecked Sendable {
         for pageID in Set(diagnostics.keys).union(now.keys) where diagnostics[pageID] != now[pageID] {
             guard let index = position(of: pageID) else { continue }
             pages[index] = page(pageID, diagnostics: now[pageID] ?? [])
+            assembled = nil
         }
         diagnostics = now
     }
@@ -75,17 +100,16 @@ final class StatusPageCache: @unchecked Sendable {
             kept[pageID] = page
         }
         self.pageIDs = pageIDs
-        order = StatusReport.Parts.ordered(pageIDs)
+        assembled = nil
+        order = StatusReport.ordered(pageIDs)
         pages = order.map { pageID in kept[pageID] ?? page(pageID, diagnostics: now[pageID] ?? []) }
         diagnostics = now
     }
 
     private func page(_ pageID: String, diagnostics: [Diagnostic]) -> Page {
-        renderedByLastWrite += 1
-        let value = StatusReport.page(pageID, locales: locales, diagnostics: diagnostics)
-        var bytes: [UInt8] = []
-        JSONWriter(pretty: true).append(value, depth: 2, to: &bytes)
-        return Page(value: bytes, row: StatusPage.PageRows.row(pageID, value, columns: locales))
+        renderedSinceWrite += 1
+        if diagnostics.isEmpty, let part = template.part(pageID) { return part }
+        return Page(pageID, locales: locales, diagnostics: diagnostics)
     }
 
     /// Where `pageID` stands in `order` (sorted by bytes), found by bisection.

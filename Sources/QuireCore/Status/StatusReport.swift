@@ -9,19 +9,34 @@ import QuireModel
 ///       "scheduled": [{ "page_id", "section"?, "at", "action": "publish" | "expire" }],
 ///       "replicas": [{ "destination", "version", "state", ... }] (`ReplicaRecord`) }
 public enum StatusReport {
-    /// The status without its pages (`"pages"` is an empty object in its place), the pages it
-    /// lists, and the diagnostics of the pages whose own source has some.
+    /// The status without its pages (`"pages"` is an empty object in its place) and its pages.
     struct Parts {
         var summary: JSONObject
+        var pages: PageParts
+    }
+
+    /// The pages the status lists, the site's locales, and the diagnostics of the pages whose
+    /// own source has some: all a page's part of the status depends on (`StatusPagePart`).
+    struct PageParts {
         var pageIDs: Set<String>
         var diagnostics: [String: [Diagnostic]]
         var locales: [String]
 
-        /// The pages in the order both files list them. Page ids are ASCII (`[a-z0-9_/-]`), so
-        /// their bytes sort as the strings do.
-        static func ordered(_ pageIDs: Set<String>) -> [String] {
-            pageIDs.sorted { $0.utf8Precedes($1) }
+        /// `result`'s diagnostics of the sources of `pageIDs`, by page: for the preview's banner.
+        init(result: SiteBuildResult, pageIDs: Set<String>, locales: [String]) {
+            var diagnostics: [String: [Diagnostic]] = [:]
+            for (file, found) in Dictionary(grouping: result.diagnostics, by: \.file) {
+                guard let pageID = result.pageSources[file], pageIDs.contains(pageID) else { continue }
+                diagnostics[pageID] = found
+            }
+            (self.pageIDs, self.diagnostics, self.locales) = (pageIDs, diagnostics, locales)
         }
+    }
+
+    /// The pages in the order both files list them. Page ids are ASCII (`[a-z0-9_/-]`), so
+    /// their bytes sort as the strings do.
+    static func ordered(_ pageIDs: Set<String>) -> [String] {
+        pageIDs.sorted { $0.utf8Precedes($1) }
     }
 
     /// The whole status as one value.
@@ -33,8 +48,8 @@ public enum StatusReport {
         var status = parts.summary
         status["pages"] = .object(
             JSONObject(
-                distinctKeys: Parts.ordered(parts.pageIDs).map { pageID in
-                    (pageID, page(pageID, locales: parts.locales, diagnostics: parts.diagnostics[pageID] ?? []))
+                distinctKeys: ordered(parts.pages.pageIDs).map { pageID in
+                    (pageID, page(pageID, locales: parts.pages.locales, diagnostics: parts.pages.diagnostics[pageID] ?? []))
                 }))
         return .object(status)
     }
@@ -55,6 +70,7 @@ public enum StatusReport {
         let writer = JSONWriter(pretty: true)
         // As `JSONWriter(pretty: true)` writes the whole status (`files(_:)`), member by member.
         var json = Array("{".utf8)
+        json.reserveCapacity(pages.json.count + 64 * 1024)
         for (index, member) in parts.summary.members.enumerated() {
             writer.appendKey(member.key, first: index == 0, depth: 1, to: &json)
             if member.key == "pages" { json += pages.json } else { writer.append(member.value, depth: 1, to: &json) }
@@ -76,19 +92,12 @@ public enum StatusReport {
     private static func parts(result: SiteBuildResult, store: SiteStore, locales: [String], pages publishedPages: Set<String>?, now: Date)
         -> Parts
     {
-        let byFile = Dictionary(grouping: result.diagnostics, by: \.file)
         var pageIDs = publishedPages ?? []
         if publishedPages == nil, let newest = try? store.newestVersion(), let files = try? store.files(of: newest) {
             for file in files.values {
                 guard let pageID = file.metadata?["page_id"]?.stringValue, file.metadata?["audience"]?.stringValue == nil else { continue }
                 pageIDs.insert(pageID)
             }
-        }
-        // Diagnostics of a page's own source go with that page, for the preview's banner.
-        var diagnosticsByPage: [String: [Diagnostic]] = [:]
-        for (file, diagnostics) in byFile {
-            guard let pageID = result.pageSources[file], pageIDs.contains(pageID) else { continue }
-            diagnosticsByPage[pageID] = diagnostics
         }
         let newest = try? store.newestVersion()
         let current = try? store.currentVersion()
@@ -118,6 +127,6 @@ public enum StatusReport {
                     ]
                 }),
         ]
-        return Parts(summary: summary, pageIDs: pageIDs, diagnostics: diagnosticsByPage, locales: locales)
+        return Parts(summary: summary, pages: PageParts(result: result, pageIDs: pageIDs, locales: locales))
     }
 }

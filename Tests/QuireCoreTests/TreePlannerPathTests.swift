@@ -26,4 +26,28 @@ import Testing
             "\(error)".contains(message)
         }
     }
+
+    private func plan(_ paths: [String]) throws -> [(name: String, tree: PlannedTree)] {
+        let bytes = Array("{}".utf8)
+        return try TreePlanner(previous: FileIndex()).plan(paths.map { OutputFile(path: $0, content: .bytes(bytes), inputDigest: "d") })
+    }
+
+    @Test func refusesANameListedTwiceOrAsFileAndFolder() {
+        #expect(throws: StoreError.self) { try plan(["en/a.json", "es/b.json", "en/a.json"]) }
+        #expect(throws: StoreError.self) { try plan(["en/guides", "en/guides/a.json"]) }
+    }
+
+    /// Many top-level folders (more than are looked through before the dictionary) and more
+    /// files than one thread groups: every file lands in its folder, and the folders come sorted.
+    @Test func groupsEveryFileUnderItsTopLevelFolder() throws {
+        let folders = (0..<12).map { "f\($0)" } + ["preview"]
+        var paths: [String] = []
+        for page in 0..<1000 {
+            for folder in folders { paths.append("\(folder)/page-\(page).json") }
+        }
+        let planned = try plan(paths)
+        #expect(planned.map(\.name) == folders.sorted { $0.utf8Precedes($1) })
+        #expect(planned.allSatisfy { $0.tree.fileCount == 1000 })
+        #expect(planned.first { $0.name == "preview" }?.tree.manifest.entry(named: "page-999.json") != nil)
+    }
 }

@@ -42,8 +42,8 @@ struct TreePlanner {
     static let reservedTopLevelNames: Set<String> = ["manifest.json", "build.json"]
 
     /// A folder being assembled from paths. Its files are gathered in a list, sorted by name
-    /// once complete (`sortedFiles`): a dictionary of a folder's 10,000 files grew and rehashed
-    /// a dozen times, and the manifest sorted them anyway.
+    /// once complete (`sort`): a dictionary of a folder's 10,000 files grew and rehashed a
+    /// dozen times, and the manifest sorted them anyway.
     private struct Folder {
         var files: [(name: String, file: OutputFile)] = []
         var folders: [String: Folder] = [:]
@@ -59,18 +59,18 @@ struct TreePlanner {
             folders[String(rest[..<slash]), default: Folder()].insert(file, rest: rest[rest.utf8.index(after: slash)...])
         }
 
-        /// The files by name (UTF-8 byte order); throws if a name is listed twice, or as both a
-        /// file and a folder.
-        func sortedFiles() throws(StoreError) -> [(name: String, file: OutputFile)] {
+        /// Sorts `files` by name (UTF-8 byte order), in place: a sorted copy retained every
+        /// name and file, and the list it was made from released them. Throws if a name is listed
+        /// twice, or as both a file and one of `subfolders`.
+        static func sort(_ files: inout [(name: String, file: OutputFile)], besides subfolders: [String: PlannedTree]) throws(StoreError) {
             // Sorted already but for a few (files come page by page): the stable sort finds the runs.
-            let sorted = files.sorted { $0.name.utf8Precedes($1.name) }
-            for index in sorted.indices {
-                let name = sorted[index].name
-                if (index > 0 && sorted[index - 1].name == name) || (!folders.isEmpty && folders[name] != nil) {
-                    throw StoreError("the output lists '\(sorted[index].file.path)' twice, or as both a file and a folder")
+            files.sort { $0.name.utf8Precedes($1.name) }
+            for index in files.indices {
+                let name = files[index].name
+                if (index > 0 && files[index - 1].name == name) || (!subfolders.isEmpty && subfolders[name] != nil) {
+                    throw StoreError("the output lists '\(files[index].file.path)' twice, or as both a file and a folder")
                 }
             }
-            return sorted
         }
     }
 
@@ -79,30 +79,27 @@ struct TreePlanner {
     /// The top-level folders, by name. Each is assembled and planned on its own thread: a
     /// cold build plans 60,000 files (a folder per locale, and the previews as many as those).
     func plan(_ files: [OutputFile]) throws(StoreError) -> [(name: String, tree: PlannedTree)] {
-        var byTopLevel: [Substring: [OutputFile]] = [:]
-        for file in files {
-            let topLevel = file.path.utf8.firstIndex(of: UInt8(ascii: "/")).map { file.path[..<$0] } ?? file.path[...]
-            byTopLevel[topLevel, default: []].append(file)
-        }
-        let groups = byTopLevel.sorted { $0.value.count > $1.value.count }
+        // The largest first, so that the last to start is a short one.
+        let groups = Self.groupByTopLevel(files).sorted { $0.members.count > $1.members.count }
         let results = ResultSlots<Result<PlannedTree, StoreError>>(count: groups.count)
         DispatchQueue.concurrentPerform(iterations: groups.count) { index in
             results.set(
                 index,
                 Result { () throws(StoreError) in
                     var folder = Folder()
-                    for file in groups[index].value {
+                    for position in groups[index].members {
+                        let file = files[position]
                         let topLevel = try Self.check(file.path)
                         let path = file.path.utf8
                         folder.insert(file, rest: file.path[path.index(path.startIndex, offsetBy: topLevel + 1)...])
                     }
-                    return try plan(folder, path: String(groups[index].key))
+                    return try plan(consume folder, path: groups[index].name)
                 })
         }
         var planned: [(name: String, tree: PlannedTree)] = []
         for (index, result) in results.values.enumerated() {
             guard let result else { continue }
-            planned.append((String(groups[index].key), try result.get()))
+            planned.append((groups[index].name, try result.get()))
         }
         return planned.sorted { $0.name.utf8Precedes($1.name) }
     }
@@ -156,10 +153,13 @@ struct TreePlanner {
         return path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { String(Substring($0)) }
     }
 
-    private func plan(_ folder: Folder, path: String) throws(StoreError) -> PlannedTree {
+    private func plan(_ folder: consuming Folder, path: String) throws(StoreError) -> PlannedTree {
         var children: [String: PlannedTree] = [:]
-        for (name, child) in folder.folders { children[name] = try plan(child, path: path + "/" + name) }
-        let files = try folder.sortedFiles()
+        // Taken out, so that each subfolder's list of files is its own to sort.
+        while let (name, child) = folder.folders.popFirst() { children[name] = try plan(child, path: path + "/" + name) }
+        var files = folder.files
+        folder.files = []
+        try Folder.sort(&files, besides: children)
         if let unchanged = reuse(files, path: path, subtrees: children) { return unchanged }
         return try plan(files, path: path, subtrees: children)
     }

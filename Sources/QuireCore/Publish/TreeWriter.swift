@@ -159,7 +159,7 @@ struct TreeWriter {
             count += 1
         }
         guard let first else { return false }
-        let blobFolder = String(Substring(first.blob.utf8.prefix(first.folderLength)))
+        let blobFolder = first.blob.utf8Prefix(first.folderLength)
         guard (try? DirectoryHandle(blobFolder).entryCount()) == count else { return false }
         return (try? FileSystem.rename(blobFolder, to: folder)) != nil
     }
@@ -249,20 +249,5 @@ extension TreeManifest.Entry {
     /// The SHA-256 of a file's bytes; nil for a subfolder.
     fileprivate var sha256: String? {
         if case .file(let file) = kind { file.sha256 } else { nil }
-    }
-}
-
-extension String {
-    /// Whether the first `count` bytes of `other` are this string's bytes from `offset` on: one
-    /// `memcmp` where both lend their bytes (native strings do).
-    fileprivate func utf8Matches(_ other: String, count: Int, at offset: Int) -> Bool {
-        guard offset >= 0, count >= 0, offset + count <= utf8.count, count <= other.utf8.count else { return false }
-        let compared = utf8.withContiguousStorageIfAvailable { mine in
-            other.utf8.withContiguousStorageIfAvailable { theirs in
-                count == 0 || memcmp(mine.baseAddress! + offset, theirs.baseAddress!, count) == 0
-            }
-        }
-        if let compared, let matches = compared { return matches }
-        return utf8.dropFirst(offset).prefix(count).elementsEqual(other.utf8.prefix(count))
     }
 }

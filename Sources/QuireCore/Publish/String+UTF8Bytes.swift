@@ -1,0 +1,31 @@
+import Glibc
+
+// Paths compared and searched in place, by their UTF-8 bytes: a cold build asks these of each of
+// its 60,000 files, and the generic UTF-8 view takes a byte at a time.
+extension String {
+    /// Whether the first `count` bytes of `other` are this string's bytes from `offset` on: one
+    /// `memcmp` where both lend their bytes (native strings do).
+    func utf8Matches(_ other: String, count: Int, at offset: Int) -> Bool {
+        guard offset >= 0, count >= 0, offset + count <= utf8.count, count <= other.utf8.count else { return false }
+        let compared = utf8.withContiguousStorageIfAvailable { mine in
+            other.utf8.withContiguousStorageIfAvailable { theirs in
+                count == 0 || memcmp(mine.baseAddress! + offset, theirs.baseAddress!, count) == 0
+            }
+        }
+        if let compared, let matches = compared { return matches }
+        return utf8.dropFirst(offset).prefix(count).elementsEqual(other.utf8.prefix(count))
+    }
+
+    /// The offset in bytes of the first `byte`, found with `memchr`.
+    func utf8Offset(of byte: UInt8) -> Int? {
+        let found = utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            guard let base = bytes.baseAddress, let match = memchr(base, Int32(byte), bytes.count) else { return nil }
+            return UnsafeRawPointer(match) - UnsafeRawPointer(base)
+        }
+        if let found { return found }
+        return utf8.firstIndex(of: byte).map { utf8.distance(from: utf8.startIndex, to: $0) }
+    }
+
+    /// The first `count` bytes (a prefix that ends before an ASCII byte stays valid UTF-8).
+    func utf8Prefix(_ count: Int) -> String { String(Substring(utf8.prefix(count))) }
+}

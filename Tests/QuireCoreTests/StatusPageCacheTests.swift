@@ -86,4 +86,17 @@ import Testing
             #expect(part.row == long.row, "\(pageID)")
         }
     }
+
+    /// `built_at` is written by hand as the ISO 8601 formatter writes it.
+    @Test func timestampsAreTheFormattersText() {
+        let formatter = ISO8601DateFormatter()
+        var generator = SystemRandomNumberGenerator()
+        let dates =
+            [0, 1, 59.999, 951_782_400, 1_709_164_800.5, 1_764_000_000, 4_102_444_799.999]
+            + (0..<200).map { _ in Double.random(in: 0..<4_102_444_800, using: &generator) }
+        for seconds in dates {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(StatusReport.timestamp(date) == formatter.string(from: date), "\(seconds)")
+        }
+    }
 }

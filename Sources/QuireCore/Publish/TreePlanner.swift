@@ -235,7 +235,10 @@ struct TreePlanner {
             fileCount += subtree.fileCount
             byteCount += subtree.byteCount
         }
-        let manifest = TreeManifest(entries: entries)
+        // The files come sorted: only subfolders need a place among them, and sorting a copy
+        // (`TreeManifest(entries:)`) retained and released every entry.
+        if !planned.isEmpty { entries.sort { $0.name.utf8Precedes($1.name) } }
+        let manifest = TreeManifest(canonical: entries)
         return PlannedTree(
             manifest: manifest, id: manifest.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount)
     }

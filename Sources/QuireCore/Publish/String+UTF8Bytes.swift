@@ -16,16 +16,24 @@ extension String {
         return utf8.dropFirst(offset).prefix(count).elementsEqual(other.utf8.prefix(count))
     }
 
-    /// The offset in bytes of the first `byte`, found with `memchr`.
-    func utf8Offset(of byte: UInt8) -> Int? {
+    /// The offset in bytes of the first `byte` at or after `start`, found with `memchr`.
+    func utf8Offset(of byte: UInt8, from start: Int = 0) -> Int? {
         let found = utf8.withContiguousStorageIfAvailable { bytes -> Int? in
-            guard let base = bytes.baseAddress, let match = memchr(base, Int32(byte), bytes.count) else { return nil }
+            guard let base = bytes.baseAddress, start < bytes.count,
+                let match = memchr(base + start, Int32(byte), bytes.count - start)
+            else { return nil }
             return UnsafeRawPointer(match) - UnsafeRawPointer(base)
         }
         if let found { return found }
-        return utf8.firstIndex(of: byte).map { utf8.distance(from: utf8.startIndex, to: $0) }
+        return utf8.dropFirst(start).firstIndex(of: byte).map { utf8.distance(from: utf8.startIndex, to: $0) }
     }
 
     /// The first `count` bytes (a prefix that ends before an ASCII byte stays valid UTF-8).
-    func utf8Prefix(_ count: Int) -> String { String(Substring(utf8.prefix(count))) }
+    func utf8Prefix(_ count: Int) -> String { utf8Slice(0..<count) }
+
+    /// The bytes in `range` (a slice between ASCII bytes, or the ends, stays valid UTF-8).
+    func utf8Slice(_ range: Range<Int>) -> String {
+        let start = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
+        return String(Substring(utf8[start..<utf8.index(start, offsetBy: range.count)]))
+    }
 }

@@ -48,15 +48,17 @@ struct TreePlanner {
         var files: [(name: String, file: OutputFile)] = []
         var folders: [String: Folder] = [:]
 
-        /// `rest`: the part of the file's path below this folder (`guides/a.json`).
-        mutating func insert(_ file: OutputFile, rest: Substring) {
+        /// `start`: the offset in bytes of the part of the file's path below this folder
+        /// (`guides/a.json`).
+        mutating func insert(_ file: OutputFile, from start: Int) {
             // By bytes: '/' is ASCII, so every piece stays valid UTF-8, and no array of
             // components is made for each of a cold build's 60,000 paths.
-            guard let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")) else {
-                files.append((String(rest), file))
+            let path = file.path
+            guard let slash = path.utf8Offset(of: UInt8(ascii: "/"), from: start) else {
+                files.append((path.utf8Slice(start..<path.utf8.count), file))
                 return
             }
-            folders[String(rest[..<slash]), default: Folder()].insert(file, rest: rest[rest.utf8.index(after: slash)...])
+            folders[path.utf8Slice(start..<slash), default: Folder()].insert(file, from: slash + 1)
         }
 
         /// Sorts `files` by name (UTF-8 byte order), in place: a sorted copy retained every
@@ -89,9 +91,7 @@ struct TreePlanner {
                     var folder = Folder()
                     for position in groups[index].members {
                         let file = files[position]
-                        let topLevel = try Self.check(file.path)
-                        let path = file.path.utf8
-                        folder.insert(file, rest: file.path[path.index(path.startIndex, offsetBy: topLevel + 1)...])
+                        folder.insert(file, from: try Self.check(file.path) + 1)
                     }
                     return try plan(consume folder, path: groups[index].name)
                 })

@@ -104,11 +104,15 @@ struct History {
 
 enum Timestamp {
     /// ISO 8601 in UTC, to the second: `2025-03-01T12:00:00Z`.
-    static func now() -> String {
-        var seconds = time(nil)
+    static func now() -> String { string(seconds: time(nil)) }
+
+    /// `seconds` since 1970 as `now` writes a time, which is how `ISO8601DateFormatter` writes
+    /// it. By hand: `String(format:)` costs more than the rest of a history entry, and the
+    /// formatter's first use in a process loads ICU's calendar data.
+    static func string(seconds: time_t) -> String {
+        var seconds = seconds
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        // By hand: `String(format:)` costs more than the rest of a history entry.
         func digits(_ value: Int32, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text

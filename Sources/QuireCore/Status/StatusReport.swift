@@ -130,17 +130,9 @@ public enum StatusReport {
     }
 
     /// `date` as `ISO8601DateFormatter` writes it (`2025-03-01T12:00:00Z`: UTC, whole seconds),
-    /// by hand: the formatter's first use in a process loads ICU's calendar data, a millisecond
-    /// or two of the serial end of every `quire build`.
+    /// without the formatter (`Timestamp`): its first use loads ICU's calendar data, a
+    /// millisecond or two of the serial end of every `quire build`.
     static func timestamp(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func digits(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return digits(parts.tm_year + 1900, 4) + "-" + digits(parts.tm_mon + 1, 2) + "-" + digits(parts.tm_mday, 2) + "T"
-            + digits(parts.tm_hour, 2) + ":" + digits(parts.tm_min, 2) + ":" + digits(parts.tm_sec, 2) + "Z"
+        Timestamp.string(seconds: time_t(date.timeIntervalSince1970.rounded(.down)))
     }
 }

@@ -75,16 +75,7 @@ public struct CacheHeaderFiles: Sendable {
     /// `en` and `p.json` of `en/p.json`, cut at the last `/` found in the path's bytes (30,000
     /// paths in a cold build: the string's own index walk cost more than the rest of an entry).
     private static func split(_ path: String) -> (folder: String, name: String) {
-        let cut = path.utf8.withContiguousStorageIfAvailable { bytes -> (folder: String, name: String) in
-            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return ("", path) }
-            return (
-                String(decoding: UnsafeBufferPointer(rebasing: bytes[..<slash]), as: UTF8.self),
-                String(decoding: UnsafeBufferPointer(rebasing: bytes[(slash + 1)...]), as: UTF8.self)
-            )
-        }
-        if let cut { return cut }
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ("", path) }
-        return (String(path[..<slash]), String(path[path.index(after: slash)...]))
+        path.utf8Split(atLast: UInt8(ascii: "/")).map { (folder: $0.before, name: $0.after) } ?? ("", path)
     }
 
     /// Sets the entry of the page file at `path` (nil: it is no page file now); returns whether

@@ -1,7 +1,7 @@
 import Glibc
 
-// Paths compared and searched in place, by their UTF-8 bytes: a cold build asks these of each of
-// its 60,000 files, and the generic UTF-8 view takes a byte at a time.
+// Paths compared, searched and cut in place, by their UTF-8 bytes: a cold build asks these of
+// each of its 60,000 files, and the generic UTF-8 view takes a byte at a time.
 extension String {
     /// Whether the first `count` bytes of `other` are this string's bytes from `offset` on: one
     /// `memcmp` where both lend their bytes (native strings do).
@@ -26,6 +26,21 @@ extension String {
         }
         if let found { return found }
         return utf8.dropFirst(start).firstIndex(of: byte).map { utf8.distance(from: utf8.startIndex, to: $0) }
+    }
+
+    /// The bytes before and after the last `byte`, an ASCII byte (so both stay valid UTF-8), cut
+    /// in the string's contiguous bytes; nil when there is none.
+    func utf8Split(atLast byte: UInt8) -> (before: String, after: String)? {
+        let cut = utf8.withContiguousStorageIfAvailable { bytes -> (before: String, after: String)? in
+            guard let found = bytes.lastIndex(of: byte) else { return nil }
+            return (
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[..<found]), as: UTF8.self),
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[(found + 1)...]), as: UTF8.self)
+            )
+        }
+        if let cut { return cut }
+        guard let found = utf8.lastIndex(of: byte) else { return nil }
+        return (String(self[..<found]), String(self[index(after: found)...]))
     }
 
     /// The first `count` bytes (a prefix that ends before an ASCII byte stays valid UTF-8).

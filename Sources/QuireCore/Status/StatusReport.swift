@@ -133,6 +133,7 @@ public enum StatusReport {
     /// without the formatter (`Timestamp`): its first use loads ICU's calendar data, a
     /// millisecond or two of the serial end of every `quire build`.
     static func timestamp(_ date: Date) -> String {
-        Timestamp.string(seconds: time_t(date.timeIntervalSince1970.rounded(.down)))
+        // In whole milliseconds first, as ICU takes a date: 40.9999 s is written as 41.
+        Timestamp.string(seconds: time_t(((date.timeIntervalSince1970 * 1000).rounded() / 1000).rounded(.down)))
     }
 }

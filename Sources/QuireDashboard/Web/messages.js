@@ -1,0 +1,27 @@
+// The one place errors and notices are shown: every request's failure ends up here.
+import { el, clear } from './dom.js';
+
+const errors = () => document.getElementById('messages');
+const notices = () => document.getElementById('notices');
+
+export function showError(message) {
+    const box = errors();
+    clear(box);
+    box.append(
+        el('p', { text: message }),
+        el('button', { type: 'button', text: 'Dismiss', onclick: () => { clear(box); box.hidden = true; } }),
+    );
+    box.hidden = false;
+}
+
+export function clearError() {
+    const box = errors();
+    clear(box);
+    box.hidden = true;
+}
+
+export function showNotice(message) {
+    const box = notices();
+    box.textContent = message;
+    box.hidden = !message;
+}

@@ -21,7 +21,7 @@ export async function openEditor(view, site, pageID) {
     const [schema, answer] = await Promise.all([loadSchema(site, { fresh: true }), request('GET', apiPath('sites', site, 'pages', pageID))]);
     const page = answer.body;
     const state = {
-        site, pageID, format: page.format, base: page.base, hasComments: page.has_comments === true,
+        site, pageID, path: page.path, format: page.format, base: page.base, hasComments: page.has_comments === true,
         doc: page.document, text: page.text, formEdited: false, dirty: false,
         mode: page.document && typeof page.document === 'object' ? 'form' : 'text',
     };

@@ -11,7 +11,7 @@ import { openPageList } from './page_list.js';
 import { openNewPage } from './new_page.js';
 import { openEditor } from './editor.js';
 import { ask } from './dialog.js';
-import { clearError, showNotice } from './messages.js';
+import { clearError, ageNotice } from './messages.js';
 
 const view = document.getElementById('view');
 let current = null;
@@ -30,7 +30,7 @@ async function route() {
     current = null;
     shownHash = location.hash;
     clearError();
-    showNotice('');
+    ageNotice();
     const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
     try {
         if (parts[0] === 'sites' && parts[1] && parts[2] === 'pages' && parts.length > 3) current = await openEditor(view, parts[1], parts.slice(3).join('/'));

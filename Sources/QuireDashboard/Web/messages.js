@@ -20,8 +20,17 @@ export function clearError() {
     box.hidden = true;
 }
 
+let noticeAge = 0;
+
 export function showNotice(message) {
     const box = notices();
     box.textContent = message;
     box.hidden = !message;
+    noticeAge = 0;
+}
+
+/** On each navigation: a notice outlives the one that follows it ("Deleted …" on the page list), not the next. */
+export function ageNotice() {
+    noticeAge += 1;
+    if (noticeAge > 1) showNotice('');
 }

@@ -39,7 +39,7 @@ export async function savePage(state, body) {
 async function showConflict(state, conflict) {
     const reload = await ask({
         title: 'Not saved: the file changed on disk',
-        message: `pages/${state.site}: ${state.pageID} changed since you opened it (another tab, a text editor or a git pull). Nothing was overwritten. Compare the two texts below; reload to start again from the disk's text, or keep your draft and carry your changes over.`,
+        message: `pages/${state.site}/${state.path} changed since you opened it (another tab, a text editor or a git pull). Nothing was overwritten. Compare the two texts below; reload to start again from the disk's text, or keep your draft and carry your changes over.`,
         confirm: 'Reload from disk',
         cancel: 'Keep my draft',
         details: [el('div', { class: 'conflict-texts' }, shownText('Text on disk', conflict.disk_text ?? ''), shownText('Your text', conflict.your_text ?? ''))],

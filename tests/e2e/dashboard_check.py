@@ -17,7 +17,6 @@ role and label as an editor would:
   - with --editors-auth (when this quire has it): the same save, recorded with its user in
     state/history.jsonl.
 """
-import hashlib
 import http.client
 import http.server
 import json
@@ -28,6 +27,7 @@ import signal
 import socket
 import statistics
 import struct
+import subprocess
 import sys
 import tempfile
 import threading
@@ -90,10 +90,10 @@ def free_pair():
             return port
 
 
-def get(port, path):
+def get(port, path, headers=None):
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
-        connection.request("GET", path)
+        connection.request("GET", path, headers=headers or {})
         response = connection.getresponse()
         return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
     finally:
@@ -110,17 +110,17 @@ def section(page, section_id):
     return next((s for s in (page or {}).get("sections", []) if s.get("id") == section_id), None)
 
 
-def start_watcher(workspace, extra=()):
+def start_watcher(workspace, extra=(), dashboard_headers=None):
     port = free_pair()
     watcher = quire_e2e.Watcher(workspace, ["--site", SITE, "--serve", "127.0.0.1:%d" % port] + list(extra))
     STARTED.append(watcher)
     ready = poll(lambda: any(": status page " in l for l in watcher.lines) or watcher.process.poll() is not None, timeout=90)
     if not ready or watcher.process.poll() is not None:
         raise SystemExit("FAIL: the watcher did not serve: %s" % watcher.tail())
-    served = poll(lambda: get(port + 1, "/dashboard/")[0] == 200, timeout=10)
+    served = poll(lambda: get(port + 1, "/dashboard/", dashboard_headers)[0] == 200, timeout=10)
     if not served:
         raise SystemExit("FAIL: no dashboard at http://127.0.0.1:%d/dashboard/ (%r): %s" % (
-            port + 1, get(port + 1, "/dashboard/")[:2], watcher.tail()))
+            port + 1, get(port + 1, "/dashboard/", dashboard_headers)[:2], watcher.tail()))
     return watcher, port
 
 
@@ -136,9 +136,9 @@ def png(width=4, height=3):
 class Dashboard:
     """One browser page on the editors' listener, with what the CSP refused and what failed."""
 
-    def __init__(self, browser, port):
+    def __init__(self, browser, port, headers=None):
         self.port = port
-        self.page = browser.new_page(viewport={"width": 1400, "height": 900})
+        self.page = browser.new_page(viewport={"width": 1400, "height": 900}, extra_http_headers=headers)
         self.refused = []
         self.errors = []
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
@@ -325,10 +325,67 @@ def check_upload(board, workspace, port):
     check(status == 200 and body == image, "the uploaded image is not served by the apps' listener (%d)" % status)
 
 
+class EditorsAuth:
+    """The editors' sign-in as nginx's auth_request sees it: 200 with X-Auth-Request-User for the
+    editor's token, 401 without it."""
+
+    def __init__(self, user):
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                signed_in = self.headers.get("Authorization") == "Bearer editor-token"
+                self.send_response(200 if signed_in else 401)
+                if signed_in:
+                    self.send_header("X-Auth-Request-User", user)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d/auth" % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def has_editors_auth():
+    result = subprocess.run([QUIRE, "watch", "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return "--editors-auth" in result.stdout
+
+
+def check_editors_auth(playwright, workspace):
+    """Behind --editors-auth: refused without the sign-in; with it, a save is recorded with its user."""
+    user = "editor-%s" % NONCE
+    auth = EditorsAuth(user)
+    try:
+        watcher, port = start_watcher(workspace, ["--editors-auth", auth.url], dashboard_headers={"Authorization": "Bearer editor-token"})
+        status, _, _ = get(port + 1, "/dashboard/")
+        check(status == 401, "--editors-auth: /dashboard/ without the sign-in answered %d, want 401" % status)
+        status, _, _ = get(port + 1, "/api/session")
+        check(status == 401, "--editors-auth: /api/session without the sign-in answered %d, want 401" % status)
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        board = Dashboard(browser, port, headers={"Authorization": "Bearer editor-token"})
+        board.open()
+        expect(board.page.locator("#user")).to_have_text("signed in as %s" % user)
+        title = "Signed-in edit %s" % NONCE
+        board.section(1, "hero_banner").get_by_label("title", exact=True).fill(title)
+        said = board.save()
+        check(said and said.startswith("Live in"), "--editors-auth: the save: %r" % said)
+        check(poll(lambda: (section(published(port), "hero") or {}).get("title") == title, timeout=5),
+              "--editors-auth: the apps do not get the saved title")
+        history = os.path.join(workspace.site_root, "state", "history.jsonl")
+        entries = [json.loads(line) for line in (quire_e2e.read(history) or "").splitlines() if line.strip()]
+        check(entries and entries[-1].get("user") == user, "--editors-auth: the last publish in history.jsonl has user %r, want %r" % (
+            entries[-1].get("user") if entries else None, user))
+        browser.close()
+        watcher.process.send_signal(signal.SIGTERM)
+        watcher.process.wait(20)
+    finally:
+        auth.server.shutdown()
+
+
 def main():
     started = time.time()
     workspace = Workspace()
-    watcher = None
     try:
         watcher, port = start_watcher(workspace)
         check_document(port)
@@ -346,6 +403,12 @@ def main():
             check(not board.refused, "the CSP refused: %r" % board.refused[:3])
             check(not board.errors, "the dashboard's script failed: %r" % board.errors[:3])
             browser.close()
+            watcher.process.send_signal(signal.SIGTERM)
+            watcher.process.wait(20)
+            if has_editors_auth():
+                check_editors_auth(playwright, workspace)
+            else:
+                print("dashboard: skipped the --editors-auth flows: this quire has no --editors-auth", flush=True)
         if timings:
             told = [max(0.0, notified - publish) for notified, publish in timings]
             print("dashboard: %d saves live; save -> publish p50 %.1f ms; publish -> dashboard told p50 %.1f ms (max %.1f)" % (

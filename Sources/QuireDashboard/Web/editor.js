@@ -166,9 +166,16 @@ export async function openEditor(view, site, pageID) {
         publish.say(`Uploaded ${path}: pick it in an image field.`);
     }
 
+    const saveKey = (event) => {
+        if ((event.ctrlKey || event.metaKey) && event.key === 's') {
+            event.preventDefault();
+            save();
+        }
+    };
+    window.addEventListener('keydown', saveKey);
     check();
     return {
         canLeave: () => !state.dirty,
-        close: () => { preview.close(); publish.close(); clearTimeout(timer); },
+        close: () => { preview.close(); publish.close(); clearTimeout(timer); window.removeEventListener('keydown', saveKey); },
     };
 }

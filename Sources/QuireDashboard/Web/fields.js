@@ -7,8 +7,8 @@ import { scheduleKeys } from './schema.js';
 
 /** `context`: `{schema, changed(), rerender()}`. */
 export function fieldControl(spec, owner, path, context) {
-    const kind = scheduleKeys.includes(spec.name) ? 'date' : spec.kind;
     const value = owner[spec.name];
+    const kind = scheduleKeys.includes(spec.name) ? 'date' : knownKinds.has(spec.kind) ? spec.kind : typeof (value ?? '') === 'string' ? 'text' : 'raw';
     const set = (next) => {
         if (next === undefined || (next === '' && !spec.required)) delete owner[spec.name];
         else owner[spec.name] = next;
@@ -63,6 +63,8 @@ export function fieldControl(spec, owner, path, context) {
     field.append(pendingHints.splice(0));
     return field;
 }
+
+const knownKinds = new Set(['text', 'markdown', 'url', 'image', 'id_list', 'enum', 'integer', 'number', 'boolean', 'date', 'items']);
 
 /** Whether a value from the file has the shape the control edits; otherwise it is edited raw. */
 function fits(kind, value) {

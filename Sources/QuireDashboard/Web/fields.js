@@ -3,12 +3,11 @@
 // they are. Each field's wrapper carries its key path (`sections[2].title`), where diagnostics
 // are shown (diagnostics.js).
 import { el, labelled, uniqueId, keyPath } from './dom.js';
-import { scheduleKeys } from './schema.js';
 
 /** `context`: `{schema, changed(), rerender()}`. */
 export function fieldControl(spec, owner, path, context) {
     const value = owner[spec.name];
-    const kind = scheduleKeys.includes(spec.name) ? 'date' : knownKinds.has(spec.kind) ? spec.kind : typeof (value ?? '') === 'string' ? 'text' : 'raw';
+    const kind = knownKinds.has(spec.kind) ? spec.kind : typeof (value ?? '') === 'string' ? 'text' : 'raw';
     const set = (next) => {
         if (next === undefined || (next === '' && !spec.required)) delete owner[spec.name];
         else owner[spec.name] = next;
@@ -17,8 +16,14 @@ export function fieldControl(spec, owner, path, context) {
     let control;
     switch (value !== undefined && !fits(kind, value) ? 'raw' : kind) {
         case 'text':
+        case 'id':
             control = input('text', value ?? '', (v) => set(v));
             break;
+        case 'page':
+            control = select(['', ...context.schema.pages], value ?? '', (v) => set(v || undefined), '(none)');
+            break;
+        case 'refresh':
+            return refreshControl(spec, owner, path, context);
         case 'markdown':
             control = el('textarea', { rows: 5, value: value ?? '', oninput: (e) => set(e.target.value) });
             break;
@@ -64,12 +69,13 @@ export function fieldControl(spec, owner, path, context) {
     return field;
 }
 
-const knownKinds = new Set(['text', 'markdown', 'url', 'image', 'id_list', 'enum', 'integer', 'number', 'boolean', 'date', 'items']);
+const knownKinds = new Set(['text', 'id', 'page', 'markdown', 'url', 'image', 'id_list', 'enum', 'integer', 'number', 'boolean', 'date', 'items', 'refresh']);
 
 /** Whether a value from the file has the shape the control edits; otherwise it is edited raw. */
 function fits(kind, value) {
     switch (kind) {
-        case 'text': case 'markdown': case 'url': case 'image': case 'enum': return typeof value === 'string';
+        case 'text': case 'id': case 'page': case 'markdown': case 'url': case 'image': case 'enum': return typeof value === 'string';
+        case 'refresh': return value !== null && typeof value === 'object' && !Array.isArray(value);
         case 'date': return typeof value === 'string' && !Number.isNaN(Date.parse(value));
         case 'id_list': return Array.isArray(value) && value.every((v) => typeof v === 'string');
         case 'integer': case 'number': return typeof value === 'number';
@@ -173,4 +179,20 @@ function itemList(spec, owner, path, context) {
     });
     box.append(el('button', { type: 'button', text: `Add to ${spec.name}`, onclick: structural(() => items.push({})) }));
     return box;
+}
+
+/** `refresh`: `{interval, on_appear}`, either or both. */
+function refreshControl(spec, owner, path, context) {
+    const value = owner[spec.name] || {};
+    const update = (key, next) => {
+        const refresh = { ...(owner[spec.name] || {}) };
+        if (next === undefined) delete refresh[key]; else refresh[key] = next;
+        if (Object.keys(refresh).length) owner[spec.name] = refresh; else delete owner[spec.name];
+        context.changed();
+    };
+    const interval = input('number', value.interval ?? '', (v) => update('interval', v === '' ? undefined : Number(v)), { min: '1', step: '1' });
+    const onAppear = el('input', { type: 'checkbox', checked: value.on_appear === true, onchange: (e) => update('on_appear', e.target.checked ? true : undefined) });
+    return el('fieldset', { class: 'refresh', 'data-key-path': path }, el('legend', { text: spec.name }),
+        labelled('interval (seconds)', interval, { 'data-key-path': keyPath(path, 'interval') }),
+        el('label', { class: 'check', 'data-key-path': keyPath(path, 'on_appear') }, onAppear, ' on appear'));
 }

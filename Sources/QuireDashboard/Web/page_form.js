@@ -3,8 +3,7 @@
 // (`$schema`, `page_id`, anything new) are saved as they were.
 import { el, clear } from './dom.js';
 import { fieldControl } from './fields.js';
-import { sectionList, } from './sections.js';
-import { sectionLists } from './schema.js';
+import { sectionList } from './sections.js';
 
 /** Used when the service's schema names no envelope fields. */
 const defaultEnvelope = [
@@ -14,6 +13,9 @@ const defaultEnvelope = [
     { name: 'publish_at', kind: 'date' },
     { name: 'expires_at', kind: 'date' },
     { name: 'draft', kind: 'boolean' },
+    { name: 'nav', kind: 'sections' },
+    { name: 'header', kind: 'sections' },
+    { name: 'footer', kind: 'sections' },
 ];
 
 /**
@@ -27,15 +29,12 @@ export function renderForm(container, doc, { schema, changed }) {
         clear(container);
         const envelope = el('fieldset', { class: 'envelope', 'data-key-path': '' }, el('legend', { text: 'Page' }));
         const fields = schema.envelope.length ? schema.envelope : defaultEnvelope;
+        const lists = fields.filter((f) => f.kind === 'sections' && f.name !== 'sections').map((f) => f.name);
         for (const spec of fields) {
-            if (spec.name === 'sections' || sectionLists.includes(spec.name)) continue;
-            envelope.append(fieldControl(spec, doc, spec.name, context));
+            if (spec.name !== 'sections' && !lists.includes(spec.name)) envelope.append(fieldControl(spec, doc, spec.name, context));
         }
         container.append(envelope);
-        for (const list of sectionLists) {
-            const named = fields.some((f) => f.name === list);
-            if (named || Array.isArray(doc[list])) container.append(collapsible(list, sectionList(list, doc, context), Array.isArray(doc[list])));
-        }
+        for (const list of lists) container.append(collapsible(list, sectionList(list, doc, context), Array.isArray(doc[list])));
         container.append(sectionList('sections', doc, context));
         if (focusedPath !== undefined) container.querySelector(`[data-key-path="${CSS.escape(focusedPath)}"]`)?.focus?.();
     }

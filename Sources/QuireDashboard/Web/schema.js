@@ -30,6 +30,8 @@ function normalized(schema) {
         audiences: [...new Set(audiences)],
         locales: Array.isArray(schema.locales) ? schema.locales : [],
         defaultLocale: schema.default_locale || (schema.locales || [])[0] || 'en',
+        sectionFields: Array.isArray(schema.section_fields) && schema.section_fields.length ? schema.section_fields : defaultSectionFields,
+        pages: Array.isArray(schema.pages) ? schema.pages : [],
         assets: Array.isArray(schema.assets) ? schema.assets : [],
         appRoutes: Array.isArray(schema.app_routes) ? schema.app_routes : [],
     };
@@ -39,10 +41,11 @@ export function sectionType(schema, name) {
     return schema.types.find((type) => type.name === name) || null;
 }
 
-/** The envelope's section lists: edited as section cards, not as fields. */
-export const sectionLists = ['nav', 'header', 'footer'];
-
-/** Keys a section carries whatever its type; edited by the section card itself. */
-export const commonSectionKeys = ['type', 'id', 'visible_to', 'fallback', 'publish_at', 'expires_at'];
-
-export const scheduleKeys = ['publish_at', 'expires_at'];
+/** Keys every section carries whatever its type, when the service's schema does not name them. */
+const defaultSectionFields = [
+    { name: 'id', kind: 'id' },
+    { name: 'visible_to', kind: 'audiences' },
+    { name: 'fallback', kind: 'section' },
+    { name: 'publish_at', kind: 'date' },
+    { name: 'expires_at', kind: 'date' },
+];

@@ -4,7 +4,7 @@
 // vocabulary does not know is edited as its JSON and kept as it is.
 import { el, labelled, keyPath, deepCopy } from './dom.js';
 import { fieldControl, select } from './fields.js';
-import { sectionType, scheduleKeys } from './schema.js';
+import { sectionType } from './schema.js';
 
 const listTitles = { sections: 'Sections', nav: 'Navigation', header: 'Header', footer: 'Footer' };
 
@@ -55,24 +55,32 @@ export function sectionList(listName, doc, context) {
 
 /** The fields of a section of a known type, then the keys every section has. */
 function sectionFields(section, spec, path, context, { isFallback }) {
-    const nodes = [fieldControl({ name: 'id', kind: 'text' }, section, keyPath(path, 'id'), context)];
+    const common = context.schema.sectionFields;
+    const nodes = common.filter((f) => f.kind === 'id').map((f) => fieldControl(f, section, keyPath(path, f.name), context));
     for (const field of spec.fields || []) nodes.push(fieldControl(field, section, keyPath(path, field.name), context));
+    // A fallback takes its parent's audience and schedule, and has no fallback of its own.
     if (isFallback) return nodes;
-    if (context.schema.audiences.length || Array.isArray(section.visible_to)) nodes.push(audiencePicker(section, path, context));
-    for (const key of scheduleKeys) nodes.push(fieldControl({ name: key, kind: 'date' }, section, keyPath(path, key), context));
-    nodes.push(fallbackEditor(section, path, context));
+    for (const field of common) {
+        if (field.kind === 'audiences') {
+            if (context.schema.audiences.length || Array.isArray(section[field.name])) nodes.push(audiencePicker(section, field.name, path, context));
+        } else if (field.kind === 'section') {
+            nodes.push(fallbackEditor(section, field.name, path, context));
+        } else if (field.kind !== 'id') {
+            nodes.push(fieldControl(field, section, keyPath(path, field.name), context));
+        }
+    }
     return nodes;
 }
 
 /** `visible_to`: one checkbox per audience of the site; none checked means everyone. */
-function audiencePicker(section, path, context) {
-    const chosen = new Set(Array.isArray(section.visible_to) ? section.visible_to : []);
+function audiencePicker(section, key, path, context) {
+    const chosen = new Set(Array.isArray(section[key]) ? section[key] : []);
     const names = [...new Set([...context.schema.audiences, ...chosen])];
-    const box = el('fieldset', { class: 'audiences', 'data-key-path': keyPath(path, 'visible_to') }, el('legend', { text: 'visible to' }));
+    const box = el('fieldset', { class: 'audiences', 'data-key-path': keyPath(path, key) }, el('legend', { text: key.replace(/_/g, ' ') }));
     for (const name of names) {
         const checkbox = el('input', { type: 'checkbox', checked: chosen.has(name), onchange: (e) => {
             if (e.target.checked) chosen.add(name); else chosen.delete(name);
-            if (chosen.size) section.visible_to = names.filter((n) => chosen.has(n)); else delete section.visible_to;
+            if (chosen.size) section[key] = names.filter((n) => chosen.has(n)); else delete section[key];
             context.changed();
         } });
         box.append(el('label', { class: 'check' }, checkbox, ` ${name}`));
@@ -82,20 +90,20 @@ function audiencePicker(section, path, context) {
 }
 
 /** `fallback`: the section older apps get instead; it takes its parent's audience and schedule. */
-function fallbackEditor(section, path, context) {
-    const fallbackPath = keyPath(path, 'fallback');
-    const box = el('fieldset', { class: 'fallback', 'data-key-path': fallbackPath }, el('legend', { text: 'fallback' }));
+function fallbackEditor(section, key, path, context) {
+    const fallbackPath = keyPath(path, key);
+    const box = el('fieldset', { class: 'fallback', 'data-key-path': fallbackPath }, el('legend', { text: key }));
     const redraw = () => { context.changed(); context.rerender(); };
-    const fallback = section.fallback;
+    const fallback = section[key];
     if (fallback && typeof fallback === 'object' && !Array.isArray(fallback)) {
         const spec = sectionType(context.schema, fallback.type);
         box.append(el('p', {}, 'type ', el('code', { text: String(fallback.type ?? '(none)') })));
         if (spec) box.append(...sectionFields(fallback, spec, fallbackPath, context, { isFallback: true }));
-        box.append(el('button', { type: 'button', text: 'Remove fallback', onclick: () => { delete section.fallback; redraw(); } }));
+        box.append(el('button', { type: 'button', text: 'Remove fallback', onclick: () => { delete section[key]; redraw(); } }));
     } else {
         const picker = select(context.schema.types.map((t) => t.name), 'markdown_block', () => {});
         box.append(labelled('Fallback type', picker),
-            el('button', { type: 'button', text: 'Add fallback', onclick: () => { section.fallback = { type: picker.value }; redraw(); } }));
+            el('button', { type: 'button', text: 'Add fallback', onclick: () => { section[key] = { type: picker.value }; redraw(); } }));
     }
     return box;
 }

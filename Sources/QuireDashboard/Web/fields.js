@@ -14,6 +14,7 @@ export function fieldControl(spec, owner, path, context) {
         context.changed();
     };
     let control;
+    const hints = [spec.summary];
     switch (value !== undefined && !fits(kind, value) ? 'raw' : kind) {
         case 'text':
         case 'id':
@@ -34,7 +35,7 @@ export function fieldControl(spec, owner, path, context) {
             return imagePicker(spec, owner, path, context, set);
         case 'id_list':
             control = input('text', (value ?? []).join(', '), (v) => set(v.split(/[\s,]+/).filter(Boolean)));
-            control.setAttribute('aria-describedby', hint(control, 'ids, separated by commas'));
+            hints.push('ids, separated by commas');
             break;
         case 'enum':
             control = select(['', ...(spec.values || [])], value ?? '', (v) => set(v || undefined), spec.required && value ? null : '(none)');
@@ -53,19 +54,21 @@ export function fieldControl(spec, owner, path, context) {
         case 'items':
             return itemList(spec, owner, path, context);
         default:
-            control = rawInput(value, set, context);
+            control = rawInput(value, set);
+            hints.push('as JSON');
     }
     if (spec.required) {
         control.required = true;
         control.setAttribute('aria-required', 'true');
     }
     const field = labelled(spec.name, control, { 'data-key-path': path, class: `field kind-${kind}${spec.required ? ' required' : ''}` });
-    if (spec.summary) {
+    const hintIDs = [];
+    for (const text of hints.filter(Boolean)) {
         const id = uniqueId('hint');
-        field.append(el('p', { class: 'hint', id, text: spec.summary }));
-        control.setAttribute('aria-describedby', [control.getAttribute('aria-describedby'), id].filter(Boolean).join(' '));
+        field.append(el('p', { class: 'hint', id, text }));
+        hintIDs.push(id);
     }
-    field.append(pendingHints.splice(0));
+    if (hintIDs.length) control.setAttribute('aria-describedby', hintIDs.join(' '));
     return field;
 }
 
@@ -98,13 +101,6 @@ export function select(values, current, onValue, emptyLabel = null) {
     return control;
 }
 
-const pendingHints = [];
-function hint(control, text) {
-    const id = uniqueId('hint');
-    pendingHints.push(el('p', { class: 'hint', id, text }));
-    return id;
-}
-
 function routeList(context) {
     const id = 'app-routes';
     if (!document.getElementById(id)) {
@@ -128,7 +124,7 @@ function dateInput(value, set) {
 }
 
 /** A value of a shape the form has no control for: its JSON, applied once it parses. */
-function rawInput(value, set, context) {
+function rawInput(value, set) {
     const area = el('textarea', { class: 'raw', rows: 3, spellcheck: 'false', value: value === undefined ? '' : JSON.stringify(value, null, 2) });
     area.addEventListener('input', () => {
         if (area.value.trim() === '') return set(undefined);
@@ -137,10 +133,8 @@ function rawInput(value, set, context) {
             area.setCustomValidity('');
         } catch {
             area.setCustomValidity('not valid JSON');
-            context.invalid?.(area);
         }
     });
-    area.setAttribute('aria-describedby', hint(area, 'as JSON'));
     return area;
 }
 

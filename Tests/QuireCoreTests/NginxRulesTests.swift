@@ -24,7 +24,9 @@ import Testing
         rules.auth = nil
         #expect(!rules.text.contains("auth_request"))
         #expect(!rules.text.contains("upstream"))
-        #expect(rules.text.contains(#"@([a-z0-9_-]+)\.json$" { return 404; }"#))
+        #expect(
+            rules.text.contains(
+                #"@([a-z0-9_-]+)\.json$" { set $quire_cache_control ""; set $quire_csp "default-src 'none'; sandbox"; return 404; }"#))
         #expect(NginxRules.production.text.contains("auth_request /_quire_auth;"))
     }
 
@@ -52,7 +54,7 @@ import Testing
             #expect(text.contains("\(temporary)_temp_path /tmp/q/\(temporary);"))
         }
         #expect(text.contains(NginxRules.production.text))
-        #expect(!NginxRules.production.standalone(folder: "/tmp/q", user: nil).contains("user "))
+        #expect(!NginxRules.production.standalone(folder: "/tmp/q", user: nil).contains("\nuser "))
     }
 
     @Test func listenAddresses() {

@@ -34,6 +34,12 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     /// What nginx's `listen` says.
     public var description: String { "\(bracketedHost):\(port)" }
 
+    /// Whether only this machine can reach it: 127.0.0.0/8, ::1 or `localhost`.
+    public var isLoopback: Bool {
+        host == "localhost" || host == "::1"
+            || (host.hasPrefix("127.") && host.split(separator: ".").count == 4 && host.allSatisfy { $0.isNumber || $0 == "." })
+    }
+
     /// The address to open in a browser (a wildcard host is reached through loopback).
     public var url: String {
         let reachable = host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "[::1]" : bracketedHost

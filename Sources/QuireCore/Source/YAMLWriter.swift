@@ -88,7 +88,25 @@ public enum YAMLWriter {
 
         func key(_ text: String) -> String { !quoteEverything && isPlain(text) ? text : quoted(text) }
 
-        func quoted(_ text: String) -> String { JSONWriter(pretty: false).string(.string(text)) }
+        /// A double-quoted scalar: what is not printable is escaped (YAML reads U+2028 and
+        /// U+0085 raw as line breaks, which JSON's escaping leaves as they are).
+        func quoted(_ text: String) -> String {
+            var out = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\t": out += "\\t"
+                case "\r": out += "\\r"
+                case _ where Self.isPrintable(scalar): out.unicodeScalars.append(scalar)
+                default:
+                    let hex = String(scalar.value, radix: 16, uppercase: true)
+                    out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+                }
+            }
+            return out + "\""
+        }
 
         /// Text a plain scalar writes as itself: not empty, not read as another type, no
         /// indicator that starts YAML syntax, no `: ` or ` #`, printable characters only.

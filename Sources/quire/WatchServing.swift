@@ -1,6 +1,7 @@
 import Foundation
 import QuireCommandLine
 import QuireCore
+import QuireDashboard
 
 /// `quire watch --serve [HOST:]PORT`: nginx, as the watcher's child, serving `dist/` with the rules
 /// of deploy/nginx.conf (`NginxRules`): the public server on PORT, the editors' on PORT+1. It
@@ -51,9 +52,12 @@ final class WatchServing: @unchecked Sendable {
     private var ttlMaps: [String: [Int]] = [:]
     private let previews: Bool
     private var links: EditorLinks?
+    /// The dashboard's editing service, started on a socket in nginx's folder before nginx.
+    private let dashboard: DashboardService?
 
-    init(_ settings: Settings, dist: String, previews: Bool) {
+    init(_ settings: Settings, dist: String, previews: Bool, dashboard: DashboardService?) {
         self.previews = previews
+        self.dashboard = dashboard
         self.settings = settings
         self.dist = URL(fileURLWithPath: dist).standardizedFileURL.path
         shownDist = dist
@@ -75,8 +79,9 @@ final class WatchServing: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: folder)
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let rules = NginxRules(
+            var rules = NginxRules(
                 dist: dist, publicListen: address.description, editorsListen: address.next.description, auth: settings.auth)
+            rules.dashboardSocket = try startDashboard(in: folder)
             try rules.standalone(folder: folder, user: Self.rootUser()).write(
                 toFile: "\(folder)/nginx.conf", atomically: true, encoding: .utf8)
         } catch {
@@ -98,6 +103,24 @@ final class WatchServing: @unchecked Sendable {
         links = EditorLinks(dist: dist, editors: address.next.url, previews: previews)
         let gate = settings.auth.map { "audience variants checked by \($0.server)" } ?? "audience variants refused"
         Console.shared.error("quire: nginx serves \(shownDist): \(address.url)/ for apps (\(gate)), \(address.next.url)/ for editors")
+        if dashboard != nil { Console.shared.error("quire: the dashboard: \(address.next.url)/dashboard/") }
+    }
+
+    /// Starts the dashboard's service on `<folder>/dashboard/scgi.sock`, a socket only the user
+    /// nginx's workers run as can open; returns its path (nil without a dashboard).
+    private func startDashboard(in folder: String) throws -> String? {
+        guard let dashboard else { return nil }
+        let socket = "\(folder)/dashboard/scgi.sock"
+        if let character = NginxRules.unservablePathCharacter(socket) {
+            throw CommandFailure(.operational, "\(socket): nginx cannot be given a socket whose path holds '\(character)'")
+        }
+        let worker = Self.rootUser().flatMap { user in getpwnam(user.name).map { (uid: $0.pointee.pw_uid, gid: $0.pointee.pw_gid) } }
+        do {
+            try dashboard.start(SocketPlacement(path: socket, owner: worker))
+        } catch {
+            throw CommandFailure(.operational, "cannot start the dashboard's service: \(error)")
+        }
+        return socket
     }
 
     /// nginx's folder: its configuration, pid file and temporary files, named after the watcher.
@@ -173,6 +196,7 @@ final class WatchServing: @unchecked Sendable {
     /// Stops nginx (it frees its ports before this returns) and removes its folder.
     func stop() {
         nginx?.stop()
+        dashboard?.stop()
         if let folder { try? FileManager.default.removeItem(atPath: folder) }
     }
 }

@@ -13,6 +13,9 @@ public struct NginxRules: Sendable, Equatable {
     /// The app's auth service, which answers 2xx when a request's token grants an audience; nil:
     /// audience variants are never served.
     public var auth: AuthService?
+    /// The dashboard's editing service (`quire watch --serve`): its SCGI socket, an upstream of
+    /// the editors' server only. Nil: no dashboard (deploy/nginx.conf).
+    public var dashboardSocket: String?
 
     public init(dist: String, publicListen: String, editorsListen: String, auth: AuthService?) {
         self.dist = dist
@@ -136,12 +139,50 @@ public struct NginxRules: Sendable, Equatable {
                 add_header Cache-Control "no-store" always;
                 # A browser's favicon.ico and the like are not errors worth a log line.
                 log_not_found off;
+            \(dashboardLocations)
                 location ~ "/state(/|$)" { return 404; }
                 location / { autoindex on; }
                 types {
             \(Self.types)
                 }
             }
+
+            """
+    }
+
+    /// The dashboard on the editors' server: `/` leads to it, `/dashboard/` and `/api/` go to its
+    /// service over SCGI (the event stream unbuffered), CodeMirror comes from Debian's package.
+    /// The socket's path is checked by the caller (`unservablePathCharacter`).
+    private var dashboardLocations: String {
+        guard let socket = dashboardSocket else { return "" }
+        let pass = """
+                    scgi_pass unix:\(Self.string(socket));
+                    scgi_param SCGI 1;
+                    scgi_param REQUEST_METHOD $request_method;
+                    scgi_param REQUEST_URI $request_uri;
+                    scgi_param REQUEST_SCHEME $scheme;
+                    scgi_param SERVER_NAME $server_name;
+            """
+        return """
+                # The dashboard: its editing service listens on a Unix socket only nginx's workers can open.
+                location = / { return 302 /dashboard/; }
+                location ^~ /dashboard/codemirror/ {
+                    alias /usr/share/javascript/codemirror/;
+                    add_header X-Content-Type-Options nosniff always;
+                    add_header Cache-Control "no-store" always;
+                }
+                location ^~ /dashboard/ {
+            \(pass)
+                }
+                location ^~ /api/ {
+                    client_max_body_size 10m;
+            \(pass)
+                }
+                location = /api/events {
+            \(pass)
+                    scgi_buffering off;
+                    scgi_read_timeout 1h;
+                }
 
             """
     }

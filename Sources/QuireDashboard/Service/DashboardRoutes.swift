@@ -120,7 +120,10 @@ extension DashboardService {
         }
         let root: SourceNode
         do throws(Diagnostic) {
-            root = try SourceParser.parse(request.body, format: .json, file: "request")
+            // A page's whole text is one string of the request: the page's own limits apply to it later.
+            var limits = SourceLimits.default
+            limits.maxStringBytes = limit
+            root = try SourceParser.parse(request.body, format: .json, file: "request", limits: limits)
         } catch {
             throw .badRequest("the request's body is not JSON: \(error.description)")
         }

@@ -139,11 +139,11 @@ def start(workspace):
     port = 18500 + os.getpid() % 500 * 2
     watcher = quire_e2e.Watcher(
         workspace, ["--site", "trex", "--serve", "127.0.0.1:%d" % port, "--serve-next-free"])
-    line = poll(lambda: next((l for l in watcher.since(0) if " for editors" in l), None), timeout=60)
+    line = poll(lambda: next((l for l in watcher.since(0) if "quire: the dashboard: " in l), None), timeout=60)
     if not line:
         print("the watcher did not serve: " + watcher.tail())
         sys.exit(1)
-    editors = int(re.search(r"http://127\.0\.0\.1:(\d+)/ for editors", line).group(1))
+    editors = int(re.search(r"the dashboard: http://127\.0\.0\.1:(\d+)/dashboard/", line).group(1))
     published = poll(lambda: any("trex: published v000001" in l for l in watcher.since(0)), timeout=60)
     expect(published, "the first publish: " + watcher.tail())
     return watcher, editors
@@ -375,6 +375,12 @@ def main():
         response = connection.getresponse()
         response.read()
         expect(response.status == 302 and response.getheader("Location", "").endswith("/dashboard/"), "/ does not lead to the dashboard")
+        for name, kind in [("lib/codemirror.js", "text/javascript"), ("lib/codemirror.css", "text/css"), ("mode/yaml/yaml.js", "text/javascript")]:
+            connection.request("GET", "/dashboard/codemirror/" + name)
+            response = connection.getresponse()
+            response.read()
+            expect(response.status == 200 and (response.getheader("Content-Type") or "").startswith(kind),
+                   "CodeMirror's %s: %d %s (scripts/ensure-packages installs libjs-codemirror)" % (name, response.status, response.getheader("Content-Type")))
         events = Events(editors)
         expect(events.status == 200 and events.type.startswith("text/event-stream"), "events: %d %s" % (events.status, events.type))
         check_hostile(service, workspace, outside)

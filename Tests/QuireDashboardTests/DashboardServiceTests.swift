@@ -106,6 +106,7 @@ struct DashboardServiceTests {
         let hero = good.body["rendered"]?["en"]?["page"]?["sections"]?.arrayValue?.first
         #expect(hero?["title"]?.stringValue == "Range Day Essentials")
         #expect(good.body["rendered"]?.objectValue?.keys.sorted() == ["en", "es", "fr", "fr-CA"])
+        #expect(good.body["document"]?["sections"]?.arrayValue?.first?["title"]?.stringValue == "Range Day Essentials")
         #expect(good.body["rendered"]?["en"]?["audiences"]?.objectValue?.keys.contains("pro") == true)
 
         // The hero's required title removed: an error at its key path and line.
@@ -213,6 +214,9 @@ struct DashboardServiceTests {
         #expect(headers["Content-Security-Policy"]?.contains("require-trusted-types-for 'script'") == true)
         #expect(String(decoding: response.bytes, as: UTF8.self).contains("X-Content-Type-Options: nosniff\r\n"))
         #expect(fixture.send("GET", "/dashboard/nothing.js").status.code == 404)
+        let script = fixture.send("GET", "/dashboard/preview.js")
+        #expect(script.body == PagePreview.script)
+        #expect(script.headers.contains { $0.name == "Content-Type" && $0.value.hasPrefix("text/javascript") })
     }
 
     @Test func theEmbeddedFilesAreTheWebFolder() throws {

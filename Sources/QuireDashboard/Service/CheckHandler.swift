@@ -18,7 +18,10 @@ extension DashboardService {
         } else {
             throw .badRequest("a check needs 'text' (the file's text) or 'document' (the page as JSON)")
         }
-        let draft = draftSite(site).check(pageID: id, relativePath: file.relativePath, bytes: Array(text.utf8))
+        let bytes = Array(text.utf8)
+        let draft = draftSite(site).check(pageID: id, relativePath: file.relativePath, bytes: bytes)
+        // The draft as a value, for the form (null when it does not parse; the diagnostics say why).
+        let document = (try? SourceParser.parse(bytes, format: file.format, file: file.relativePath))?.json
         var rendered = JSONObject()
         for locale in draft.rendered {
             rendered[locale.locale] = .object(
@@ -31,6 +34,7 @@ extension DashboardService {
             .object(
                 JSONObject([
                     ("diagnostics", .array(draft.diagnostics.map(DiagnosticJSON.make))), ("text", .string(text)),
+                    ("document", document ?? .null),
                     ("path", .string(file.relativePath)), ("format", .string(file.format.rawValue)), ("rendered", .object(rendered)),
                 ])))
     }

@@ -1,3 +1,5 @@
+import QuireCore
+
 /// The dashboard's own files (Web/, compiled in with SwiftPM's `embedInCode`), served under
 /// `/dashboard/` with a strict CSP: scripts and styles from this origin only, no inline script,
 /// Trusted Types required, so page text never becomes markup.
@@ -7,6 +9,10 @@ enum StaticFiles {
     static let files: [String: [UInt8]] = [
         "index.html": PackageResources.index_html
     ]
+
+    /// The preview's script and style, the very bytes every published preview gets (not copies):
+    /// the draft preview draws a draft with them.
+    static let shared: [String: [UInt8]] = ["preview.js": PagePreview.script, "preview.css": PagePreview.stylesheet]
 
     static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; "
@@ -26,7 +32,7 @@ enum StaticFiles {
     /// `name`: the path under /dashboard/ (empty for the dashboard itself).
     static func response(_ name: String, trailingSlash: Bool) -> HTTPResponse {
         let file = name.isEmpty ? "index.html" : name
-        guard let bytes = files[file], let type = contentType(file) else {
+        guard let bytes = files[file] ?? shared[file], let type = contentType(file) else {
             return .error(.notFound, "no dashboard file '\(name.prefix(100))'")
         }
         return HTTPResponse(

@@ -13,6 +13,7 @@ sent to nginx's editors' listener with http.client, as a browser (or an attacker
 
 import hashlib
 import http.client
+import http.server
 import json
 import os
 import re
@@ -77,11 +78,11 @@ class Service:
 class Events:
     """One open `GET /api/events` stream, its events collected on a thread."""
 
-    def __init__(self, port):
+    def __init__(self, port, headers=None):
         self.events = []
         self.lock = threading.Lock()
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        self.connection.request("GET", "/api/events")
+        self.connection.request("GET", "/api/events", headers=headers or {})
         self.response = self.connection.getresponse()
         self.status = self.response.status
         self.type = self.response.getheader("Content-Type") or ""
@@ -135,16 +136,16 @@ def snapshot(*folders):
     return found
 
 
-def start(workspace):
+def start(workspace, options=()):
     port = 18500 + os.getpid() % 500 * 2
     watcher = quire_e2e.Watcher(
-        workspace, ["--site", "trex", "--serve", "127.0.0.1:%d" % port, "--serve-next-free"])
+        workspace, ["--site", "trex", "--serve", "127.0.0.1:%d" % port, "--serve-next-free"] + list(options))
     line = poll(lambda: next((l for l in watcher.since(0) if "quire: the dashboard: " in l), None), timeout=60)
     if not line:
         print("the watcher did not serve: " + watcher.tail())
         sys.exit(1)
     editors = int(re.search(r"the dashboard: http://127\.0\.0\.1:(\d+)/dashboard/", line).group(1))
-    published = poll(lambda: any("trex: published v000001" in l for l in watcher.since(0)), timeout=60)
+    published = poll(lambda: any(re.search(r"trex: (published v\d+|no changes)", l) for l in watcher.since(0)), timeout=60)
     expect(published, "the first publish: " + watcher.tail())
     return watcher, editors
 
@@ -345,6 +346,57 @@ def check_flows(service, workspace, events, editors):
            "schema: %r" % (schema or {}).get("assets"))
 
 
+class SignIn(http.server.BaseHTTPRequestHandler):
+    """The editors' sign-in (as oauth2-proxy's /oauth2/auth): a session cookie names the user."""
+
+    def do_GET(self):  # noqa: N802
+        if self.headers.get("Cookie") == "session=alice":
+            self.send_response(200)
+            self.send_header("X-Auth-Request-User", "alice")
+        else:
+            self.send_response(401)
+        self.end_headers()
+
+    def log_message(self, *arguments):
+        pass
+
+
+def check_signed_in(workspace):
+    """Under --editors-auth: nothing without a session; a save by alice is published as alice's."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), SignIn)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    watcher, editors = start(workspace, ["--editors-auth", "http://127.0.0.1:%d/auth" % server.server_port])
+    try:
+        service = Service(editors)
+        got, _, _ = service.request("GET", "/api/session")
+        expect(got == 401, "signed out: /api/session answered %d" % got)
+        cookie = {"Cookie": "session=alice"}
+        got, session, _ = service.request("GET", "/api/session", headers=cookie)
+        expect(got == 200 and session["user"] == "alice", "signed in: session %r" % session)
+        service.token = session["token"]
+        events = Events(editors, cookie)
+        got, page, _ = service.request("GET", "/api/sites/trex/pages/guides/range-safety", headers=cookie)
+        text = page["text"] + "\n"
+        got, saved, raw = service.send("PUT", "/api/sites/trex/pages/guides/range-safety", {"base": page["base"], "text": text}, extra=cookie)
+        expect(got == 200, "signed in: save %d %s" % (got, raw[:200]))
+        event = events.published(saved["save_id"]) if got == 200 else None
+        expect(event is not None, "signed in: no publish event")
+        with open(os.path.join(workspace.dist, "trex", "state", "history.jsonl")) as handle:
+            last = json.loads(handle.read().splitlines()[-1])
+        expect(last["user"] == "alice" and last["to"] == (event or {}).get("version"), "history: %r" % last)
+        # The status files are written in the background after the publish.
+        def status_names_alice():
+            got, status, _ = service.request("GET", "/trex/status/status.json", headers=cookie)
+            history = (status or {}).get("history", []) if got == 200 else []
+            return history and history[-1]["user"] == "alice" and history[-1]["to"] == last["to"]
+        expect(poll(status_names_alice, timeout=10), "the status page's history does not name alice")
+        print("dashboard-api: under --editors-auth, alice's save published as %s and recorded as hers" % (event or {}).get("version"), flush=True)
+    finally:
+        watcher.process.terminate()
+        watcher.process.wait(timeout=30)
+        server.shutdown()
+
+
 def main():
     workspace = quire_e2e.Workspace(prefix="quire-dashboard-")
     shutil.rmtree(workspace.pages)
@@ -386,9 +438,13 @@ def main():
         check_hostile(service, workspace, outside)
         check_disk_errors(service, workspace)
         check_flows(service, workspace, events, editors)
-    finally:
         watcher.process.terminate()
         watcher.process.wait(timeout=30)
+        check_signed_in(workspace)
+    finally:
+        if watcher.process.poll() is None:
+            watcher.process.terminate()
+            watcher.process.wait(timeout=30)
         workspace.remove()
     if failures:
         print("dashboard-api: %d problems" % len(failures))

@@ -113,9 +113,10 @@ extension SiteBuilder {
         do {
             var outcome = PublishOutcome.unchanged(base.version)
             if !changes.isEmpty {
-                let delta = PublishDelta(
+                var delta = PublishDelta(
                     base: base.version, files: Array(changes.files.values), removed: changes.removed.sorted(),
                     manifest: base.manifest, buildRecord: record)
+                delta.user = publishingUser
                 outcome = try clock.measure(.publish) {
                     try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in
                         try store.publish(delta, holding: lock)

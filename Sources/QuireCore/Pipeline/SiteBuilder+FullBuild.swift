@@ -148,7 +148,8 @@ extension SiteBuilder {
             let store = try openStore()
             let outcome = try clock.measure(.publish) {
                 try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in
-                    try store.publish(PublishRequest(files: files, manifest: manifest, buildRecord: record), holding: lock)
+                    try store.publish(
+                        PublishRequest(files: files, manifest: manifest, buildRecord: record, user: publishingUser), holding: lock)
                 }
             }
             result.outcome = outcome

@@ -19,14 +19,16 @@ extension SiteStore {
         // Indexing a cold build's 60,000 files takes as long as writing and syncing its trees:
         // both at once.
         let newIndex = BackgroundValue { [layout] in FileIndex(planned: planned, layout: layout) }
-        return try commit(planned, base: newest, siteFields: request.manifest, buildRecord: request.buildRecord) { newIndex.value }
+        return try commit(planned, base: newest, siteFields: request.manifest, buildRecord: request.buildRecord, user: request.user) {
+            newIndex.value
+        }
     }
 
     /// Writes the planned version (unless it equals `base`), then records and swaps it in.
     /// `makeIndex` gives the new version's file index once it is written.
     func commit(
         _ planned: [(name: String, tree: PlannedTree)], base newest: VersionID?, baseManifest: VersionManifest? = nil,
-        siteFields: JSONObject, buildRecord: JSONObject, makeIndex: () -> FileIndex
+        siteFields: JSONObject, buildRecord: JSONObject, user: String? = nil, makeIndex: () -> FileIndex
     ) throws(StoreError) -> PublishOutcome {
         let version = VersionID((newest?.number ?? 0) + 1)
         let folders: [(name: String, folder: VersionManifest.Folder)] = planned.map { entry in
@@ -53,7 +55,7 @@ extension SiteStore {
         do throws(StoreError) {
             CrashPoint.history.reach()
             try History(path: layout.history).append(
-                HistoryEntry(action: .publish, from: before, to: version, reason: reason), durable: pin != nil)
+                HistoryEntry(action: .publish, from: before, to: version, reason: reason, user: user), durable: pin != nil)
             if pin == nil {
                 CrashPoint.swap.reach()
                 try CurrentLink(layout: layout).point(at: version, alsoSyncing: [layout.history])

@@ -141,7 +141,14 @@ export async function openEditor(view, site, pageID) {
     async function save() {
         clearTimeout(timer);
         const body = state.mode === 'text' || !state.formEdited ? { text: state.mode === 'text' ? text.text : state.text } : { document: state.doc };
-        const saved = await savePage(state, body);
+        publish.say('Saving…');
+        publish.sending();
+        let saved = null;
+        try {
+            saved = await savePage(state, body);
+        } finally {
+            if (!saved) publish.say('Not saved.', 'error');
+        }
         if (!saved) return;
         state.base = saved.base;
         state.dirty = false;

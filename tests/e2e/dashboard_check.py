@@ -187,7 +187,10 @@ class Dashboard:
         self.page.get_by_role("button", name="Save", exact=True).click()
         if confirm:
             self.page.get_by_role("dialog").get_by_role("button", name=confirm).click()
-        expect(status).to_have_text(re.compile(r"^(Live in|Not live|Saved;|Not saved)"), timeout=15000)
+        try:
+            expect(status).to_have_text(re.compile(r"^(Live in|Not live|Saved;|Not saved)"), timeout=15000)
+        except AssertionError:
+            check(False, "a save's outcome never came: %r" % status.text_content())
         text = status.text_content()
         version, notified, publish = (status.get_attribute(a) for a in ("data-version", "data-notified-at", "data-publish-ms"))
         published_at = self.publishes.seen.get(version) if text.startswith("Live in") else None
@@ -240,6 +243,7 @@ def check_hero_edit(board, workspace, port):
     except AssertionError:
         check(False, "the preview did not show the new hero title before the save")
     check(section(published(port), "hero")["title"] == "Training Essentials", "the apps got the title before the save")
+    check_preview_pickers(board)
     if os.environ.get("DASHBOARD_SCREENSHOT"):
         board.page.set_viewport_size({"width": 1400, "height": 1180})
         board.page.evaluate("window.scrollTo(0, 0)")
@@ -251,6 +255,25 @@ def check_hero_edit(board, workspace, port):
     check(served, "the apps' listener does not serve the new hero title: %r" % section(published(port), "hero"))
     check(title in (workspace.source() or ""), "the file on disk lacks the new title")
     return title
+
+
+def check_preview_pickers(board):
+    """The draft in another locale (its translations merged) and as an audience sees it."""
+    page, preview = board.page, board.preview()
+    page.get_by_label("Preview locale").select_option("fr")
+    try:
+        expect(preview.locator("#quire-title")).to_have_text("Boutique T.REX ARMS", timeout=5000)
+    except AssertionError:
+        check(False, "the preview in fr does not show the page's French title")
+    page.get_by_label("Preview locale").select_option("en")
+    members = preview.locator("#quire-content", has_text="Members save 10%")
+    check(members.count() == 0, "the preview for everyone shows the pro-only announcement")
+    page.get_by_label("Preview audience").select_option("pro")
+    try:
+        expect(members).to_have_count(1, timeout=5000)
+    except AssertionError:
+        check(False, "the preview for the pro audience lacks its announcement")
+    page.get_by_label("Preview audience").select_option("(everyone)")
 
 
 def check_sections(board, port):

@@ -43,6 +43,7 @@ SITE = "trex"
 PAGE = "trex-store"
 NONCE = "%x" % (int(time.time() * 1000) % 0xFFFFFF)
 STARTED = []
+UNKNOWN_SECTION = "  - type: countdown_timer\n    id: sale-clock\n    ends_at: \"2030-01-01T00:00:00Z\"\n"
 timings = []  # (save written -> published, published -> dashboard told), ms
 
 
@@ -59,6 +60,9 @@ class Workspace:
             os.chmod(folder, 0o755)
         self.site_dir = os.path.join(self.pages, SITE)
         self.site_root = os.path.join(self.dist, SITE)
+        # A section of a type the vocabulary does not know: edited as its JSON, kept by form saves.
+        with open(os.path.join(self.site_dir, PAGE + ".yaml"), "a") as handle:
+            handle.write(UNKNOWN_SECTION)
 
     def source(self, name=PAGE + ".yaml"):
         return quire_e2e.read(os.path.join(self.site_dir, name))
@@ -244,6 +248,8 @@ def check_hero_edit(board, workspace, port):
         check(False, "the preview did not show the new hero title before the save")
     check(section(published(port), "hero")["title"] == "Training Essentials", "the apps got the title before the save")
     check_preview_pickers(board)
+    raw = board.page.get_by_role("region", name=re.compile(r"countdown_timer$")).get_by_label("Section as JSON")
+    check("sale-clock" in raw.input_value(), "the section of an unknown type is not shown as its JSON: %r" % raw.input_value())
     if os.environ.get("DASHBOARD_SCREENSHOT"):
         board.page.set_viewport_size({"width": 1400, "height": 1180})
         board.page.evaluate("window.scrollTo(0, 0)")
@@ -253,7 +259,9 @@ def check_hero_edit(board, workspace, port):
     check(re.match(r"Live in v\d{6}, \d+ ms after save\.", said or ""), "after the save: %r" % said)
     served = poll(lambda: (section(published(port), "hero") or {}).get("title") == title, timeout=5)
     check(served, "the apps' listener does not serve the new hero title: %r" % section(published(port), "hero"))
-    check(title in (workspace.source() or ""), "the file on disk lacks the new title")
+    source = workspace.source() or ""
+    check(title in source, "the file on disk lacks the new title")
+    check("countdown_timer" in source and "2030-01-01T00:00:00Z" in source, "the form save lost the section of an unknown type")
     return title
 
 
@@ -286,6 +294,11 @@ def check_sections(board, port):
     added = board.section(count + 1, "divider")
     expect(added).to_be_visible()
     added_id = added.get_by_label("id", exact=True).input_value()
+    page.get_by_role("button", name="Duplicate section %d" % (count + 1)).click()
+    copy = board.section(count + 2, "divider")
+    check(copy.get_by_label("id", exact=True).input_value() == added_id + "-copy", "the duplicate's id: %r" % copy.get_by_label("id", exact=True).input_value())
+    page.get_by_role("button", name="Remove section %d" % (count + 2)).click()
+    check(page.locator(".list-sections > section.card").count() == count + 1, "the duplicate was not removed")
     page.get_by_role("button", name="Move section %d up" % (count + 1)).click()
     expect(board.section(count, "divider")).to_be_visible()
     grid = next(i for i, s in enumerate(page.locator(".list-sections > section.card").all()) if "product_grid" in s.get_attribute("aria-label"))
@@ -362,6 +375,10 @@ def check_new_page(board, port):
     check(said and said.startswith("Live in"), "new page save: %r" % said)
     made = poll(lambda: published(port, new_id), timeout=5)
     check(made and made.get("title") == "Made in the dashboard", "the new page is not served: %r" % made)
+    page.get_by_role("button", name="Delete page").click()
+    page.get_by_role("dialog").get_by_role("button", name="Delete page").click()
+    expect(page.get_by_role("heading", name="Pages of %s" % SITE)).to_be_visible()
+    check(poll(lambda: published(port, new_id) is None, timeout=5), "the deleted page is still served to apps")
 
 
 def check_upload(board, workspace, port):

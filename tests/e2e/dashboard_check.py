@@ -216,7 +216,9 @@ def check_document(port):
     check(status == 404, "the apps' listener serves /api/session (%d)" % status)
 
 
-def check_text_mode(board):
+def check_text_mode(board, workspace, port):
+    """The file itself in the editor; a broken line's diagnostic at its line; a text-mode save
+    writes the text exactly (comments too); the form then shows what the text said."""
     page = board.page
     page.get_by_role("button", name="Text", exact=True).click()
     editor_text = lambda: page.evaluate("document.querySelector('.CodeMirror').CodeMirror.getValue()")  # noqa: E731
@@ -231,10 +233,18 @@ def check_text_mode(board):
         expect(listed.locator("li").first).to_have_text(re.compile(r"^\d+:\d+: error: "), timeout=5000)
     except AssertionError:
         check(False, "text mode: no diagnostic at a line and column: %r" % listed.text_content())
-    page.evaluate("text => document.querySelector('.CodeMirror').CodeMirror.setValue(text)", original)
+    edited = original.replace("subtitle: Everything", "subtitle: Typed in text mode, everything", 1)
+    check(edited != original, "text mode: no hero subtitle to edit")
+    page.evaluate("text => document.querySelector('.CodeMirror').CodeMirror.setValue(text)", edited)
+    said = board.save()
+    check(said and said.startswith("Live in"), "text-mode save: %r" % said)
+    check(workspace.source() == edited, "a text-mode save did not write the text exactly")
+    check(poll(lambda: (section(published(port), "hero") or {}).get("subtitle", "").startswith("Typed in text mode"), timeout=5),
+          "the apps do not get the subtitle saved in text mode")
     page.get_by_role("button", name="Form", exact=True).click()
-    title = board.section(1, "hero_banner").get_by_label("title", exact=True)
-    check(title.input_value() == "Training Essentials", "form after text mode: hero title %r" % title.input_value())
+    hero = board.section(1, "hero_banner")
+    check(hero.get_by_label("title", exact=True).input_value() == "Training Essentials", "form after text mode: the hero title")
+    check(hero.get_by_label("subtitle", exact=True).input_value().startswith("Typed in text mode"), "form after text mode: the subtitle typed there")
 
 
 def check_hero_edit(board, workspace, port):
@@ -467,7 +477,7 @@ def main():
             publishes = Publishes(workspace)
             board = Dashboard(browser, port, publishes)
             board.open()
-            check_text_mode(board)
+            check_text_mode(board, workspace, port)
             title = check_hero_edit(board, workspace, port)
             check_sections(board, port)
             check_error_save(board, port, title)

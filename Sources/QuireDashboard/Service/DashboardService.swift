@@ -75,6 +75,18 @@ public final class DashboardService: @unchecked Sendable {
         try SiteFolder(pagesRoot: absolutePagesRoot, site: site, sites: sites())
     }
 
+    /// Sites whose page list was read ahead (`warmPageList`).
+    private var warmed = Set<String>()
+
+    /// After a site's first build, reads its pages' titles and schedules in the background, so
+    /// the first page list of a large site does not parse every source while an editor waits.
+    private func warmPageList(_ site: String) {
+        guard lock.withLock({ warmed.insert(site).inserted }), let folder = try? folder(site) else { return }
+        DispatchQueue.global(qos: .utility).async { [self] in
+            _ = summaries.summaries(draftSite(site).pageSources.values.map { folder.root + "/" + $0 })
+        }
+    }
+
     // MARK: - What the watcher tells
 
     /// Who caused the changes the watcher is about to build (the newest dashboard save among
@@ -93,6 +105,7 @@ public final class DashboardService: @unchecked Sendable {
             if changed.map({ !$0.isSubset(of: known) }) ?? true { forgetDraftSite(site) }
         }
         pageStates.record(result)
+        warmPageList(site)
         guard !result.isHeld else {
             events.publish("publish", data: JSONWriter(pretty: false).string(PublishEvent.held(site)))
             return

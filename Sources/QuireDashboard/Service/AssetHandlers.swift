@@ -46,9 +46,9 @@ extension DashboardService {
         }
         let relative = "assets/" + stem + "." + pathExtension
         try folder.makeFolders(of: relative)
-        try AtomicFile.create(bytes, at: folder.root + "/" + relative)
+        _ = try save(site, relative, request) { () throws(DashboardError) in try AtomicFile.create(bytes, at: folder.root + "/" + relative)
+        }
         forgetDraftSite(site)
-        _ = saves.record(site: site, path: absolutePagesRoot + "/" + site + "/" + relative, user: user(request))
         return .json(.object(JSONObject([("path", .string("/" + relative)), ("type", .string(type.mime))])), status: .created)
     }
 

@@ -87,6 +87,23 @@ public final class DashboardService: @unchecked Sendable {
         }
     }
 
+    /// Runs `write` (a save, a new page, a delete, an upload of `relativePath`) as a save of the
+    /// ledger: recorded before the file changes, since the watcher may build it the moment it is
+    /// renamed and asks the ledger who made it. Returns the save's id.
+    func save(_ site: String, _ relativePath: String, _ request: SCGIRequest, _ write: () throws(DashboardError) -> Void)
+        throws(DashboardError) -> String
+    {
+        let id = saves.record(site: site, path: absolutePagesRoot + "/" + site + "/" + relativePath, user: user(request))
+        do {
+            try write()
+        } catch {
+            saves.forget(id)
+            throw error
+        }
+        saves.written(id)
+        return id
+    }
+
     // MARK: - What the watcher tells
 
     /// Who caused the changes the watcher is about to build (the newest dashboard save among

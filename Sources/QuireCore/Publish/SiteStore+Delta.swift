@@ -46,7 +46,9 @@ extension SiteStore {
         var applied = false
         // Unchanged or failed: the base stays the newest, with its index.
         defer { if !applied { restoreCachedIndex(index, of: newest) } }
-        return try commit(plan.topLevel, base: newest, baseManifest: manifest, siteFields: delta.manifest, buildRecord: delta.buildRecord) {
+        return try commit(
+            plan.topLevel, base: newest, baseManifest: manifest, siteFields: delta.manifest, buildRecord: delta.buildRecord, holding: lock
+        ) {
             applied = true
             index.apply(plan, layout: layout)
             return index

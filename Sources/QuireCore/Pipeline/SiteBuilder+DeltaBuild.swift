@@ -112,13 +112,15 @@ extension SiteBuilder {
             started: started, clock: clock, pages: changes.records, result: result)
         do {
             var outcome = PublishOutcome.unchanged(base.version)
+            var retention: [Diagnostic] = []
             if !changes.isEmpty {
                 let delta = PublishDelta(
                     base: base.version, files: Array(changes.files.values), removed: changes.removed.sorted(),
                     manifest: base.manifest, buildRecord: record)
-                outcome = try clock.measure(.publish) {
+                (outcome, retention) = try clock.measure(.publish) {
                     try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in
-                        try store.publish(delta, holding: lock)
+                        let outcome = try store.publish(delta, holding: lock)
+                        return (outcome, outcome.isPublished ? afterPublish.retain(config: config, store: store, holding: lock) : [])
                     }
                 }
             }
@@ -129,7 +131,7 @@ extension SiteBuilder {
             base.diagnostics = result.diagnostics
             state.setDeltaBase(base)
             if case .published(let version, _) = outcome {
-                result.diagnostics += afterPublish.retain(config: config, store: store)
+                result.diagnostics += retention
                 prepareSpareFolders()
                 result.diagnostics += afterPublish.runHook(version, config: config)
             }

@@ -139,25 +139,31 @@ extension SiteStore {
     /// removes the others and every tree no kept version reaches.
     @discardableResult
     public func gc(keep: Int, reason: String = "") throws(StoreError) -> CollectionReport {
-        try withOperationLock { (_) throws(StoreError) -> CollectionReport in
-            let all = try allVersions()
-            let current = try currentVersion()
-            let kept = GarbageCollector.kept(all, keep: keep, current: current, pinned: try pinnedVersion())
-            // The trees it removes may become spare folders of their folders' newer trees.
-            let recycled = spareFolders?.recycled
-            let report = try GarbageCollector(layout: layout, children: treeChildren).collect(versions: all, keeping: kept) {
-                recycled?.offer($0, at: $1) ?? false
-            }
-            let detail = "removed \(report.removedVersions.count) versions, \(report.removedTrees) trees"
-            CrashPoint.history.reach()
-            // A gc that removed nothing is not history worth reading.
-            guard !report.removedVersions.isEmpty || report.removedTrees > 0 else { return report }
-            try History(path: layout.history).append(
-                HistoryEntry(
-                    action: .gc, from: report.removedVersions.first, to: report.removedVersions.last,
-                    reason: reason.isEmpty ? detail : reason + " (" + detail + ")"))
-            return report
+        try withOperationLock { (lock) throws(StoreError) -> CollectionReport in try gc(keep: keep, reason: reason, holding: lock) }
+    }
+
+    /// `gc(keep:reason:)` under the lock the caller holds: retention (`keep:`) runs in the
+    /// lock its publish took.
+    @discardableResult
+    public func gc(keep: Int, reason: String = "", holding lock: borrowing HeldPublishLock) throws(StoreError) -> CollectionReport {
+        lock.check(for: self)
+        let all = try allVersions()
+        let current = try currentVersion()
+        let kept = GarbageCollector.kept(all, keep: keep, current: current, pinned: try pinnedVersion())
+        // The trees it removes may become spare folders of their folders' newer trees.
+        let recycled = spareFolders?.recycled
+        let report = try GarbageCollector(layout: layout, children: treeChildren).collect(versions: all, keeping: kept) {
+            recycled?.offer($0, at: $1) ?? false
         }
+        let detail = "removed \(report.removedVersions.count) versions, \(report.removedTrees) trees"
+        CrashPoint.history.reach()
+        // A gc that removed nothing is not history worth reading.
+        guard !report.removedVersions.isEmpty || report.removedTrees > 0 else { return report }
+        try History(path: layout.history).append(
+            HistoryEntry(
+                action: .gc, from: report.removedVersions.first, to: report.removedVersions.last,
+                reason: reason.isEmpty ? detail : reason + " (" + detail + ")"))
+        return report
     }
 
     /// Writes `version` (default: current) as plain files into the new folder `destination`.

@@ -118,7 +118,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "\(fixture.dist)/\(fixture.site)/current/en/home.json"))
         try run.step("and comes back", changed: ["home.yaml"]) { try fixture.write(Self.page, to: "home.yaml") }
         try run.step("an asset's bytes", changed: ["assets/banner.jpg"]) {
-            try fixture.write("new image bytes", to: "assets/banner.jpg")
+            try fixture.write(bytes: SiteFixture.jpeg("new image bytes"), to: "assets/banner.jpg")
         }
         try run.step("several pages and a translation at once", changed: ["home.yaml", "other.yaml", "l10n/fr/other.yaml"]) {
             try fixture.write(Self.page.replacingOccurrences(of: "Hero", with: "Hero two"), to: "home.yaml")
@@ -386,7 +386,7 @@ import Testing
                         to: "site.yaml")
                 }
             ),
-            (["assets/new.png"], { try fixture.write("png", to: "assets/new.png") }),
+            (["assets/new.png"], { try fixture.write(bytes: SiteFixture.png("png"), to: "assets/new.png") }),
         ] as [([String], () throws -> Void)] {
             try change()
             let result = run.builder.build(changed: Set(paths.map { "\(run.absolute)/\($0)" }))

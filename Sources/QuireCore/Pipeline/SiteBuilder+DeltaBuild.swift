@@ -247,20 +247,20 @@ extension SiteBuilder {
         _ names: Set<String>, inventory: SiteInventory, published: [String: PublishedFile],
         diagnostics: inout [Diagnostic]
     ) -> [OutputFile] {
-        let reader = SourceFileReader(maxBytes: 64 * 1024 * 1024)
+        let reader = AssetReader()
         var files: [OutputFile] = []
         for name in names.sorted() {
             guard let file = inventory.assets[name] else { continue }
-            do throws(SourceReadError) {
-                let bytes = try reader.read(file.path)
+            switch reader.read(file, display: "\(displayRoot)/\(file.relativePath)") {
+            case .success(let bytes):
                 let digest = SHA256.hash(bytes)
                 state.setAssetDigest(digest, of: file.path)
                 if published["assets/\(name)"]?.sha256 != digest {
                     files.append(OutputFile(path: "assets/\(name)", content: .bytes(bytes), inputDigest: digest))
                 }
-            } catch {
+            case .failure(let diagnostic):
                 // The asset keeps its last good copy.
-                diagnostics.append(.error("\(displayRoot)/\(file.relativePath)", "this file \(error.message)"))
+                diagnostics.append(diagnostic)
             }
         }
         return files

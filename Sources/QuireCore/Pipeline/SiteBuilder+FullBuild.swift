@@ -253,7 +253,7 @@ extension SiteBuilder {
         _ inventory: SiteInventory, published: [String: PublishedFile], canReuse: (String) -> Bool,
         into result: inout SiteBuildResult
     ) -> [OutputFile] {
-        let reader = SourceFileReader(maxBytes: 64 * 1024 * 1024)
+        let reader = AssetReader()
         var files: [OutputFile] = []
         var digests: [String: String] = [:]
         defer { state.replaceAssetDigests(digests) }
@@ -265,14 +265,14 @@ extension SiteBuilder {
                 files.append(OutputFile(path: path, content: .carried, inputDigest: digest))
                 continue
             }
-            do throws(SourceReadError) {
-                let bytes = try reader.read(file.path)
+            switch reader.read(file, display: display) {
+            case .success(let bytes):
                 let digest = SHA256.hash(bytes)
                 digests[file.path] = digest
                 let content: OutputFile.Content = published[path]?.sha256 == digest ? .carried : .bytes(bytes)
                 files.append(OutputFile(path: path, content: content, inputDigest: digest))
-            } catch {
-                result.diagnostics.append(.error(display, "this file \(error.message)"))
+            case .failure(let diagnostic):
+                result.diagnostics.append(diagnostic)
             }
         }
         return files

@@ -263,7 +263,9 @@ public struct SiteInventory: Sendable {
             return
         }
         if relativePath.hasPrefix("assets/") {
-            assets[String(relativePath.dropFirst("assets/".count))] = file
+            let name = String(relativePath.dropFirst("assets/".count))
+            guard MediaType.named(name) != nil else { return diagnostics.append(.error(display(), MediaType.unknownExtension)) }
+            assets[name] = file
             return
         }
         let (stem, pathExtension) = Self.splitExtension(relativePath)

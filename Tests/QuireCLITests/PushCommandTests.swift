@@ -58,4 +58,22 @@ struct PushCommandTests {
         let check = try workspace.quire(["push", "--check", "--site", "shop", "--dist", workspace.dist])
         #expect(check.status == 3 && check.stderr.contains("set `read only = no`"), "\(check.stderr)")
     }
+
+    @Test func gcByHandPushesToTheReplicas() throws {
+        let workspace = try L10nWorkspace()
+        defer { workspace.remove() }
+        try FileManager.default.createDirectory(atPath: workspace.path("replica"), withIntermediateDirectories: true)
+        try replicas(workspace, [workspace.path("replica")])
+        let store = try workspace.read("pages/shop/store.yaml")
+        for edition in 1...3 {
+            try workspace.write("pages/shop/store.yaml", store + "\n# edition \(edition)\n")
+            #expect(try workspace.quire(["build", "--no-preview", "--dist", workspace.dist]).status == 0)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.path("replica/shop/versions")).count == 3)
+        let gc = try workspace.quire(["gc", "--site", "shop", "--keep", "1", "--dist", workspace.dist])
+        #expect(gc.status == 0, "\(gc.stderr)")
+        #expect(gc.stderr.contains("removed 2 versions"), "\(gc.stderr)")
+        #expect(gc.stderr.contains("shop: \(workspace.path("replica")): current is v000003"), "\(gc.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.path("replica/shop/versions")) == ["v000003"])
+    }
 }

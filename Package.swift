@@ -44,7 +44,8 @@ let package = Package(
             swiftSettings: swiftSettings),
         // The benchmark: drives the `quire` built next to it (and `hugo server`) on generated sites.
         .executableTarget(
-            name: "quire-bench", dependencies: ["QuireModel", "QuireCore", "QuireCommandLine"], swiftSettings: swiftSettings),
+            name: "quire-bench", dependencies: ["QuireModel", "QuireCore", "QuireDashboard", "QuireCommandLine"],
+            swiftSettings: swiftSettings),
 
         .testTarget(
             name: "QuireModelTests", dependencies: ["QuireModel"],

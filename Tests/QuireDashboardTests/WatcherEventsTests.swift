@@ -69,6 +69,19 @@ struct WatcherEventsTests {
         #expect(!last.contains("\"user\":\"alice\""))
     }
 
+    @Test func aRefusedSaveLeavesNoUserBehind() throws {
+        let fixture = try DashboardFixture()
+        let stale = JSONWriter(pretty: false).bytes(["base": .string(String(repeating: "0", count: 64)), "text": "title: t\n"])
+        let response = fixture.service.handle(
+            SCGIRequest(
+                parameters: [
+                    "REQUEST_METHOD": "PUT", "REQUEST_URI": "/api/sites/trex/pages/trex-store", "HTTP_HOST": "127.0.0.1:8081",
+                    "HTTP_ORIGIN": DashboardFixture.origin, "HTTP_X_QUIRE_TOKEN": fixture.token, "QUIRE_USER": "mallory",
+                ], body: stale))
+        #expect(response.status.code == 409)
+        #expect(fixture.service.user(site: "trex", changed: [fixture.site + "/trex-store.yaml"]) == nil)
+    }
+
     @Test func theSocketIsItsOwnersAndAnswersGarbageWith400() throws {
         let fixture = try DashboardFixture()
         let path = fixture.root + "/nginx/dashboard/scgi.sock"

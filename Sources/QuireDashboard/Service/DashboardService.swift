@@ -75,6 +75,35 @@ public final class DashboardService: @unchecked Sendable {
         try SiteFolder(pagesRoot: absolutePagesRoot, site: site, sites: sites())
     }
 
+    /// Sites whose page list was read ahead (`warmPageList`).
+    private var warmed = Set<String>()
+
+    /// After a site's first build, reads its pages' titles and schedules in the background, so
+    /// the first page list of a large site does not parse every source while an editor waits.
+    private func warmPageList(_ site: String) {
+        guard lock.withLock({ warmed.insert(site).inserted }), let folder = try? folder(site) else { return }
+        DispatchQueue.global(qos: .utility).async { [self] in
+            _ = summaries.summaries(draftSite(site).pageSources.values.map { folder.root + "/" + $0 })
+        }
+    }
+
+    /// Runs `write` (a save, a new page, a delete, an upload of `relativePath`) as a save of the
+    /// ledger: recorded before the file changes, since the watcher may build it the moment it is
+    /// renamed and asks the ledger who made it. Returns the save's id.
+    func save(_ site: String, _ relativePath: String, _ request: SCGIRequest, _ write: () throws(DashboardError) -> Void)
+        throws(DashboardError) -> String
+    {
+        let id = saves.record(site: site, path: absolutePagesRoot + "/" + site + "/" + relativePath, user: user(request))
+        do {
+            try write()
+        } catch {
+            saves.forget(id)
+            throw error
+        }
+        saves.written(id)
+        return id
+    }
+
     // MARK: - What the watcher tells
 
     /// Who caused the changes the watcher is about to build (the newest dashboard save among
@@ -93,6 +122,7 @@ public final class DashboardService: @unchecked Sendable {
             if changed.map({ !$0.isSubset(of: known) }) ?? true { forgetDraftSite(site) }
         }
         pageStates.record(result)
+        warmPageList(site)
         guard !result.isHeld else {
             events.publish("publish", data: JSONWriter(pretty: false).string(PublishEvent.held(site)))
             return

@@ -121,6 +121,7 @@ extension SiteBuilder {
                 (outcome, retention) = try clock.measure(.publish) {
                     try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in
                         let outcome = try store.publish(delta, holding: lock)
+                        announce(outcome, result)
                         return (outcome, outcome.isPublished ? afterPublish.retain(config: config, store: store, holding: lock) : [])
                     }
                 }

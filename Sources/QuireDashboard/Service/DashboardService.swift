@@ -72,9 +72,13 @@ public final class DashboardService: @unchecked Sendable {
     }
 
     func folder(_ site: String) throws(DashboardError) -> SiteFolder {
-        try SiteFolder(pagesRoot: absolutePagesRoot, site: site, sites: sites())
+        var folder = try SiteFolder(pagesRoot: absolutePagesRoot, site: site, sites: sites())
+        folder.dataFiles = Set([draftSite(site).drillCatalogPageID].compactMap { $0 })
+        return folder
     }
 
+    /// Sites whose build in progress was told to the event streams when it went live (`published`).
+    private var announced = Set<String>()
     /// Sites whose page list was read ahead (`warmPageList`).
     private var warmed = Set<String>()
 
@@ -112,8 +116,15 @@ public final class DashboardService: @unchecked Sendable {
         saves.user(site: site, of: changed)
     }
 
-    /// After each build of a site: which dashboard saves it carried and how long after each
-    /// it was live, pushed to every event stream.
+    /// The moment a build's version is live (`BuildOptions.published`): the saves it carried, and
+    /// how long after each it went live, pushed to every event stream at once.
+    public func published(_ result: SiteBuildResult, changed: Set<String>?) {
+        lock.withLock { _ = announced.insert(result.site) }
+        publishEvent(result, changed: changed)
+    }
+
+    /// After each build of a site: what the page list shows of it, and (unless `published` told
+    /// it already) the event: unchanged, failed or held builds, and publishes not announced.
     public func built(_ result: SiteBuildResult, changed: Set<String>?) {
         let site = result.site
         if let cached = lock.withLock({ draftSites[site] }) {
@@ -127,7 +138,12 @@ public final class DashboardService: @unchecked Sendable {
             events.publish("publish", data: JSONWriter(pretty: false).string(PublishEvent.held(site)))
             return
         }
-        let covered = saves.covered(site: site, paths: changed)
+        if lock.withLock({ announced.remove(site) }) != nil { return }
+        publishEvent(result, changed: changed)
+    }
+
+    private func publishEvent(_ result: SiteBuildResult, changed: Set<String>?) {
+        let covered = saves.covered(site: result.site, paths: changed)
         let event = PublishEvent.make(result, saves: covered, changed: changed, pagesRoot: absolutePagesRoot)
         events.publish("publish", data: JSONWriter(pretty: false).string(event))
     }

@@ -35,7 +35,7 @@ struct L10nWorkspace {
     func exists(_ relative: String) -> Bool { FileManager.default.fileExists(atPath: path(relative)) }
 
     /// The commands that take `--pages` (`quire <command> --help`); the others reject it.
-    static let commandsTakingPages: Set<String> = ["build", "check", "watch", "rollback", "unpin", "push", "l10n", "schema"]
+    static let commandsTakingPages: Set<String> = ["build", "check", "watch", "rollback", "unpin", "gc", "push", "l10n", "schema"]
 
     /// Runs `quire` in this workspace's folder, with its `--pages` when the command takes it, and
     /// `environment` added to this process's.

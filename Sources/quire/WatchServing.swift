@@ -1,6 +1,7 @@
 import Foundation
 import QuireCommandLine
 import QuireCore
+import QuireDashboard
 
 /// `quire watch --serve [HOST:]PORT`: nginx, as the watcher's child, serving `dist/` with the rules
 /// of deploy/nginx.conf (`NginxRules`): the public server on PORT, the editors' on PORT+1. It
@@ -97,6 +98,8 @@ final class WatchServing: @unchecked Sendable {
     private var ttlMaps: [String: [Int]] = [:]
     private let previews: Bool
     private var links: EditorLinks?
+    /// The dashboard's editing service, started on a socket in nginx's folder before nginx.
+    private let dashboard: DashboardService?
     /// `current` also moves without a build here (a rollback or unpin from the command line, or
     /// another process): every site's TTL map is looked at twice a second. A stat a site costs
     /// nothing, and unlike inotify on each site's folder it needs no watch added for a site made
@@ -104,8 +107,9 @@ final class WatchServing: @unchecked Sendable {
     private var currentCheck: (any DispatchSourceTimer)?
     private static let currentCheckInterval = DispatchTimeInterval.milliseconds(500)
 
-    init(_ settings: Settings, dist: String, previews: Bool) {
+    init(_ settings: Settings, dist: String, previews: Bool, dashboard: DashboardService?) {
         self.previews = previews
+        self.dashboard = dashboard
         self.settings = settings
         self.dist = URL(fileURLWithPath: dist).standardizedFileURL.path
         shownDist = dist
@@ -131,9 +135,10 @@ final class WatchServing: @unchecked Sendable {
         let folder: NginxFolder
         do {
             folder = try NginxFolder.make(worker: worker)
-            let rules = NginxRules(
+            var rules = NginxRules(
                 dist: dist, publicListen: address.description, editorsListen: editorsAddress.description, auth: settings.auth,
                 editorsAuth: settings.editorsAuth)
+            rules.dashboardSocket = try startDashboard(in: folder, worker: worker)
             try folder.write(configuration: rules.standalone(folder: folder.path, user: worker.map { ($0.name, $0.group) }))
         } catch {
             throw CommandFailure(.operational, "cannot write nginx's configuration: \(error)")
@@ -162,6 +167,23 @@ final class WatchServing: @unchecked Sendable {
         Console.shared.error(
             "quire: nginx serves \(shownDist): apps on \(address) (\(address.url)/; \(gate)), "
                 + "editors on \(editorsAddress) (\(editorsAddress.url)/; \(editorsGate))")
+        if dashboard != nil { Console.shared.error("quire: the dashboard: \(editorsAddress.url)/dashboard/") }
+    }
+
+    /// Starts the dashboard's service on `<folder>/dashboard/scgi.sock`, a socket only the user
+    /// nginx's workers run as can open; returns its path (nil without a dashboard).
+    private func startDashboard(in folder: NginxFolder, worker: NginxWorkerUser?) throws(CommandFailure) -> String? {
+        guard let dashboard else { return nil }
+        let socket = "\(folder.path)/dashboard/scgi.sock"
+        if let character = NginxRules.unservablePathCharacter(socket) {
+            throw CommandFailure(.operational, "\(socket): nginx cannot be given a socket whose path holds '\(character)'")
+        }
+        do {
+            try dashboard.start(SocketPlacement(path: socket, owner: worker?.ids))
+        } catch {
+            throw CommandFailure(.operational, "cannot start the dashboard's service: \(error)")
+        }
+        return socket
     }
 
     /// The addresses asked for, or with `nextFree` the first free pair of ports after them (an
@@ -219,6 +241,7 @@ final class WatchServing: @unchecked Sendable {
     func stop() {
         currentCheck?.cancel()
         nginx?.stop()
+        dashboard?.stop()
         folder?.remove()
     }
 }

@@ -114,12 +114,14 @@ extension SiteBuilder {
             var outcome = PublishOutcome.unchanged(base.version)
             var retention: [Diagnostic] = []
             if !changes.isEmpty {
-                let delta = PublishDelta(
+                var delta = PublishDelta(
                     base: base.version, files: Array(changes.files.values), removed: changes.removed.sorted(),
                     manifest: base.manifest, buildRecord: record)
+                delta.user = publishingUser
                 (outcome, retention) = try clock.measure(.publish) {
                     try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in
                         let outcome = try store.publish(delta, holding: lock)
+                        announce(outcome, result)
                         return (outcome, outcome.isPublished ? afterPublish.retain(config: config, store: store, holding: lock) : [])
                     }
                 }

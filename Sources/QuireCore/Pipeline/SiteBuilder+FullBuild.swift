@@ -148,7 +148,9 @@ extension SiteBuilder {
             let store = try openStore()
             let (outcome, retention) = try clock.measure(.publish) {
                 try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in
-                    let outcome = try store.publish(PublishRequest(files: files, manifest: manifest, buildRecord: record), holding: lock)
+                    let outcome = try store.publish(
+                        PublishRequest(files: files, manifest: manifest, buildRecord: record, user: publishingUser), holding: lock)
+                    announce(outcome, result)
                     return (outcome, outcome.isPublished ? afterPublish.retain(config: context.config, store: store, holding: lock) : [])
                 }
             }

@@ -7,8 +7,11 @@ public struct PublishRequest: Sendable {
     public var manifest: JSONObject
     /// The build record (timings, warnings, ...), stored as `build.json` in the version.
     public var buildRecord: JSONObject
+    /// Who caused the publish, for its history line; nil: this process's user.
+    public var user: String?
 
-    public init(files: [OutputFile], manifest: JSONObject, buildRecord: JSONObject) {
+    public init(files: [OutputFile], manifest: JSONObject, buildRecord: JSONObject, user: String? = nil) {
+        self.user = user
         self.files = files
         self.manifest = manifest
         self.buildRecord = buildRecord

@@ -19,7 +19,9 @@ extension SiteStore {
         // Indexing a cold build's 60,000 files takes as long as writing and syncing its trees:
         // both at once.
         let newIndex = BackgroundValue { [layout] in FileIndex(planned: planned, layout: layout) }
-        return try commit(planned, base: newest, siteFields: request.manifest, buildRecord: request.buildRecord, holding: lock) {
+        return try commit(
+            planned, base: newest, siteFields: request.manifest, buildRecord: request.buildRecord, user: request.user, holding: lock
+        ) {
             newIndex.value
         }
     }
@@ -28,7 +30,8 @@ extension SiteStore {
     /// `makeIndex` gives the new version's file index once it is written.
     func commit(
         _ planned: [(name: String, tree: PlannedTree)], base newest: VersionID?, baseManifest: VersionManifest? = nil,
-        siteFields: JSONObject, buildRecord: JSONObject, holding lock: borrowing HeldPublishLock, makeIndex: () -> FileIndex
+        siteFields: JSONObject, buildRecord: JSONObject, user: String? = nil, holding lock: borrowing HeldPublishLock,
+        makeIndex: () -> FileIndex
     ) throws(StoreError) -> PublishOutcome {
         let version = VersionID((newest?.number ?? 0) + 1)
         let folders: [(name: String, folder: VersionManifest.Folder)] = planned.map { entry in
@@ -50,8 +53,8 @@ extension SiteStore {
         let reason = pin.map { "current stays at \($0.version): pinned" } ?? ""
         do throws(StoreError) {
             try recordAndSwap(
-                HistoryEntry(action: .publish, from: before, to: version, reason: reason), swap: pin == nil, lineSync: .withSwap,
-                holding: lock)
+                HistoryEntry(action: .publish, from: before, to: version, reason: reason, user: user), swap: pin == nil,
+                lineSync: .withSwap, holding: lock)
         } catch {
             retire(version)
             try? VersionWriter.removeStaging(staging)

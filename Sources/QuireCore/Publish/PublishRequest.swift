@@ -7,6 +7,9 @@ public struct PublishRequest: Sendable {
     public var manifest: JSONObject
     /// The build record (timings, warnings, ...), stored as `build.json` in the version.
     public var buildRecord: JSONObject
+    /// The version the files were made for (the page index names it): the publish fails when
+    /// the store would number it otherwise (another process published meanwhile).
+    public var expectedVersion: VersionID?
 
     public init(files: [OutputFile], manifest: JSONObject, buildRecord: JSONObject) {
         self.files = files

@@ -38,7 +38,9 @@ struct BenchRestart {
         var live: UInt64?
         var watching: UInt64?
         while (live == nil || watching == nil) && BenchClock.now < deadline {
-            if live == nil, let bytes = BenchWatcher.readFile(target), BenchWatcher.contains(bytes, Array(token.utf8)) { live = BenchClock.now }
+            if live == nil, let bytes = BenchWatcher.readFile(target), BenchWatcher.contains(bytes, Array(token.utf8)) {
+                live = BenchClock.now
+            }
             if watching == nil, watcher.process.stderrLines.contains(where: { $0.text.hasPrefix("quire: watching") }) {
                 watching = BenchClock.now
             }

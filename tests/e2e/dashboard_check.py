@@ -178,8 +178,13 @@ def check_error_save(board, port, good_title):
 
 def check_preview_pushed(browser, port, workspace, publishes):
     """A published preview on the editors' listener learns of a publish from the event stream,
-    not its 1.5 s poll: each save (here a text editor's) is redrawn soon after it goes live."""
+    not its 1.5 s poll: with its timers of a second or more slowed a hundredfold (the poll every
+    150 s), each save (here a text editor's) is still redrawn soon after it goes live."""
     page = browser.new_page()
+    page.add_init_script("""(() => {
+        const original = window.setTimeout;
+        window.setTimeout = (callback, delay, ...rest) => original(callback, delay >= 1000 ? delay * 100 : delay, ...rest);
+    })()""")
     streams = []
     page.on("request", lambda request: streams.append(request.url) if request.url.endswith("/api/events") else None)
     page.goto("http://127.0.0.1:%d/%s/current/preview/en/%s.html" % (port + 1, SITE, PAGE))
@@ -198,7 +203,7 @@ def check_preview_pushed(browser, port, workspace, publishes):
         workspace.write(PAGE + ".yaml", text.replace("title: ", "title: Again ", 1))
         drawn = poll(lambda: [(v, at) for v, at in page.evaluate("window.drawnAt").items() if v in publishes.seen
                               and publishes.seen[v] * 1000 <= at + 5 and v not in [d[0] for d in delays]], timeout=5)
-        if check(drawn, "the published preview was not redrawn after a save"):
+        if check(drawn, "the published preview was not redrawn within 5 s of a save (its poll slowed to 150 s): no push"):
             version, at = drawn[0]
             delays.append((version, at - publishes.seen[version] * 1000))
     page.close()
@@ -206,7 +211,6 @@ def check_preview_pushed(browser, port, workspace, publishes):
     if delays:
         told = sorted(d for _, d in delays)
         print("dashboard: publish -> published preview redrawn: %s ms" % ", ".join("%.0f" % d for d in told), flush=True)
-        check(statistics.median(told) < 400, "publish -> preview redrawn, median %.0f ms: not pushed (the poll is every 1.5 s)" % statistics.median(told))
 
 
 def check_conflict(board, workspace):

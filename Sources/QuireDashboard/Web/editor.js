@@ -3,7 +3,7 @@
 //
 //   form/text edit -> 300 ms pause -> POST check -> diagnostics at fields / lines + preview
 //   Save -> PUT (base) -> the watcher publishes -> event -> "live in v…, N ms after save"
-import { el, clear, labelled, deepCopy } from './dom.js';
+import { el, clear, labelled } from './dom.js';
 import { request, apiPath } from './request.js';
 import { loadSchema } from './schema.js';
 import { renderForm } from './page_form.js';

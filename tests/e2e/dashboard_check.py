@@ -219,6 +219,10 @@ def check_conflict(board, workspace):
     theirs = workspace.source().replace("subtitle: ", "subtitle: Changed on disk %s. " % NONCE, 1)
     check("Changed on disk" in theirs, "conflict: no subtitle to change in the source")
     workspace.write(PAGE + ".yaml", theirs)
+    try:
+        expect(board.page.get_by_role("status", name="Publish status")).to_contain_text("changed elsewhere", timeout=5000)
+    except AssertionError:
+        check(False, "the editor did not say that its page changed on disk and went live")
     board.section(1, "hero_banner").get_by_label("alt", exact=True).fill("Edited in a stale tab")
     board.page.get_by_role("button", name="Save", exact=True).click()
     dialog = board.page.get_by_role("dialog")
@@ -248,6 +252,9 @@ def check_new_page(board, port):
     page.get_by_label("markdown_block").check()
     page.get_by_role("button", name="Create page").click()
     expect(page.get_by_role("heading", name="Page %s" % new_id)).to_be_visible(timeout=10000)
+    page.wait_for_timeout(1000)  # the creation's own publish is not news to the editor
+    check("changed elsewhere" not in (page.get_by_role("status", name="Publish status").text_content() or ""),
+          "the new page's editor took its own creation for a change made elsewhere")
     page.get_by_role("group", name="Page").get_by_label("title", exact=True).fill("Made in the dashboard")
     page.get_by_role("region", name="Section 1: markdown_block").get_by_label("body", exact=True).fill("Written **here**.")
     said = board.save()

@@ -149,7 +149,10 @@ export async function openEditor(view, site, pageID) {
         try {
             saved = await savePage(state, body);
         } finally {
-            if (!saved) publish.say('Not saved.', 'error');
+            if (!saved) {
+                publish.abandoned();
+                publish.say('Not saved.', 'error');
+            }
         }
         if (!saved) return;
         state.base = saved.base;
@@ -174,6 +177,10 @@ export async function openEditor(view, site, pageID) {
         publish.say(`Uploaded ${path}: pick it in an image field.`);
     }
 
+    publish.onElsewhere = (version) => {
+        publish.say(`This page was changed elsewhere and is live in ${version}: a save from here would be refused.`, 'warning');
+        publish.element.append(el('button', { type: 'button', text: 'Reload from disk', onclick: () => window.dispatchEvent(new HashChangeEvent('hashchange')) }));
+    };
     const saveKey = (event) => {
         if ((event.ctrlKey || event.metaKey) && event.key === 's') {
             event.preventDefault();

@@ -90,6 +90,11 @@ def check_hero_edit(board, workspace, port):
         check(False, "the preview did not show the new hero title before the save")
     check(section(published(port), "hero")["title"] == "Training Essentials", "the apps got the title before the save")
     check_preview_pickers(board)
+    unnamed = board.page.evaluate("""() => [...document.querySelectorAll('input, select, textarea, button')]
+        .filter((e) => e.offsetParent !== null && !(e.labels && e.labels.length) && !e.getAttribute('aria-label')
+            && !(e.tagName === 'BUTTON' && e.textContent.trim()))
+        .map((e) => e.outerHTML.slice(0, 80))""")
+    check(not unnamed, "controls without an accessible name: %r" % unnamed[:5])
     raw = board.page.get_by_role("region", name=re.compile(r"countdown_timer$")).get_by_label("Section as JSON")
     check("sale-clock" in raw.input_value(), "the section of an unknown type is not shown as its JSON: %r" % raw.input_value())
     if os.environ.get("DASHBOARD_SCREENSHOT"):

@@ -47,3 +47,28 @@ struct DraftCheckTests {
         #expect(checked.rendered.isEmpty == built.diagnostics.contains { $0.isError && $0.file.hasSuffix("trex-store.yaml") })
     }
 }
+
+/// The scan a draft check uses, brought up to date with the paths a build changed.
+struct DraftSiteUpdateTests {
+    @Test func anUpdateSeesWhatCameAndWent() throws {
+        let fixture = try DashboardFixture()
+        let draft = DraftSite(pagesRoot: fixture.pages, site: "trex")
+        try FileManager.default.createDirectory(atPath: fixture.site + "/events", withIntermediateDirectories: true)
+        try "title: Spring\nsections: []\n".write(toFile: fixture.site + "/events/spring.yaml", atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: fixture.site + "/guides/range-safety.yaml")
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]).write(to: URL(fileURLWithPath: fixture.site + "/assets/new.png"))
+        let siteFile = fixture.site + "/site.yaml"
+        try (String(contentsOfFile: siteFile, encoding: .utf8) + "dashboard:\n  editors: [writers]\n")
+            .write(toFile: siteFile, atomically: true, encoding: .utf8)
+        let changed: Set<String> = [
+            fixture.site + "/events/spring.yaml", fixture.site + "/guides/range-safety.yaml", fixture.site + "/assets/new.png", siteFile,
+        ]
+        let updated = draft.updated(changed: changed)
+        let fresh = DraftSite(pagesRoot: fixture.pages, site: "trex")
+        #expect(updated.pageSources == fresh.pageSources)
+        #expect(updated.pageSources["events/spring"] == "events/spring.yaml" && updated.pageSources["guides/range-safety"] == nil)
+        #expect(updated.assets == fresh.assets && updated.assets.contains("new.png"))
+        #expect(updated.config?.dashboardRoles?.editors == ["writers"])
+        #expect(draft.pageSources["guides/range-safety"] != nil)
+    }
+}

@@ -193,6 +193,8 @@ def check_flows(service, workspace, events, editors):
     apps = editors - 1
     got, page, _ = service.request("GET", "/api/sites/trex/pages/trex-store")
     expect(got == 200 and page["base"] == sha(open(os.path.join(site, "trex-store.yaml"), "rb").read()), "read: %d" % got)
+    coverage = page.get("coverage", {})
+    expect(sorted(coverage) == ["es", "fr", "fr-CA"] and all(0 < share <= 1 for share in coverage.values()), "coverage: %r" % coverage)
 
     # A check renders the draft and writes nothing.
     text = page["text"].replace("title: Training Essentials", "title: Range Day Essentials")

@@ -70,6 +70,10 @@ public struct DraftSite: Sendable {
         public var diagnostics: [Diagnostic]
         /// Empty when the page does not validate.
         public var rendered: [RenderedLocale]
+        /// Per locale other than the default, how many of the page's translatable strings it
+        /// translates (stale and missing ones are counted, not translated); empty when the page
+        /// does not validate.
+        public var coverage: [LocaleCoverage] = []
     }
 
     /// `bytes` as the source of page `pageID` at `relativePath` (its extension names the
@@ -105,6 +109,9 @@ public struct DraftSite: Sendable {
         let minimumAppVersions = PagePipeline.minimumAppVersions(context.vocabulary)
         let audiences = PageRenderer.audiences(of: model)
         var rendered: [RenderedLocale] = []
+        let coverage = config.locales.filter { $0 != config.defaultLocale }.map { locale in
+            translations.coverage(of: model.translatableStrings, locale: locale, defaultLocale: config.defaultLocale)
+        }
         for locale in config.locales {
             let renderer = PagePipeline.renderer(
                 locale: locale, chain: config.chain(for: locale), config: config, translations: translations, markdown: markdown,
@@ -116,6 +123,6 @@ public struct DraftSite: Sendable {
                     locale: locale, parts: page.parts,
                     audiences: audiences.map { audience in (audience, renderer.render(model, audience: audience).parts) }))
         }
-        return Draft(diagnostics: diagnostics, rendered: rendered)
+        return Draft(diagnostics: diagnostics, rendered: rendered, coverage: coverage)
     }
 }

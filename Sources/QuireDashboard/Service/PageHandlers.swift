@@ -20,6 +20,7 @@ extension DashboardService {
                     ("document", document ?? .null),
                     ("has_comments", .bool(file.format == .yaml && text.map(YAMLComments.present) == true)),
                     ("diagnostics", .array(draft.diagnostics.map(DiagnosticJSON.make))),
+                    ("coverage", Self.coverageJSON(draft.coverage)),
                 ])))
     }
 

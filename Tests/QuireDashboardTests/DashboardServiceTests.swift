@@ -107,6 +107,10 @@ struct DashboardServiceTests {
         #expect(hero?["title"]?.stringValue == "Range Day Essentials")
         #expect(good.body["rendered"]?.objectValue?.keys.sorted() == ["en", "es", "fr", "fr-CA"])
         #expect(good.body["document"]?["sections"]?.arrayValue?.first?["title"]?.stringValue == "Range Day Essentials")
+        // The hero's title changed: its translations are stale now, so no locale translates every string.
+        let coverage = good.body["coverage"]?.objectValue
+        #expect(coverage?.keys.sorted() == ["es", "fr", "fr-CA"])
+        #expect(coverage?.members.allSatisfy { member in member.value.intValue != 1 } == true)
         #expect(good.body["rendered"]?["en"]?["audiences"]?.objectValue?.keys.contains("pro") == true)
 
         // The hero's required title removed: an error at its key path and line.

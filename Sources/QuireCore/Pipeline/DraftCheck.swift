@@ -19,6 +19,27 @@ public struct DraftSite: Sendable {
         settings = SiteSettings.load(inventory, site: site, displayRoot: displayRoot)
     }
 
+    private init(site: String, displayRoot: String, inventory: SiteInventory) {
+        self.site = site
+        self.displayRoot = displayRoot
+        self.inventory = inventory
+        settings = SiteSettings.load(inventory, site: site, displayRoot: displayRoot)
+    }
+
+    /// The same site after `changed` (absolute paths) changed, as a watcher's build updates its
+    /// scan: only those paths are looked at again (a whole scan when a change needs one), and
+    /// the settings are read again (two small files).
+    public func updated(changed: Set<String>) -> DraftSite {
+        var inventory = self.inventory
+        guard inventory.update(changed: changed, displayRoot: displayRoot) != nil else {
+            return DraftSite(
+                site: site, displayRoot: displayRoot,
+                inventory: SiteInventory.scan(
+                    root: inventory.root, site: site, displayRoot: displayRoot))
+        }
+        return DraftSite(site: site, displayRoot: displayRoot, inventory: inventory)
+    }
+
     /// Nil when `site.yaml` or the vocabulary has errors (`settingsDiagnostics` says which).
     public var config: SiteConfig? { settings.context?.config }
     public var vocabulary: Vocabulary? { settings.context?.vocabulary }
@@ -49,6 +70,10 @@ public struct DraftSite: Sendable {
         public var diagnostics: [Diagnostic]
         /// Empty when the page does not validate.
         public var rendered: [RenderedLocale]
+        /// Per locale other than the default, how many of the page's translatable strings it
+        /// translates (stale and missing ones are counted, not translated); empty when the page
+        /// does not validate.
+        public var coverage: [LocaleCoverage] = []
     }
 
     /// `bytes` as the source of page `pageID` at `relativePath` (its extension names the
@@ -84,6 +109,9 @@ public struct DraftSite: Sendable {
         let minimumAppVersions = PagePipeline.minimumAppVersions(context.vocabulary)
         let audiences = PageRenderer.audiences(of: model)
         var rendered: [RenderedLocale] = []
+        let coverage = config.locales.filter { $0 != config.defaultLocale }.map { locale in
+            translations.coverage(of: model.translatableStrings, locale: locale, defaultLocale: config.defaultLocale)
+        }
         for locale in config.locales {
             let renderer = PagePipeline.renderer(
                 locale: locale, chain: config.chain(for: locale), config: config, translations: translations, markdown: markdown,
@@ -95,6 +123,6 @@ public struct DraftSite: Sendable {
                     locale: locale, parts: page.parts,
                     audiences: audiences.map { audience in (audience, renderer.render(model, audience: audience).parts) }))
         }
-        return Draft(diagnostics: diagnostics, rendered: rendered)
+        return Draft(diagnostics: diagnostics, rendered: rendered, coverage: coverage)
     }
 }

@@ -3,6 +3,15 @@ import QuireModel
 
 // `POST /api/sites/{site}/check`: a draft through the real pipeline, in memory.
 extension DashboardService {
+    /// `{"fr": 0.75, ...}`: the share of the page's strings each locale translates (current ones).
+    static func coverageJSON(_ coverage: [LocaleCoverage]) -> JSONValue {
+        .object(
+            JSONObject(
+                coverage.map {
+                    ($0.locale, .number($0.total == 0 ? 1 : (Double($0.translated) / Double($0.total) * 1000).rounded() / 1000))
+                }))
+    }
+
     func check(_ site: String, _ request: SCGIRequest) throws(DashboardError) -> HTTPResponse {
         let body = try jsonBody(request)
         guard let id = body["id"]?.stringValue else { throw .badRequest("a check needs the page's 'id'") }
@@ -36,6 +45,7 @@ extension DashboardService {
                     ("diagnostics", .array(draft.diagnostics.map(DiagnosticJSON.make))), ("text", .string(text)),
                     ("document", document ?? .null),
                     ("path", .string(file.relativePath)), ("format", .string(file.format.rawValue)), ("rendered", .object(rendered)),
+                    ("coverage", Self.coverageJSON(draft.coverage)),
                 ])))
     }
 }

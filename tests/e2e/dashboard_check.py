@@ -115,6 +115,11 @@ def check_hero_edit(board, workspace, port):
 def check_preview_pickers(board):
     """The draft in another locale (its translations merged) and as an audience sees it."""
     page, preview = board.page, board.preview()
+    french = page.get_by_label("Preview locale").locator("option[value=fr]")
+    try:
+        expect(french).to_have_text(re.compile(r"^fr \(\d+% translated\)$"), timeout=5000)
+    except AssertionError:
+        check(False, "the locale picker does not say how much of the page fr translates: %r" % french.text_content())
     page.get_by_label("Preview locale").select_option("fr")
     try:
         expect(preview.locator("#quire-title")).to_have_text("Boutique T.REX ARMS", timeout=5000)

@@ -18,6 +18,7 @@ export class DraftPreview {
         this.audience = everyone;
         const locales = schema.locales.length ? schema.locales : [schema.defaultLocale];
         const localePicker = select(locales, this.locale, (v) => { this.locale = v; this.post(); });
+        this.localePicker = localePicker;
         const audiencePicker = select([everyone, ...schema.audiences], everyone, (v) => { this.audience = v; this.post(); });
         this.note = el('p', { class: 'preview-note', role: 'status' });
         this.frame = el('iframe', { src: 'preview.html', title: 'Preview', class: 'preview-frame', referrerpolicy: 'no-referrer' });
@@ -34,8 +35,15 @@ export class DraftPreview {
             this.note, this.frame);
     }
 
-    /** A check's `rendered`, or null when the draft has errors (the last good draw stays). */
-    update(rendered) {
+    /**
+     * A check's `rendered`, or null when the draft has errors (the last good draw stays), and its
+     * `coverage` (`{fr: 0.75}`: the share of the page's strings each locale translates).
+     */
+    update(rendered, coverage) {
+        for (const option of this.localePicker.options) {
+            const share = coverage ? coverage[option.value] : undefined;
+            option.textContent = typeof share === 'number' ? `${option.value} (${Math.round(share * 100)}% translated)` : option.value;
+        }
         if (rendered && typeof rendered === 'object') {
             this.rendered = rendered;
             this.note.textContent = '';

@@ -89,7 +89,7 @@ export async function openEditor(view, site, pageID) {
         }
         if (mine !== serial) return null;
         showDiagnostics(answer.diagnostics || []);
-        preview.update(answer.rendered);
+        preview.update(answer.rendered, answer.coverage);
         return answer;
     }
     function showDiagnostics(diagnostics) {

@@ -7,7 +7,29 @@ enum StaticFiles {
     /// Each file of Web/ by its name. SwiftPM makes a constant per file and no list of them: a
     /// file added to Web/ is added here (a test compares this table with the folder).
     static let files: [String: [UInt8]] = [
-        "index.html": PackageResources.index_html
+        "assets.js": PackageResources.assets_js,
+        "dashboard.css": PackageResources.dashboard_css,
+        "diagnostics.js": PackageResources.diagnostics_js,
+        "dialog.js": PackageResources.dialog_js,
+        "dom.js": PackageResources.dom_js,
+        "draft_preview.js": PackageResources.draft_preview_js,
+        "editor.js": PackageResources.editor_js,
+        "events.js": PackageResources.events_js,
+        "fields.js": PackageResources.fields_js,
+        "index.html": PackageResources.index_html,
+        "main.js": PackageResources.main_js,
+        "messages.js": PackageResources.messages_js,
+        "new_page.js": PackageResources.new_page_js,
+        "page_form.js": PackageResources.page_form_js,
+        "page_list.js": PackageResources.page_list_js,
+        "preview.html": PackageResources.preview_html,
+        "publish_status.js": PackageResources.publish_status_js,
+        "request.js": PackageResources.request_js,
+        "saving.js": PackageResources.saving_js,
+        "schema.js": PackageResources.schema_js,
+        "sections.js": PackageResources.sections_js,
+        "sites.js": PackageResources.sites_js,
+        "text_mode.js": PackageResources.text_mode_js,
     ]
 
     /// The preview's script and style, the very bytes every published preview gets (not copies):

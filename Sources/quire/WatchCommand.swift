@@ -80,6 +80,8 @@ final class WatchCommand: @unchecked Sendable {
             stopOnSignals(stopped)
             let (pagesFolder, only) = (arguments.pages, arguments.site)
             let dashboard = DashboardService(pagesRoot: pages, sites: { (try? Sites.names(pages: pagesFolder, only: only)) ?? [] })
+            dashboard.dist = arguments.dist
+            dashboard.signInRequired = settings.editorsAuth != nil
             self.dashboard = dashboard
             let serving = WatchServing(settings, dist: arguments.dist, previews: !arguments.flag("no-preview"), dashboard: dashboard)
             try serving.start()

@@ -31,9 +31,10 @@ extension SiteStore {
     }
 
     /// Points `current` at `version` (default: the version before current) and pins it there, so
-    /// new publishes add versions without moving `current` until `unpin`.
+    /// new publishes add versions without moving `current` until `unpin`. `user`: who asked,
+    /// when not this process's user (a dashboard user); it goes into the history.
     @discardableResult
-    public func rollback(to version: VersionID? = nil, reason: String) throws(StoreError) -> VersionID {
+    public func rollback(to version: VersionID? = nil, reason: String, user: String? = nil) throws(StoreError) -> VersionID {
         try withOperationLock { (lock) throws(StoreError) -> VersionID in
             let current = try currentVersion()
             let all = try allVersions()
@@ -49,7 +50,7 @@ extension SiteStore {
                 }
                 target = before
             }
-            try movePinned(to: target, action: .rollback, from: current, reason: reason, holding: lock)
+            try movePinned(to: target, action: .rollback, from: current, reason: reason, user: user, holding: lock)
             return target
         }
     }
@@ -69,7 +70,7 @@ extension SiteStore {
     }
 
     private func movePinned(
-        to target: VersionID, action: HistoryEntry.Action, from current: VersionID?, reason: String,
+        to target: VersionID, action: HistoryEntry.Action, from current: VersionID?, reason: String, user: String? = nil,
         holding lock: borrowing HeldPublishLock
     ) throws(StoreError) {
         // Only a complete version is served: its manifest and every folder's tree must be there.
@@ -88,7 +89,7 @@ extension SiteStore {
         try pinFile.write(target, reason: reason)
         do throws(StoreError) {
             CrashPoint.history.reach()
-            try History(path: layout.history).append(HistoryEntry(action: action, from: current, to: target, reason: reason))
+            try History(path: layout.history).append(HistoryEntry(action: action, from: current, to: target, reason: reason, user: user))
             if current != target {
                 CrashPoint.swap.reach()
                 try CurrentLink(layout: layout).point(at: target)
@@ -101,7 +102,7 @@ extension SiteStore {
 
     /// Removes the pin and points `current` at the newest version again.
     @discardableResult
-    public func unpin(reason: String) throws(StoreError) -> VersionID? {
+    public func unpin(reason: String, user: String? = nil) throws(StoreError) -> VersionID? {
         try withOperationLock { (_) throws(StoreError) -> VersionID? in
             let current = try currentVersion()
             let pinFile = PinFile(path: layout.pin)
@@ -111,7 +112,8 @@ extension SiteStore {
             let newest = try newestVersion()
             do throws(StoreError) {
                 CrashPoint.history.reach()
-                try History(path: layout.history).append(HistoryEntry(action: .unpin, from: current, to: newest, reason: reason))
+                try History(path: layout.history).append(
+                    HistoryEntry(action: .unpin, from: current, to: newest, reason: reason, user: user))
                 if let newest, newest != current {
                     CrashPoint.swap.reach()
                     try CurrentLink(layout: layout).point(at: newest)
@@ -148,7 +150,7 @@ extension SiteStore {
     /// Keeps the newest `keep` versions plus current, the pinned one and all newer than current;
     /// removes the others and every tree no kept version reaches.
     @discardableResult
-    public func gc(keep: Int, reason: String = "") throws(StoreError) -> CollectionReport {
+    public func gc(keep: Int, reason: String = "", user: String? = nil) throws(StoreError) -> CollectionReport {
         try withOperationLock { (_) throws(StoreError) -> CollectionReport in
             let all = try allVersions()
             let current = try currentVersion()
@@ -165,7 +167,7 @@ extension SiteStore {
             try History(path: layout.history).append(
                 HistoryEntry(
                     action: .gc, from: report.removedVersions.first, to: report.removedVersions.last,
-                    reason: reason.isEmpty ? detail : reason + " (" + detail + ")"))
+                    reason: reason.isEmpty ? detail : reason + " (" + detail + ")", user: user))
             return report
         }
     }

@@ -37,6 +37,8 @@ public struct SiteConfig: Sendable, Hashable {
     public var replicas: [ReplicaDestination] = []
     public var drillCatalog: String?
     public var limits = SourceLimits()
+    /// `dashboard:` groups per role; nil: every signed-in user may do everything.
+    public var dashboard: DashboardRoles?
 
     public init(name: String) { self.name = name }
 
@@ -79,6 +81,7 @@ extension SiteConfig {
     static let knownKeys: Set<String> = [
         "title", "default_locale", "locales", "fallbacks", "app_routes", "audiences", "ttl", "keep",
         "stale_translations", "translations", "publish_hook", "drill_catalog", "limits", "vocabulary", "replicas",
+        "dashboard",
     ]
 
     /// Reads a parsed `site.yaml`; problems go to `diagnostics`, the config keeps safe defaults.
@@ -171,6 +174,7 @@ extension SiteConfig {
                 config.limits.maxStringBytes = value
             }
         }
+        if let node = root["dashboard"] { config.dashboard = DashboardRoles.read(node, reader: &reader) }
         return (config, reader.diagnostics)
     }
 }

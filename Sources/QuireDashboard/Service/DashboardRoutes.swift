@@ -34,6 +34,7 @@ extension DashboardService {
 
     private func siteRoute(_ request: SCGIRequest, site: String, rest: [String]) throws(DashboardError) -> HTTPResponse {
         let method = request.method
+        try requireRole(request, site: site, rest: rest)
         switch (rest[0], rest.count) {
         case ("pages", 1):
             try allow(method, ["GET", "POST"])
@@ -60,7 +61,7 @@ extension DashboardService {
             try authorize(request)
             return try uploadAsset(site, request)
         default:
-            throw .notFound("no such route under /api/sites/\(site)/")
+            return try roleRoute(request, site: site, rest: rest)
         }
     }
 
@@ -109,7 +110,7 @@ extension DashboardService {
             .object(
                 JSONObject([
                     ("user", user(request).map(JSONValue.string) ?? .null), ("token", .string(token)),
-                    ("sites", .array(sites().map { .string($0) })),
+                    ("sites", .array(sites().map { .string($0) })), ("roles", rolesJSON(request)),
                 ])))
     }
 

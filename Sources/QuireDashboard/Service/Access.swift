@@ -29,7 +29,8 @@ extension DashboardService {
         guard method != "GET", method != "HEAD" else { return nil }
         switch rest.first {
         case "pages", "assets": return .editor
-        case "l10n": return rest.last == "check" ? nil : .translator
+        // A translation draft's preview writes nothing.
+        case "l10n": return rest.count > 2 && rest[2] == "check" ? nil : .translator
         case "ops": return .ops
         default: return nil
         }

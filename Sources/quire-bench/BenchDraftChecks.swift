@@ -26,7 +26,11 @@ struct BenchDraftChecks {
         var checks: [Double] = []
         for number in 1...count {
             let (milliseconds, answer) = timed { service.handle(check(number, token: token)) }
-            guard answer.status == .ok else { throw CommandFailure(.operational, "check \(number): \(answer.status.code)") }
+            // Each answer is the draft rendered: its hero carries the draft's own title.
+            let hero = Self.json(answer)["rendered"]?[site.defaultLocale]?["page"]?["sections"]?.arrayValue?.first
+            guard answer.status == .ok, hero?["title"]?.stringValue == "Draft \(number)" else {
+                throw CommandFailure(.operational, "check \(number): \(answer.status.code), hero \(String(describing: hero).prefix(200))")
+            }
             checks.append(milliseconds)
         }
         let (listFirst, list) = timed { service.handle(request("GET", "/api/sites/\(site.name)/pages")) }

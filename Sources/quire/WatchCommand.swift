@@ -189,6 +189,9 @@ final class WatchCommand: @unchecked Sendable {
                 builders[site] = created
                 return created
             }()
+        if let dashboard {
+            builder.options.published = { result in dashboard.published(result, changed: changed) }
+        }
         let result = builder.build(changed: changed, hold: hold, user: dashboard?.user(site: site, changed: changed))
         _ = BuildCommand.report(result, format: .text, publishing: true)
         if arguments.flag("timings") { BuildCommand.reportStages(result) }

@@ -5,8 +5,9 @@ import QuireDashboard
 
 /// `quire watch --serve [HOST:]PORT`: nginx, as the watcher's child, serving `dist/` with the rules
 /// of deploy/nginx.conf (`NginxRules`): the public server on PORT, the editors' on PORT+1. It
-/// reloads nginx when a publish changes a site's TTL map, tells each site's status page and one
-/// preview once they exist, and stops nginx with the watcher.
+/// reloads nginx when the TTL map of a site's `current` changes (a publish, or `current` moved by
+/// another process), tells each site's status page and one preview once they exist, and stops
+/// nginx with the watcher.
 final class WatchServing: @unchecked Sendable {
     struct Settings {
         var address: ListenAddress
@@ -99,6 +100,12 @@ final class WatchServing: @unchecked Sendable {
     private var links: EditorLinks?
     /// The dashboard's editing service, started on a socket in nginx's folder before nginx.
     private let dashboard: DashboardService?
+    /// `current` also moves without a build here (a rollback or unpin from the command line, or
+    /// another process): every site's TTL map is looked at twice a second. A stat a site costs
+    /// nothing, and unlike inotify on each site's folder it needs no watch added for a site made
+    /// later or a folder replaced, and no event can be lost to a full queue.
+    private var currentCheck: (any DispatchSourceTimer)?
+    private static let currentCheckInterval = DispatchTimeInterval.milliseconds(500)
 
     init(_ settings: Settings, dist: String, previews: Bool, dashboard: DashboardService?) {
         self.previews = previews
@@ -149,6 +156,11 @@ final class WatchServing: @unchecked Sendable {
             throw CommandFailure(.operational, "cannot serve on \(address) and \(editorsAddress): \(error)")
         }
         self.nginx = nginx
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "quire.serve.current", qos: .utility))
+        timer.schedule(deadline: .now() + Self.currentCheckInterval, repeating: Self.currentCheckInterval, leeway: .milliseconds(50))
+        timer.setEventHandler { [weak self] in self?.reloadForMovedCurrents() }
+        timer.resume()
+        currentCheck = timer
         links = EditorLinks(dist: dist, editors: editorsAddress.url, previews: previews)
         let gate = settings.auth.map { "audience variants checked by \($0.server)" } ?? "audience variants refused"
         let editorsGate = settings.editorsAuth.map { "signed in through \($0.service.server)" } ?? "no sign-in"
@@ -204,13 +216,18 @@ final class WatchServing: @unchecked Sendable {
     /// After each build of `site`: reloads nginx when the TTL map it serves changed; tells the
     /// site's status page and a preview once they are on disk (`EditorLinks`).
     func built(_ result: SiteBuildResult) {
-        guard let nginx else { return }
-        let site = result.site
-        if result.outcome != nil {
-            let identity = ttlMapIdentity(site)
-            if lock.withLock({ ttlMaps.updateValue(identity, forKey: site) != identity }) { nginx.reload() }
-        }
-        links?.built(site)
+        guard nginx != nil else { return }
+        if result.outcome != nil { reloadIfTTLMapChanged(result.site) }
+        links?.built(result.site)
+    }
+
+    private func reloadIfTTLMapChanged(_ site: String) {
+        let identity = ttlMapIdentity(site)
+        if lock.withLock({ ttlMaps.updateValue(identity, forKey: site) != identity }) { nginx?.reload() }
+    }
+
+    private func reloadForMovedCurrents() {
+        for site in (try? FileManager.default.contentsOfDirectory(atPath: dist)) ?? [] { reloadIfTTLMapChanged(site) }
     }
 
     /// What tells one TTL map file from another: versions share the file while their TTLs stay the same.
@@ -222,6 +239,7 @@ final class WatchServing: @unchecked Sendable {
 
     /// Stops nginx (it frees its ports before this returns) and removes its folder.
     func stop() {
+        currentCheck?.cancel()
         nginx?.stop()
         dashboard?.stop()
         folder?.remove()

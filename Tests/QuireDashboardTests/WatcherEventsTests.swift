@@ -1,6 +1,7 @@
 import Foundation
 import QuireCore
 import QuireModel
+import Synchronization
 import Testing
 
 @testable import QuireDashboard
@@ -38,6 +39,21 @@ struct WatcherEventsTests {
             ).json["saves"] == [])
     }
 
+    @Test func aPublishToldWhenLiveIsNotToldAgain() throws {
+        let fixture = try DashboardFixture()
+        let subscriber = try #require(fixture.service.events.subscribe())
+        var result = SiteBuildResult(site: "trex")
+        result.outcome = .published(VersionID(7), isCurrent: true)
+        fixture.service.published(result, changed: [])
+        fixture.service.built(result, changed: [])
+        #expect(subscriber.next(within: 1)?.count == 1)
+        #expect(subscriber.next(within: 0.2)?.isEmpty == true)
+        // The next build, not announced, is told after it.
+        result.outcome = .unchanged(VersionID(7))
+        fixture.service.built(result, changed: [])
+        #expect(subscriber.next(within: 1)?.first?.contains("\"outcome\":\"unchanged\"") == true)
+    }
+
     @Test func theUserOfASaveIsTheUserOfItsPublish() throws {
         let fixture = try DashboardFixture()
         let page = fixture.json(fixture.send("GET", "/api/sites/trex/pages/trex-store")).body
@@ -53,11 +69,15 @@ struct WatcherEventsTests {
 
         // The builder writes that user into the publish's history line.
         let builder = SiteBuilder(site: "trex", pagesRoot: fixture.pages, distRoot: fixture.root + "/dist")
+        // The builder tells who listens the moment the version is live, with its outcome.
+        let told = Mutex<[PublishOutcome?]>([])
+        builder.options.published = { early in told.withLock { $0.append(early.outcome) } }
         let result = builder.build(user: fixture.service.user(site: "trex", changed: [path]))
         guard case .published = result.outcome else {
             Issue.record("not published: \(result.diagnostics)")
             return
         }
+        #expect(told.withLock { $0 } == [result.outcome])
         let history = try String(contentsOfFile: fixture.root + "/dist/trex/state/history.jsonl", encoding: .utf8)
         #expect(history.contains("\"user\":\"alice\""))
         // The next publish, with no dashboard user, is this process's user's again.
@@ -67,6 +87,19 @@ struct WatcherEventsTests {
             try String(contentsOfFile: fixture.root + "/dist/trex/state/history.jsonl", encoding: .utf8)
             .split(separator: "\n").last ?? ""
         #expect(!last.contains("\"user\":\"alice\""))
+    }
+
+    @Test func aRefusedSaveLeavesNoUserBehind() throws {
+        let fixture = try DashboardFixture()
+        let stale = JSONWriter(pretty: false).bytes(["base": .string(String(repeating: "0", count: 64)), "text": "title: t\n"])
+        let response = fixture.service.handle(
+            SCGIRequest(
+                parameters: [
+                    "REQUEST_METHOD": "PUT", "REQUEST_URI": "/api/sites/trex/pages/trex-store", "HTTP_HOST": "127.0.0.1:8081",
+                    "HTTP_ORIGIN": DashboardFixture.origin, "HTTP_X_QUIRE_TOKEN": fixture.token, "QUIRE_USER": "mallory",
+                ], body: stale))
+        #expect(response.status.code == 409)
+        #expect(fixture.service.user(site: "trex", changed: [fixture.site + "/trex-store.yaml"]) == nil)
     }
 
     @Test func theSocketIsItsOwnersAndAnswersGarbageWith400() throws {

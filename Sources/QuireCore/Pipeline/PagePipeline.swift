@@ -42,8 +42,8 @@ struct CachedSource {
 }
 
 /// A translation file as last read: what its parse said, not the catalog itself. The catalogs of
-/// 10,000 pages held a watcher's every translated string (110 MiB at 10,000 pages x 3 locales),
-/// for the few pages a change set renders again; those read their files again instead.
+/// every page would hold a watcher's every translated string for the few pages a change set
+/// renders again; those read their files again instead.
 struct CachedTranslation {
     var digest: String
     var parsed: Result<TranslationSummary, Diagnostic>

@@ -146,10 +146,12 @@ extension SiteBuilder {
             started: started, clock: clock, pages: JSONObject(distinctKeys: pageRecords), result: result)
         do {
             let store = try openStore()
-            let outcome = try clock.measure(.publish) {
+            let (outcome, retention) = try clock.measure(.publish) {
                 try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in
-                    try store.publish(
+                    let outcome = try store.publish(
                         PublishRequest(files: files, manifest: manifest, buildRecord: record, user: publishingUser), holding: lock)
+                    announce(outcome, result)
+                    return (outcome, outcome.isPublished ? afterPublish.retain(config: context.config, store: store, holding: lock) : [])
                 }
             }
             result.outcome = outcome
@@ -164,7 +166,7 @@ extension SiteBuilder {
                         version: version, settings: settings, context: context, pages: pages, files: files, cacheHeaders: cacheHeaders,
                         result: result, manifest: manifest))
             if case .published(let version, _) = outcome {
-                result.diagnostics += afterPublish.retain(config: context.config, store: store)
+                result.diagnostics += retention
                 prepareSpareFolders()
                 result.diagnostics += afterPublish.runHook(version, config: context.config)
             }

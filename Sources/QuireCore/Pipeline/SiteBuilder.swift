@@ -104,6 +104,15 @@ public final class SiteBuilder: @unchecked Sendable {
         spareFolders.prepare(store, untilBuild: spareFolders.builds + 1, made: options.spareFoldersMade)
     }
 
+    /// Tells `options.published` of a new version the moment it is live, before retention, the
+    /// spare folders, the hook and the status: `result` as it stands, with its outcome.
+    func announce(_ outcome: PublishOutcome, _ result: SiteBuildResult) {
+        guard outcome.isPublished, let published = options.published else { return }
+        var announced = result
+        announced.outcome = outcome
+        published(announced)
+    }
+
     /// Whether rendered pages wait for the next build to be published (see `build(changed:hold:)`).
     public var isHolding: Bool { burst.isHolding }
 

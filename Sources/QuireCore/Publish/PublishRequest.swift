@@ -23,4 +23,9 @@ public enum PublishOutcome: Sendable, Equatable {
     case published(VersionID, isCurrent: Bool)
     /// The output equals the newest version: nothing was written.
     case unchanged(VersionID)
+
+    public var isPublished: Bool {
+        if case .published = self { return true }
+        return false
+    }
 }

@@ -50,7 +50,7 @@ extension SiteStore {
         defer { if !applied { restoreCachedIndex(index, of: newest) } }
         return try commit(
             plan.topLevel, base: newest, baseManifest: manifest, siteFields: delta.manifest, buildRecord: delta.buildRecord,
-            user: delta.user
+            user: delta.user, holding: lock
         ) {
             applied = true
             index.apply(plan, layout: layout)

@@ -33,6 +33,18 @@ final class SaveLedger: @unchecked Sendable {
         }
     }
 
+    /// Takes a save back out: its write failed, nothing changed on disk.
+    func forget(_ id: String) {
+        lock.withLock { pending.removeAll { $0.id == id } }
+    }
+
+    /// Starts a save's clock again once its file is in place (it was recorded before, so that a
+    /// build the rename sets off at once finds it).
+    func written(_ id: String) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        lock.withLock { if let index = pending.firstIndex(where: { $0.id == id }) { pending[index].at = now } }
+    }
+
     /// The dashboard user whose save (the newest) is among `paths` of `site` (nil: all of its files).
     func user(site: String, of paths: Set<String>?) -> String? {
         lock.withLock { pending.last { save in save.site == site && save.user != nil && (paths?.contains(save.path) ?? true) }?.user }

@@ -25,7 +25,8 @@ public struct SCGIServerError: Error, CustomStringConvertible {
 /// An SCGI server on a Unix socket (mode 0600, in a folder of mode 0700): one thread accepts,
 /// and each connection gets a thread of its own, so a long event stream never holds up another
 /// request. Each connection carries one request: it is read (bounded, `SCGIParser`), answered
-/// by `handle`, and closed. A connection that goes quiet is dropped after `readTimeout`.
+/// by `handle`, and closed. A connection that goes quiet is dropped after `readTimeout`, one
+/// that stops reading after 30 s.
 public final class SCGIServer: @unchecked Sendable {
     public let path: String
     private let listener: Int32
@@ -142,6 +143,9 @@ public final class SCGIServer: @unchecked Sendable {
         defer { close(connection) }
         var timeout = timeval(tv_sec: Int(readTimeout), tv_usec: 0)
         setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        // A client that stops reading ends its answer (or its event stream) instead of holding the thread.
+        var sendTimeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, socklen_t(MemoryLayout<timeval>.size))
         let response: HTTPResponse
         do throws(SCGIError) {
             let request = try parser.read { (count) throws(SCGIError) -> [UInt8] in

@@ -17,7 +17,7 @@ extension DashboardService {
                 .object(
                     JSONObject([
                         ("path", .string("/assets/" + name)), ("size", .integer(Int(info.st_size))),
-                        ("type", ImageType(bytes: head).map { .string($0.rawValue) } ?? .null),
+                        ("type", MediaType.of(head).map { .string($0.mime) } ?? .null),
                     ])))
         }
         return .json(.array(assets))
@@ -36,30 +36,29 @@ extension DashboardService {
         guard bytes.count <= maxAssetBytes else {
             throw DashboardError(.payloadTooLarge, "the image is \(bytes.count) bytes, over the limit of \(maxAssetBytes)")
         }
-        guard let type = ImageType(bytes: bytes) else {
-            if ImageType.looksLikeMarkup(bytes) {
-                throw DashboardError(.unsupportedMediaType, "SVG and other markup is refused: it can carry script; upload a PNG or JPEG")
-            }
-            throw DashboardError(.unsupportedMediaType, "not an image Quire publishes: JPEG, PNG, WebP or GIF (told from the bytes)")
+        let type: MediaType
+        switch UploadTypes.type(of: bytes) {
+        case .success(let found): type = found
+        case .failure(let error): throw error
         }
         guard type.extensions.contains(pathExtension) else {
-            throw .badRequest("the bytes are \(type.rawValue): name the file .\(type.extensions[0]), not .\(pathExtension)")
+            throw .badRequest("the bytes are \(type.mime): name the file .\(type.extensions[0]), not .\(pathExtension)")
         }
         let relative = "assets/" + stem + "." + pathExtension
         try folder.makeFolders(of: relative)
-        try AtomicFile.create(bytes, at: folder.root + "/" + relative)
+        _ = try save(site, relative, request) { () throws(DashboardError) in try AtomicFile.create(bytes, at: folder.root + "/" + relative)
+        }
         forgetDraftSite(site)
-        _ = saves.record(site: site, path: absolutePagesRoot + "/" + site + "/" + relative, user: user(request))
-        return .json(.object(JSONObject([("path", .string("/" + relative)), ("type", .string(type.rawValue))])), status: .created)
+        return .json(.object(JSONObject([("path", .string("/" + relative)), ("type", .string(type.mime))])), status: .created)
     }
 
-    /// The first bytes of a file (its signature), never through a link.
+    /// The first bytes of a file (what tells its type), never through a link.
     private static func head(_ path: String) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return [] }
         defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 16)
-        let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, 16) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
         return Array(bytes.prefix(max(count, 0)))
     }
 

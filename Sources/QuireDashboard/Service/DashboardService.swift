@@ -80,6 +80,37 @@ public final class DashboardService: @unchecked Sendable {
         try SiteFolder(pagesRoot: absolutePagesRoot, site: site, sites: sites())
     }
 
+    /// Sites whose build in progress was told to the event streams when it went live (`published`).
+    private var announced = Set<String>()
+    /// Sites whose page list was read ahead (`warmPageList`).
+    private var warmed = Set<String>()
+
+    /// After a site's first build, reads its pages' titles and schedules in the background, so
+    /// the first page list of a large site does not parse every source while an editor waits.
+    private func warmPageList(_ site: String) {
+        guard lock.withLock({ warmed.insert(site).inserted }), let folder = try? folder(site) else { return }
+        DispatchQueue.global(qos: .utility).async { [self] in
+            _ = summaries.summaries(draftSite(site).pageSources.values.map { folder.root + "/" + $0 })
+        }
+    }
+
+    /// Runs `write` (a save, a new page, a delete, an upload of `relativePath`) as a save of the
+    /// ledger: recorded before the file changes, since the watcher may build it the moment it is
+    /// renamed and asks the ledger who made it. Returns the save's id.
+    func save(_ site: String, _ relativePath: String, _ request: SCGIRequest, _ write: () throws(DashboardError) -> Void)
+        throws(DashboardError) -> String
+    {
+        let id = saves.record(site: site, path: absolutePagesRoot + "/" + site + "/" + relativePath, user: user(request))
+        do {
+            try write()
+        } catch {
+            saves.forget(id)
+            throw error
+        }
+        saves.written(id)
+        return id
+    }
+
     // MARK: - What the watcher tells
 
     /// Who caused the changes the watcher is about to build (the newest dashboard save among
@@ -88,8 +119,15 @@ public final class DashboardService: @unchecked Sendable {
         saves.user(site: site, of: changed)
     }
 
-    /// After each build of a site: which dashboard saves it carried and how long after each
-    /// it was live, pushed to every event stream.
+    /// The moment a build's version is live (`BuildOptions.published`): the saves it carried, and
+    /// how long after each it went live, pushed to every event stream at once.
+    public func published(_ result: SiteBuildResult, changed: Set<String>?) {
+        lock.withLock { _ = announced.insert(result.site) }
+        publishEvent(result, changed: changed)
+    }
+
+    /// After each build of a site: what the page list shows of it, and (unless `published` told
+    /// it already) the event: unchanged, failed or held builds, and publishes not announced.
     public func built(_ result: SiteBuildResult, changed: Set<String>?) {
         let site = result.site
         if let cached = lock.withLock({ draftSites[site] }) {
@@ -98,11 +136,17 @@ public final class DashboardService: @unchecked Sendable {
             if changed.map({ !$0.isSubset(of: known) }) ?? true { forgetDraftSite(site) }
         }
         pageStates.record(result)
+        warmPageList(site)
         guard !result.isHeld else {
             events.publish("publish", data: JSONWriter(pretty: false).string(PublishEvent.held(site)))
             return
         }
-        let covered = saves.covered(site: site, paths: changed)
+        if lock.withLock({ announced.remove(site) }) != nil { return }
+        publishEvent(result, changed: changed)
+    }
+
+    private func publishEvent(_ result: SiteBuildResult, changed: Set<String>?) {
+        let covered = saves.covered(site: result.site, paths: changed)
         let event = PublishEvent.make(result, saves: covered, changed: changed, pagesRoot: absolutePagesRoot)
         events.publish("publish", data: JSONWriter(pretty: false).string(event))
     }

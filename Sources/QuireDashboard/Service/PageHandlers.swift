@@ -49,8 +49,11 @@ extension DashboardService {
         }
         try checkSize(bytes, site: site)
         let yourText = String(decoding: bytes, as: UTF8.self)
-        try AtomicFile.write(bytes, to: file.path) { () throws(DashboardError) in try self.checkBase(file, base: base, yourText: yourText) }
-        let saveID = saves.record(site: site, path: absolutePagesRoot + "/" + site + "/" + file.relativePath, user: user(request))
+        let saveID = try save(site, file.relativePath, request) { () throws(DashboardError) in
+            try AtomicFile.write(bytes, to: file.path) { () throws(DashboardError) in
+                try self.checkBase(file, base: base, yourText: yourText)
+            }
+        }
         return .json(.object(JSONObject([("base", .string(SHA256.hash(bytes))), ("save_id", .string(saveID))])))
     }
 
@@ -84,9 +87,8 @@ extension DashboardService {
         let file = try folder.newPage(id, format: format)
         let bytes = Array(try Self.sourceText(document, format: format).utf8)
         try folder.makeFolders(of: file.relativePath)
-        try AtomicFile.create(bytes, at: file.path)
+        let saveID = try save(site, file.relativePath, request) { () throws(DashboardError) in try AtomicFile.create(bytes, at: file.path) }
         forgetDraftSite(site)
-        let saveID = saves.record(site: site, path: absolutePagesRoot + "/" + site + "/" + file.relativePath, user: user(request))
         return .json(
             .object(
                 JSONObject([
@@ -99,9 +101,10 @@ extension DashboardService {
     func deletePage(_ site: String, _ id: String, _ request: SCGIRequest) throws(DashboardError) -> HTTPResponse {
         guard let file = try folder(site).pageSource(id) else { throw .notFound("no page '\(id)' in \(site)") }
         guard let base = request.query["base"] else { throw .badRequest("a delete needs ?base=<sha256 of the file as it was opened>") }
-        try AtomicFile.remove(file.path) { () throws(DashboardError) in try self.checkBase(file, base: base, yourText: nil) }
+        let saveID = try save(site, file.relativePath, request) { () throws(DashboardError) in
+            try AtomicFile.remove(file.path) { () throws(DashboardError) in try self.checkBase(file, base: base, yourText: nil) }
+        }
         forgetDraftSite(site)
-        let saveID = saves.record(site: site, path: absolutePagesRoot + "/" + site + "/" + file.relativePath, user: user(request))
         return .json(.object(JSONObject([("save_id", .string(saveID))])))
     }
 

@@ -22,7 +22,9 @@ export async function openEditor(view, site, pageID) {
     const page = answer.body;
     const state = {
         site, pageID, path: page.path, format: page.format, base: page.base, hasComments: page.has_comments === true,
-        doc: page.document, text: page.text, formEdited: false, dirty: false,
+        // `docText`: the text `doc` was read from (or that a save of it writes), while the form has
+        // not changed it.
+        doc: page.document, docText: page.text, formEdited: false, dirty: false,
         mode: page.document && typeof page.document === 'object' ? 'form' : 'text',
     };
     clear(view);
@@ -53,7 +55,7 @@ export async function openEditor(view, site, pageID) {
     let redrawForm = () => {};
     if (state.doc) redrawForm = renderForm(formBox, state.doc, { schema, changed: () => { state.formEdited = true; edited(); } });
     if (state.mode === 'text') showMode('text');
-    text.text = state.text;
+    text.text = state.docText;
 
     let timer = null;
     let serial = 0;
@@ -65,7 +67,7 @@ export async function openEditor(view, site, pageID) {
     }
     function draft() {
         if (state.mode === 'text') return { id: pageID, format: state.format, text: text.text };
-        if (!state.formEdited) return { id: pageID, format: state.format, text: state.text };
+        if (!state.formEdited) return { id: pageID, format: state.format, text: state.docText };
         return { id: pageID, format: state.format, document: state.doc };
     }
     async function check(body = draft()) {
@@ -109,15 +111,15 @@ export async function openEditor(view, site, pageID) {
             if (state.formEdited) {
                 const answer = await check({ id: pageID, format: state.format, document: state.doc });
                 if (!answer || typeof answer.text !== 'string') return;
-                state.text = answer.text;
+                state.docText = answer.text;
                 state.formEdited = false;
             }
-            text.text = state.text;
+            text.text = state.docText;
             showMode('text');
             check();
             return;
         }
-        if (text.text !== state.text || !state.doc) {
+        if (text.text !== state.docText || !state.doc) {
             const answer = await check({ id: pageID, format: state.format, text: text.text });
             if (!answer) return;
             const doc = answer.document !== undefined ? answer.document : parsedJSON(text.text);
@@ -126,7 +128,7 @@ export async function openEditor(view, site, pageID) {
                 return;
             }
             state.doc = doc;
-            state.text = text.text;
+            state.docText = text.text;
             state.formEdited = false;
             redrawForm = renderForm(formBox, state.doc, { schema, changed: () => { state.formEdited = true; edited(); } });
         }
@@ -140,12 +142,18 @@ export async function openEditor(view, site, pageID) {
 
     async function save() {
         clearTimeout(timer);
-        const body = state.mode === 'text' || !state.formEdited ? { text: state.mode === 'text' ? text.text : state.text } : { document: state.doc };
-        const saved = await savePage(state, body);
+        const body = state.mode === 'text' || !state.formEdited ? { text: state.mode === 'text' ? text.text : state.docText } : { document: state.doc };
+        publish.say('Saving…');
+        publish.sending();
+        let saved = null;
+        try {
+            saved = await savePage(state, body);
+        } finally {
+            if (!saved) publish.say('Not saved.', 'error');
+        }
         if (!saved) return;
         state.base = saved.base;
         state.dirty = false;
-        if (body.text !== undefined) state.text = body.text;
         publish.waitFor(saved.save_id, saved.answeredAt);
         check();
     }

@@ -1,6 +1,7 @@
 // What became of a save: the watcher's publish event names the save, and the editor says
 // "live in v000043, 12 ms after save", or the errors that kept the page on its last good
-// version. `data-notified-ms` keeps the time from the save's answer to the event's arrival.
+// version. `data-notified-at` keeps when the event arrived (ms since 1970), `data-publish-ms` the
+// service's time from the save's write to the publish.
 import { el, clear } from './dom.js';
 import { onPublish } from './events.js';
 
@@ -23,11 +24,16 @@ export class PublishStatus {
         this.element.append(el('p', { text: message }));
     }
 
+    /** The moment a save is sent: the build of it can come before its answer. */
+    sending() {
+        this.sentAt = performance.now();
+    }
+
     /** After a save: its event may already have come (a publish is quick), else it will. */
     waitFor(saveID, answeredAt) {
-        this.waiting = { saveID, answeredAt };
+        this.waiting = { saveID, answeredAt, sentAt: this.sentAt ?? answeredAt };
         this.say('Saved. Waiting for the watcher to publish…');
-        delete this.element.dataset.notifiedMs;
+        delete this.element.dataset.notifiedAt;
         delete this.element.dataset.publishMs;
         clearTimeout(this.timer);
         this.timer = setTimeout(() => {
@@ -43,16 +49,24 @@ export class PublishStatus {
         this.settle(data, arrived);
     }
 
+    /**
+     * The build that carried the save: the event naming its id, or else the first build since it
+     * was sent that touched this page (a build can name no save when it ran before the service
+     * noted it).
+     */
     settle(data, arrived) {
-        const save = this.waiting && (data.saves || []).find((s) => s.save_id === this.waiting.saveID);
-        if (!save) return false;
-        const waited = this.waiting;
+        if (!this.waiting) return false;
+        const named = (data.saves || []).find((s) => s.save_id === this.waiting.saveID);
+        const touched = arrived >= this.waiting.sentAt && ((data.pages || []).includes(this.pageID)
+            || (data.diagnostics || []).some((d) => d.page === this.pageID));
+        if (!named && !touched) return false;
+        const save = named || {};
         this.waiting = null;
         clearTimeout(this.timer);
         const errors = (data.diagnostics || []).filter((d) => d.severity === 'error' && (!d.page || d.page === this.pageID));
-        const ms = typeof save.ms === 'number' ? `${Math.round(save.ms)} ms` : 'moments';
+        const after = typeof save.ms === 'number' ? `, ${Math.round(save.ms)} ms after save` : '';
         if (data.outcome === 'published' && errors.length === 0) {
-            this.say(`Live in ${data.version}, ${ms} after save.`, 'live');
+            this.say(`Live in ${data.version}${after}.`, 'live');
         } else if (data.outcome === 'unchanged' && errors.length === 0) {
             this.say(`Saved; nothing changed for apps (still ${data.version ?? 'the same version'}).`, 'live');
         } else {
@@ -63,7 +77,7 @@ export class PublishStatus {
         this.element.dataset.outcome = data.outcome;
         this.element.dataset.version = data.version ?? '';
         this.element.dataset.publishMs = String(save.ms ?? '');
-        this.element.dataset.notifiedMs = (Math.max(arrived, waited.answeredAt) - waited.answeredAt).toFixed(1);
+        this.element.dataset.notifiedAt = (performance.timeOrigin + arrived).toFixed(1);
         return true;
     }
 

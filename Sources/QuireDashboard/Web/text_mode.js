@@ -8,7 +8,7 @@ export class TextMode {
     constructor(container, { format, changed }) {
         this.container = container;
         this.marks = [];
-        const area = el('textarea', { 'aria-label': 'Source text' });
+        const area = el('textarea');
         this.list = el('ul', { class: 'text-diagnostics', 'aria-label': 'Diagnostics in the text' });
         container.append(area, this.list);
         this.editor = window.CodeMirror.fromTextArea(area, {

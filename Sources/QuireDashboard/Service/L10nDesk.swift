@@ -94,7 +94,7 @@ struct L10nDesk {
     /// `{"base", "strings": {key: text}}`: the page's translation file for the locale rewritten
     /// with these strings, atomically; refused on a stale base (409) or when the import's checks
     /// find an error (422, each at its string), and then nothing is written.
-    func save(_ id: String, locale: String, body: JSONObject, user: String?) throws(DashboardError) -> HTTPResponse {
+    func save(_ id: String, locale: String, body: JSONObject, request: SCGIRequest) throws(DashboardError) -> HTTPResponse {
         let edits = try strings(body, page: id)
         guard let base = body["base"]?.stringValue else {
             throw .badRequest("a save needs 'base': the sha256 of the translation file as it was opened (\"\" when there was none)")
@@ -105,10 +105,11 @@ struct L10nDesk {
         try refuseErrors(edited.diagnostics)
         let path = folder.root + "/" + edited.relativePath
         try folder.makeFolders(of: edited.relativePath)
-        try AtomicFile.write(edited.bytes, to: path) { () throws(DashboardError) in
-            try checkBase(try existingBytes(id, locale: locale), base: base, id: id, locale: locale)
+        let saveID = try service.save(site, edited.relativePath, request) { () throws(DashboardError) in
+            try AtomicFile.write(edited.bytes, to: path) { () throws(DashboardError) in
+                try checkBase(try existingBytes(id, locale: locale), base: base, id: id, locale: locale)
+            }
         }
-        let saveID = service.saves.record(site: site, path: service.absolutePagesRoot + "/" + site + "/" + edited.relativePath, user: user)
         return .json(
             .object(
                 JSONObject([
@@ -175,7 +176,7 @@ struct L10nDesk {
 
     /// A translated file (the request's body) named `name`: checked and placed by `quire l10n
     /// import`'s own code; its errors come back with line and column.
-    func importFile(_ name: String, locale: String, bytes: [UInt8], user: String?) throws(DashboardError) -> HTTPResponse {
+    func importFile(_ name: String, locale: String, bytes: [UInt8], request: SCGIRequest) throws(DashboardError) -> HTTPResponse {
         let parts = name.split(separator: ".")
         guard parts.count >= 2, name.utf8.count <= 200, name.first != ".",
             name.utf8.allSatisfy({ Identifier.isValid(String(UnicodeScalar($0))) || $0 == UInt8(ascii: ".") }),
@@ -196,7 +197,16 @@ struct L10nDesk {
         } catch {
             throw DashboardError(.internalError, "cannot keep the uploaded file for its checks: \(error.localizedDescription)")
         }
-        let result = translations.importFile(path, locale: locale)
+        // Checked first without writing: the save is in the ledger before its file lands.
+        var result = translations.importFile(path, locale: locale, write: false)
+        var saveID = ""
+        if let destination = result.destination {
+            let relative = String(destination.dropFirst(translations.displayRoot.count + 1))
+            saveID = try service.save(site, relative, request) { () throws(DashboardError) in
+                result = translations.importFile(path, locale: locale)
+                if result.destination == nil { throw DashboardError(.unprocessable, "\(name): not imported") }
+            }
+        }
         let diagnostics = result.diagnostics.map { diagnostic -> JSONValue in
             var shown = diagnostic
             if shown.file == path { shown.file = name }
@@ -210,7 +220,6 @@ struct L10nDesk {
                 .unprocessable, "\(first ?? "\(name): not imported"): nothing was written",
                 JSONObject([("diagnostics", .array(diagnostics))]))
         }
-        let saveID = service.saves.record(site: site, path: destination, user: user)
         return .json(
             .object(
                 JSONObject([

@@ -24,7 +24,7 @@ extension DashboardService {
             try allowOnly(request.method, ["GET", "PUT"])
             if request.method == "GET" { return try desk.page(id, locale: locale) }
             try authorize(request)
-            return try desk.save(id, locale: locale, body: try jsonBody(request), user: user(request))
+            return try desk.save(id, locale: locale, body: try jsonBody(request), request: request)
         case ("check", false):
             try allowOnly(request.method, ["POST"])
             try authorize(request)
@@ -35,7 +35,7 @@ extension DashboardService {
         case ("import", true):
             try allowOnly(request.method, ["POST"])
             try authorize(request)
-            return try desk.importFile(request.query["name"] ?? "", locale: locale, bytes: request.body, user: user(request))
+            return try desk.importFile(request.query["name"] ?? "", locale: locale, bytes: request.body, request: request)
         default:
             throw .notFound("no such route under /api/sites/\(site)/l10n/")
         }

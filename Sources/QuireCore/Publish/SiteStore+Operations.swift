@@ -140,7 +140,9 @@ extension SiteStore {
     /// removes the others and every tree no kept version reaches.
     @discardableResult
     public func gc(keep: Int, reason: String = "", user: String? = nil) throws(StoreError) -> CollectionReport {
-        try withOperationLock { (lock) throws(StoreError) -> CollectionReport in try gc(keep: keep, reason: reason, user: user, holding: lock) }
+        try withOperationLock { (lock) throws(StoreError) -> CollectionReport in
+            try gc(keep: keep, reason: reason, user: user, holding: lock)
+        }
     }
 
     /// `gc(keep:reason:)` under the lock the caller holds: retention (`keep:`) runs in the

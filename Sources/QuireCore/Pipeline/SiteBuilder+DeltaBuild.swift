@@ -34,6 +34,7 @@ extension SiteBuilder {
         do {
             var paths: [String] = pageIDs.flatMap { base.pagePaths[$0] ?? [] }
             paths += scope.assets.map { "assets/\($0)" } + [CacheHeaderFiles.nginxMapName, CacheHeaderFiles.headersName]
+            paths += config.locales.map(PageIndexFiles.path)
             published = try store.files(paths, of: base.version)
         } catch {
             BurstHold.discard(held, from: &state)
@@ -61,7 +62,7 @@ extension SiteBuilder {
         var holding = false
         defer { if !holding { pass.blobs?.close() } }
         for page in pipeline.renderPages(pageIDs, in: pass, clock: clock, keep: { $0 }) {
-            apply(page, to: &changes, base: &base, scope: &scope, result: &result, now: pass.now)
+            apply(page, to: &changes, base: &base, scope: &scope, result: &result, now: pass.now, published: published)
         }
         for (pageID, relativePath) in scoped.removedPages {
             remove(
@@ -87,6 +88,12 @@ extension SiteBuilder {
             changedAssets(scope.assets, inventory: inventory, published: published, diagnostics: &changes.otherDiagnostics)
         }
         for file in assetFiles { changes.add(file) }
+        if !changes.indexLocales.isEmpty, base.pageIndex != nil {
+            for file in base.pageIndex!.files(published: published, only: changes.indexLocales) {
+                if case .carried = file.content { continue }
+                changes.add(file)
+            }
+        }
         if changes.headersChanged {
             for file in base.cacheHeaders.files(published: published) {
                 if case .carried = file.content { continue }
@@ -148,7 +155,7 @@ extension SiteBuilder {
     /// Takes one rendered page into the builder's caches, the base and the changes.
     private func apply(
         _ rendered: RenderedPage, to changes: inout DeltaChanges, base: inout DeltaBase, scope: inout DeltaScope,
-        result: inout SiteBuildResult, now: Date
+        result: inout SiteBuildResult, now: Date, published: [String: PublishedFile]
     ) {
         let page = rendered.page
         let pageID = page.pageID
@@ -167,7 +174,7 @@ extension SiteBuilder {
             changes.records[pageID] = ["ms": 0, "rendered": 0, "ok": false]
             return
         }
-        let after = changes.apply(output, of: pageID, base: &base)
+        let after = changes.apply(output, of: pageID, base: &base, published: published, now: PageIndexFiles.timestamp(now))
         base.update(pageID, summary: PageSummary(counted: page.counted, coverage: output.coverage), paths: after)
         result.filesRendered += output.rendered
         if output.rendered > 0 { result.pagesRebuilt.append(pageID) }
@@ -183,7 +190,7 @@ extension SiteBuilder {
         _ pageID: String, source relativePath: String, inventory: SiteInventory, reader: SourceFileReader,
         changed: Set<String>, changes: inout DeltaChanges, base: inout DeltaBase, scope: inout DeltaScope
     ) {
-        _ = changes.apply(PageOutput(), of: pageID, base: &base)
+        _ = changes.apply(PageOutput(), of: pageID, base: &base, published: [:], now: "")
         base.remove(pageID)
         base.pageSources["\(displayRoot)/\(relativePath)"] = nil
         state.forgetPage(pageID, sourcePath: "\(siteRoot)/\(relativePath)")

@@ -131,6 +131,16 @@ extension SiteBuilder {
         let (cacheHeaders, headerFiles, pageLists) = Self.cacheHeadersAndPageLists(
             site: site, files: files, published: published, listingPages: options.publish, alongside: prepareStatus)
         files += headerFiles
+        var pageIndex: PageIndexFiles?
+        var version: (parent: VersionID?, next: VersionID)?
+        if options.publish {
+            let parent = (try? openStore().newestVersion()).flatMap { $0 }
+            let next = VersionID((parent?.number ?? 0) + 1)
+            var index = newPageIndex(config: context.config, parent: parent, published: published)
+            index.setEvery(files, published: published, version: next, now: PageIndexFiles.timestamp(now))
+            files += index.files(published: published)
+            (pageIndex, version) = (index, (parent, next))
+        }
         result.pagesTotal = pages.reduce(0) { $0 + ($1.counted ? 1 : 0) }  // not `filter`: it copied every page
         result.coverage = coverage
 
@@ -141,15 +151,17 @@ extension SiteBuilder {
         manifest["vocabulary"] = PagePipeline.vocabularyManifest(context.vocabulary)
         (result.pagesAdded, result.pagesRemoved) = (changes.added, changes.removed)
         let record = buildRecord(
-            parent: (try? openStore().newestVersion()).flatMap { $0 }, locales: context.config.locales,
+            parent: version?.parent, locales: context.config.locales,
             changes: Self.changesJSON(added: changes.added, changed: changes.changed, removed: changes.removed),
             started: started, clock: clock, pages: JSONObject(distinctKeys: pageRecords), result: result)
         do {
             let store = try openStore()
             let (outcome, retention) = try clock.measure(.publish) {
                 try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in
-                    let outcome = try store.publish(
-                        PublishRequest(files: files, manifest: manifest, buildRecord: record, user: publishingUser), holding: lock)
+                    var request = PublishRequest(files: files, manifest: manifest, buildRecord: record, user: publishingUser)
+                    // The page index names it.
+                    request.expectedVersion = version?.next
+                    let outcome = try store.publish(request, holding: lock)
                     announce(outcome, result)
                     return (outcome, outcome.isPublished ? afterPublish.retain(config: context.config, store: store, holding: lock) : [])
                 }
@@ -164,7 +176,7 @@ extension SiteBuilder {
                     ? nil
                     : DeltaBase.afterFullBuild(
                         version: version, settings: settings, context: context, pages: pages, files: files, cacheHeaders: cacheHeaders,
-                        result: result, manifest: manifest))
+                        pageIndex: pageIndex, result: result, manifest: manifest))
             if case .published(let version, _) = outcome {
                 result.diagnostics += retention
                 prepareSpareFolders()
@@ -247,6 +259,20 @@ extension SiteBuilder {
             if published[file.path]?.inputDigest != file.inputDigest { changed.insert(id) }
         }
         return (after.subtracting(before).sorted(), changed.sorted(), before.subtracting(after).sorted())
+    }
+
+    // MARK: The page index
+
+    /// The page index as the newest version left it (`parent`), for this build to update.
+    func newPageIndex(config: SiteConfig, parent: VersionID?, published: [String: PublishedFile]) -> PageIndexFiles {
+        var previous: [String: [String: PageIndexFiles.Entry]] = [:]
+        if let parent, let store = try? openStore() {
+            for locale in config.locales where published[PageIndexFiles.path(locale: locale)] != nil {
+                let bytes = try? store.bytes(of: PageIndexFiles.path(locale: locale), in: parent)
+                previous[locale] = bytes.flatMap(PageIndexFiles.read)
+            }
+        }
+        return PageIndexFiles(locales: config.locales, appRoutes: config.appRoutes, previous: previous)
     }
 
     // MARK: Assets

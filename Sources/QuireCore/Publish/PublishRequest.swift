@@ -9,6 +9,9 @@ public struct PublishRequest: Sendable {
     public var buildRecord: JSONObject
     /// Who caused the publish, for its history line; nil: this process's user.
     public var user: String?
+    /// The version the files were made for (the page index names it): the publish fails when
+    /// the store would number it otherwise (another process published meanwhile).
+    public var expectedVersion: VersionID?
 
     public init(files: [OutputFile], manifest: JSONObject, buildRecord: JSONObject, user: String? = nil) {
         self.user = user

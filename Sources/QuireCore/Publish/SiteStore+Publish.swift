@@ -14,6 +14,9 @@ extension SiteStore {
     public func publish(_ request: PublishRequest, holding lock: borrowing HeldPublishLock) throws(StoreError) -> PublishOutcome {
         lock.check(for: self)
         let newest = try newestVersion()
+        if let expected = request.expectedVersion, expected.number != (newest?.number ?? 0) + 1 {
+            throw StoreError("another process published meanwhile (this build was made for \(expected)): build again")
+        }
         let previousIndex = try newest.map { version throws(StoreError) in try index(of: version) } ?? FileIndex()
         let planned = try TreePlanner(previous: previousIndex).plan(request.files)
         // Indexing a cold build's 60,000 files takes as long as writing and syncing its trees:

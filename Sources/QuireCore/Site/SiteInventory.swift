@@ -335,6 +335,7 @@ public enum PageID {
             if segment == "." || segment == ".." { return "'..' and '.' are not allowed" }
             if !Identifier.isValid(String(segment)) { return "'\(segment)' has characters outside [a-z0-9_-] (\(Identifier.rule))" }
         }
+        if id == "index" { return "'index' is reserved: '<locale>/index.json' is the page index" }
         if ["site", "vocabulary"].contains(id) { return "'\(id)' is reserved" }
         return nil
     }
@@ -351,6 +352,6 @@ public enum PageID {
             }
             previous = byte
         }
-        return previous != UInt8(ascii: "/") && id != "site" && id != "vocabulary"
+        return previous != UInt8(ascii: "/") && id != "site" && id != "vocabulary" && id != "index"
     }
 }

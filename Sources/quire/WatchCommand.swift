@@ -23,7 +23,7 @@ final class WatchCommand: @unchecked Sendable {
             OptionSpec(
                 "serve", "[HOST:]PORT", absent: .meaning("not served"),
                 help:
-                    "serve dist/ with nginx: apps on PORT (HOST: 127.0.0.1 if omitted), editors (status pages, previews) on 127.0.0.1:PORT+1"
+                    "serve dist/ with nginx: apps on PORT (HOST: 127.0.0.1 if omitted), editors (the dashboard, status pages, previews) on 127.0.0.1:PORT+1"
             ),
             .flag("serve-next-free", help: "with --serve: take the next free pair of ports when these are taken"),
             OptionSpec(

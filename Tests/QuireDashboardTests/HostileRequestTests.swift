@@ -25,6 +25,7 @@ struct HostileRequestTests {
         Case(description: "a backslash", method: "GET", uri: "/api/sites/trex/pages/..\\site", status: 400),
         Case(description: "site.yaml as a page", method: "PUT", uri: "/api/sites/trex/pages/site", body: save, status: 400),
         Case(description: "an asset as a page", method: "PUT", uri: "/api/sites/trex/pages/assets/trex-banner", body: save, status: 400),
+        Case(description: "the drill catalog as a page", method: "PUT", uri: "/api/sites/trex/pages/drills", body: save, status: 400),
         Case(description: "a translation as a page", method: "GET", uri: "/api/sites/trex/pages/l10n/fr/trex-store", status: 400),
         Case(description: "an upper-case id", method: "GET", uri: "/api/sites/trex/pages/Trex-Store", status: 400),
         Case(description: "an unknown site", method: "GET", uri: "/api/sites/other/pages", status: 404),

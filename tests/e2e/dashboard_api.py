@@ -165,6 +165,7 @@ def hostile_cases(service, site, base):
         ("site.yaml as a page", "PUT", pages + "site", save, {}, 400),
         ("an asset as a page", "PUT", pages + "assets/trex-banner", save, {}, 400),
         ("a translation as a page", "PUT", pages + "l10n/fr/trex-store", save, {}, 400),
+        ("the drill catalog as a page", "PUT", pages + "drills", save, {}, 400),
         ("an upper-case id", "GET", pages + "TREX-store", None, {}, 400),
         ("a folder that is a symbolic link", "PUT", pages + "linked/secret", {"base": sha(b"title: secret\nsections: []\n"), "text": "x"}, {}, 403),
         ("a page that is a symbolic link", "PUT", pages + "alias", {"base": sha(b"title: secret\nsections: []\n"), "text": "x"}, {}, 403),

@@ -27,6 +27,8 @@ public struct DraftSite: Sendable {
     public var pageSources: [String: String] {
         inventory.pages.compactMapValues { $0.first?.relativePath }.filter { $0.key != settings.drillCatalogPageID }
     }
+    /// The page id the site's drill catalog file would have: data, not a page.
+    public var drillCatalogPageID: String? { settings.drillCatalogPageID }
     /// Paths under `assets/`, relative to it.
     public var assets: [String] { inventory.assets.keys.sorted() }
     /// The locales that have a translation file for `pageID`.

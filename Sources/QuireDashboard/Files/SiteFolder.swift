@@ -10,6 +10,8 @@ struct SiteFolder {
     let site: String
     /// Absolute.
     let root: String
+    /// Ids that name data files of the site, not pages (its drill catalog).
+    var dataFiles: Set<String> = []
 
     /// The page source formats, by extension, in the order a page id's file is looked for.
     static let extensions = ["yaml", "yml", "json"]
@@ -34,7 +36,7 @@ struct SiteFolder {
     /// The source of page `id` (`id.yaml`, `.yml` or `.json`), nil when there is none. Refuses a
     /// link or anything but a regular file, and two files claiming the id.
     func pageSource(_ id: String) throws(DashboardError) -> PageFile? {
-        try Self.checkPageID(id)
+        try checkPageID(id)
         try checkFolders(of: id)
         var found: [PageFile] = []
         for pathExtension in Self.extensions {
@@ -56,8 +58,14 @@ struct SiteFolder {
 
     /// The file a new page `id` gets, in `format`; its folders are not made yet.
     func newPage(_ id: String, format: SourceFormat) throws(DashboardError) -> PageFile {
-        try Self.checkPageID(id)
+        try checkPageID(id)
         return PageFile(folder: self, relativePath: "\(id).\(format == .json ? "json" : "yaml")")
+    }
+
+    /// The id rule, and not one of this site's data files.
+    func checkPageID(_ id: String) throws(DashboardError) {
+        try Self.checkPageID(id)
+        if dataFiles.contains(id) { throw .badRequest("'\(id)' is the site's drill catalog (data, not a page): edit it in a text editor") }
     }
 
     /// Every folder between the site folder and `relativePath`'s file must be a real folder or not

@@ -77,7 +77,9 @@ public final class DashboardService: @unchecked Sendable {
     }
 
     func folder(_ site: String) throws(DashboardError) -> SiteFolder {
-        try SiteFolder(pagesRoot: absolutePagesRoot, site: site, sites: sites())
+        var folder = try SiteFolder(pagesRoot: absolutePagesRoot, site: site, sites: sites())
+        folder.dataFiles = Set([draftSite(site).drillCatalogPageID].compactMap { $0 })
+        return folder
     }
 
     /// Sites whose build in progress was told to the event streams when it went live (`published`).

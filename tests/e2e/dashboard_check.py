@@ -344,6 +344,39 @@ def check_error_save(board, port, good_title):
         check(False, "the fixed hero title is still marked invalid")
 
 
+def check_preview_pushed(browser, port, workspace, publishes):
+    """A published preview on the editors' listener learns of a publish from the event stream,
+    not its 1.5 s poll: each save (here a text editor's) is redrawn soon after it goes live."""
+    page = browser.new_page()
+    streams = []
+    page.on("request", lambda request: streams.append(request.url) if request.url.endswith("/api/events") else None)
+    page.goto("http://127.0.0.1:%d/%s/current/preview/en/%s.html" % (port + 1, SITE, PAGE))
+    expect(page.locator("html[data-drawn]")).to_have_count(1, timeout=10000)
+    page.wait_for_timeout(300)
+    page.evaluate("""() => {
+        window.drawnAt = {};
+        new MutationObserver(() => {
+            window.drawnAt[document.documentElement.getAttribute('data-drawn')] = performance.timeOrigin + performance.now();
+        }).observe(document.documentElement, { attributes: true, attributeFilter: ['data-drawn'] });
+    }""")
+    delays = []
+    for round in range(3):
+        time.sleep(0.3 + 0.25 * round)
+        text = workspace.source()
+        workspace.write(PAGE + ".yaml", text.replace("title: ", "title: Again ", 1))
+        drawn = poll(lambda: [(v, at) for v, at in page.evaluate("window.drawnAt").items() if v in publishes.seen
+                              and publishes.seen[v] * 1000 <= at + 5 and v not in [d[0] for d in delays]], timeout=5)
+        if check(drawn, "the published preview was not redrawn after a save"):
+            version, at = drawn[0]
+            delays.append((version, at - publishes.seen[version] * 1000))
+    page.close()
+    check(streams, "the published preview did not open the event stream")
+    if delays:
+        told = sorted(d for _, d in delays)
+        print("dashboard: publish -> published preview redrawn: %s ms" % ", ".join("%.0f" % d for d in told), flush=True)
+        check(statistics.median(told) < 400, "publish -> preview redrawn, median %.0f ms: not pushed (the poll is every 1.5 s)" % statistics.median(told))
+
+
 def check_conflict(board, workspace):
     """The file changes on disk after the page was opened: the save is refused, nothing written."""
     board.open()
@@ -481,6 +514,7 @@ def main():
             title = check_hero_edit(board, workspace, port)
             check_sections(board, port)
             check_error_save(board, port, title)
+            check_preview_pushed(browser, port, workspace, publishes)
             check_conflict(board, workspace)
             check_new_page(board, port)
             check_upload(board, workspace, port)

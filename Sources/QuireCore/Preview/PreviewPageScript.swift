@@ -10,8 +10,10 @@
 /// from the version's own files, remote ones are a labelled placeholder. Nothing it requests
 /// leaves the server.
 ///
-/// Then, as before, it polls `status/status.json` (shape in `PreviewScripts`): the diagnostics
-/// banner of the page, and through `current/` a redraw when a newer version is published.
+/// Then it polls `status/status.json` (shape in `PreviewScripts`), and reads it at once when the
+/// dashboard's event stream (`/api/events`, where the editors' server has one) says the site was
+/// built: the diagnostics banner of the page, and through `current/` a redraw when a newer
+/// version is published.
 /// Through `versions/<v>/` it only says that a newer one exists. A navigate button links to the
 /// preview of the page it names once `status.json` lists that page.
 ///
@@ -393,14 +395,34 @@ enum PreviewPageScript {
             rendered = live;
             drawing = drawing.then(function () { return load(fromPreview, false); }).then(function () { setText('quire-version', live); });
           }
-          function check() {
-            fetch(statusURL, { cache: 'no-store' })
+          var builtAt = null;
+          // Resolves to whether the status is of a build not seen before.
+          function fetchStatus() {
+            return fetch(statusURL, { cache: 'no-store' })
               .then(function (response) { return response.ok ? response.json() : null; })
-              .then(function (status) { if (status && typeof status === 'object') return drawing.then(function () { apply(status); }); })
-              .catch(function () {})
-              .then(function () { setTimeout(check, 1500); });
+              .then(function (status) {
+                if (!status || typeof status !== 'object') return false;
+                var fresh = status.built_at !== builtAt;
+                builtAt = status.built_at;
+                return drawing.then(function () { apply(status); return fresh; });
+              })
+              .catch(function () { return false; });
           }
+          function check() { fetchStatus().then(function () { setTimeout(check, 1500); }); }
           if (statusURL && !fromDraft) check();
+          // Where the editors' server has the dashboard's event stream, a publish is pushed: the
+          // status is read at once (again shortly while it is still the last build's: it is
+          // written just after the publish). Elsewhere the poll above is all there is.
+          function pushed(tries) {
+            fetchStatus().then(function (fresh) { if (!fresh && tries > 1) setTimeout(function () { pushed(tries - 1); }, 25); });
+          }
+          if (statusURL && !fromDraft && typeof EventSource === 'function') {
+            new EventSource('/api/events').addEventListener('publish', function (event) {
+              var data = null;
+              try { data = JSON.parse(event.data); } catch (error) { return; }
+              if (data && data.site === root.getAttribute('data-site')) pushed(20);
+            });
+          }
 
           // The dashboard's draft: drawn from what the parent posts, never fetched.
           function drawDraft(event) {

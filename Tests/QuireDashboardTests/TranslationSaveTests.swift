@@ -111,3 +111,61 @@ struct TranslationSaveTests {
         #expect(body["locales"]?.arrayValue?.first { $0["locale"]?.stringValue == "fr-CA" }?["chain"] == ["fr-CA", "fr", "en"])
     }
 }
+
+/// Export and import through the service: `quire l10n`'s writer and import checks, errors with
+/// line and column, nothing written on an error.
+struct TranslationExchangeTests {
+    let fixture: DashboardFixture
+    init() throws { fixture = try DashboardFixture() }
+
+    func upload(_ name: String, _ bytes: [UInt8], locale: String = "es") -> (status: Int, body: JSONValue) {
+        fixture.json(fixture.send("POST", "/api/sites/trex/l10n/\(locale)/import?name=\(name)", body: bytes))
+    }
+
+    func export(_ format: String) -> String {
+        String(decoding: fixture.send("GET", "/api/sites/trex/l10n/es/export/guides/church-security?format=\(format)").body, as: UTF8.self)
+    }
+
+    @Test func anExportIsWhatTheCommandWrites() throws {
+        let translations = try SiteTranslations.load(site: "trex", pagesRoot: fixture.pages)
+        let units = translations.exportUnits(pageID: "guides/church-security", locale: "es")
+        let expected = TranslationFileWriter.write(
+            units: units, pageID: "guides/church-security", sourceLocale: "en", targetLocale: "es", format: .xliff20)
+        #expect(Array(export("xliff20").utf8) == expected)
+        let response = fixture.send("GET", "/api/sites/trex/l10n/es/export/guides/church-security?format=po")
+        #expect(response.headers.contains { $0.name == "Content-Disposition" && $0.value.contains("attachment") })
+    }
+
+    @Test func aTranslatedExportImportsAndADroppedLinkIsPlaced() throws {
+        let exported = export("xliff12")
+        let translated = exported.replacingOccurrences(
+            of: #"(?s)(<source>((?:(?!</source>).)*)</source>)"#, with: "$1\n        <target state=\"translated\">ES $2</target>",
+            options: .regularExpression)
+        let (status, body) = upload("church-security.xlf", Array(translated.utf8))
+        #expect(status == 200, "\(body)")
+        #expect(body["destination"]?.stringValue == "trex/l10n/es/guides/church-security.xlf")
+        #expect(fixture.read("l10n/es/guides/church-security.xlf") == Array(translated.utf8))
+
+        // A target without the source's link: refused at its line and column, nothing replaced.
+        let broken = translated.replacingOccurrences(
+            of: #"(?s)(<trans-unit id="intro.body"(?:(?!</trans-unit>).)*?<target state="translated">)(?:(?!</target>).)*</target>"#,
+            with: "$1Sin enlace</target>", options: .regularExpression)
+        #expect(broken != translated)
+        let refused = upload("church-security.xlf", Array(broken.utf8))
+        #expect(refused.status == 422)
+        let diagnostic = refused.body["diagnostics"]?.arrayValue?.first { $0["severity"]?.stringValue == "error" }
+        #expect(diagnostic?["file"]?.stringValue == "church-security.xlf")
+        #expect(
+            (diagnostic?["line"]?.intValue ?? 0) > 1 && diagnostic?["message"]?.stringValue?.contains("link") == true, "\(refused.body)")
+        #expect(fixture.read("l10n/es/guides/church-security.xlf") == Array(translated.utf8))
+    }
+
+    @Test func aBadNameOrLocaleIsRefused() {
+        let before = fixture.snapshot()
+        #expect(upload("..%2Fsite.yaml", Array("x: y\n".utf8)).status == 400)
+        #expect(upload("site.txt", Array("x".utf8)).status == 400)
+        #expect(upload("church-security.xlf", Array("x".utf8), locale: "en").status == 404)
+        #expect(upload("church-security.xlf", Array("<xliff".utf8)).status == 422)
+        #expect(fixture.snapshot() == before)
+    }
+}

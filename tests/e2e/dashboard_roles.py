@@ -104,6 +104,8 @@ def open_as(browser, port, user):
 
 
 def goto(page, port, fragment):
+    """A fresh load of the view (a change of the hash alone would keep the last view's state)."""
+    page.goto("about:blank")
     page.goto("http://127.0.0.1:%d/dashboard/#/%s" % (port + 1, fragment))
 
 
@@ -205,6 +207,25 @@ def check_round_trip(page, workspace, port, relative):
     check(po_changed == ['msgstr "Die Gemeinde schützen & stärken"'], "xliff2po of the edited file differs in more than the string: %r" % po_changed)
 
 
+def refused_page_save(page, workspace, port):
+    """A translator's request to save a page is refused by the service (403), and the editor's
+    controls are hidden from her."""
+    before = workspace.source()
+    status = page.evaluate("""async ([site, id]) => {
+        const session = await (await fetch('/api/session')).json();
+        const opened = await (await fetch(`/api/sites/${site}/pages/${id}`)).json();
+        const answer = await fetch(`/api/sites/${site}/pages/${id}`, {method: 'PUT', headers: {'X-Quire-Token': session.token, 'Content-Type': 'application/json'},
+            body: JSON.stringify({base: opened.base, text: 'title: not hers'})});
+        return answer.status;
+    }""", [SITE, PAGE])
+    check(status == 403, "a translator's page save answered %d, want 403" % status)
+    check(workspace.source() == before, "a translator's refused page save changed the page")
+    goto(page, port, "sites/%s/pages/%s" % (SITE, PAGE))
+    expect(page.get_by_role("heading", name="Page %s" % PAGE)).to_be_visible()
+    expect(page.get_by_role("button", name="Save", exact=True)).to_be_hidden()
+    expect(page.get_by_role("button", name="Delete page")).to_be_hidden()
+
+
 def check_ops(otto, eddie, workspace, port, german_title):
     current = os.readlink(os.path.join(workspace.site_root, "current")).rsplit("/", 1)[-1]
     entries = history(workspace)
@@ -253,6 +274,7 @@ def main():
             title = check_translator(tina, workspace, port)
             relative = check_xliff_exchange(tina, workspace, port)
             check_round_trip(tina, workspace, port, relative)
+            refused_page_save(tina, workspace, port)
             otto = open_as(browser, port, "otto")
             eddie = open_as(browser, port, "eddie")
             check_ops(otto, eddie, workspace, port, title)

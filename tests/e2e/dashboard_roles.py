@@ -139,6 +139,10 @@ def check_translator(page, workspace, port):
     area.evaluate("(a) => a.setSelectionRange(20, 20)")
     page.get_by_role("button", name="Insert {count}").click()
     check(area.input_value() == title, "the chip did not insert its code: %r" % area.input_value())
+    # A Backspace after the placeholder does not break it; selected whole, it can be cut.
+    area.evaluate("(a) => a.setSelectionRange(27, 27)")
+    area.press("Backspace")
+    check(area.input_value() == title, "a Backspace broke the protected placeholder: %r" % area.input_value())
     page.get_by_label("Translation of hero.subtitle").fill("Alles für den nächsten Trainingstag")
     frame = page.frame_locator("iframe[title=Preview]")
     expect(frame.locator("#quire-content")).to_contain_text(title, timeout=10000)

@@ -31,6 +31,34 @@ function missingCodes(source, translation) {
     return missing;
 }
 
+/**
+ * Keeps a translation's codes whole: an edit that would change part of a placeholder, link target
+ * or emphasis mark (a Backspace after `{count}`, typing inside it) is refused, as a CAT tool's
+ * tags are; a code selected whole can still be cut and pasted elsewhere, or deleted on purpose.
+ */
+function protectCodes(area, source) {
+    const protectedCodes = new Set(inlineCodes(source));
+    area.addEventListener('beforeinput', (event) => {
+        let start = area.selectionStart;
+        let end = area.selectionEnd;
+        if (start === end && event.inputType.startsWith('delete')) {
+            if (event.inputType.includes('Backward')) start = Math.max(0, start - 1);
+            else end += 1;
+        }
+        for (const match of area.value.matchAll(codePattern)) {
+            if (!protectedCodes.has(match[0])) continue;
+            const [from, to] = [match.index, match.index + match[0].length];
+            const whole = start <= from && end >= to;
+            const touches = start === end ? start > from && start < to : start < to && end > from;
+            if (touches && !whole) {
+                event.preventDefault();
+                area.dispatchEvent(new CustomEvent('protected', { detail: match[0] }));
+                return;
+            }
+        }
+    });
+}
+
 /** Text with its codes as chips (spans), for the source column. */
 function withChips(text) {
     const nodes = [];
@@ -66,6 +94,7 @@ export async function openTranslate(view, site, locale, pageID) {
             oninput: () => { edits.set(string.key, area.value); checkCodes(); schedulePreview(); },
         });
         area.value = string.translation ?? '';
+        protectCodes(area, string.source);
         const chipBar = el('div', { class: 'chips', 'aria-label': `Protected codes of ${string.key}` });
         const problem = el('p', { class: 'string-error', role: 'alert', hidden: true });
         function checkCodes() {

@@ -90,4 +90,16 @@ struct RoleAccessTests {
         try String(text[..<text.range(of: "dashboard:")!.lowerBound]).write(toFile: siteFile, atomically: true, encoding: .utf8)
         #expect(send("vic", "GET", "/api/session").body["roles"]?["trex"] == ["editor", "translator", "ops"])
     }
+
+    @Test func aSiteWhoseSettingsHaveErrorsRefusesEveryChange() throws {
+        let siteFile = fixture.site + "/site.yaml"
+        let text = try String(contentsOfFile: siteFile, encoding: .utf8)
+        try (text + "ttl: [not a number]\n").write(toFile: siteFile, atomically: true, encoding: .utf8)
+        let page = send("ann", "GET", "/api/sites/trex/pages/trex-store").body
+        let (status, body) = send(
+            "ann", "PUT", "/api/sites/trex/pages/trex-store", json: ["base": page["base"] ?? .null, "text": "title: X\n"])
+        #expect(status == 403)
+        #expect(body["error"]?.stringValue?.contains("site.yaml has errors") == true)
+        #expect(send("ann", "GET", "/api/session").body["roles"]?["trex"] == [])
+    }
 }

@@ -40,6 +40,13 @@ extension DashboardService {
     func requireRole(_ request: SCGIRequest, site: String, rest: [String]) throws(DashboardError) {
         guard let role = Self.requiredRole(method: request.method, rest: rest) else { return }
         guard !roles(request, site: site).contains(role) else { return }
+        if signInRequired, user(request) != nil,
+            SiteSettings.config(siteRoot: absolutePagesRoot + "/" + site, site: site, displayRoot: pagesRoot + "/" + site) == nil
+        {
+            throw DashboardError(
+                .forbidden, "\(site)'s site.yaml has errors, so its dashboard roles are unknown: changes are refused until it is fixed",
+                JSONObject([("role", .string(role.rawValue))]))
+        }
         let who = user(request).map { "'\($0)'" } ?? "a sign-in without a user name"
         throw DashboardError(
             .forbidden,

@@ -79,7 +79,12 @@ final class WatchCommand: @unchecked Sendable {
             // one while its nginx is not yet tied to it, and nginx always stops with it.
             stopOnSignals(stopped)
             let (pagesFolder, only) = (arguments.pages, arguments.site)
-            let dashboard = DashboardService(pagesRoot: pages, sites: { (try? Sites.names(pages: pagesFolder, only: only)) ?? [] })
+            let dashboard = DashboardService(
+                pagesRoot: pages,
+                sites: {
+                    // Refused folders are reported once, by the watcher's own scan.
+                    (try? Sites.folders(pages: pagesFolder, only: only, reportRefused: false).names) ?? []
+                })
             dashboard.dist = arguments.dist
             dashboard.signInRequired = settings.editorsAuth != nil
             self.dashboard = dashboard

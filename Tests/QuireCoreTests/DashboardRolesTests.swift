@@ -15,7 +15,7 @@ struct DashboardRolesTests {
         let (config, diagnostics) = try Self.read(
             "dashboard:\n  editors: [writers, admins]\n  translators: [l10n-de]\n  ops: [oncall, admins]\n")
         #expect(diagnostics.isEmpty)
-        let roles = try #require(config.dashboard)
+        let roles = try #require(config.dashboardRoles)
         #expect(roles.roles(memberOf: ["writers"]) == [.editor])
         #expect(roles.roles(memberOf: ["l10n-de", "visitors"]) == [.translator])
         #expect(roles.roles(memberOf: ["admins"]) == [.editor, .ops])
@@ -25,14 +25,14 @@ struct DashboardRolesTests {
 
     @Test func aSiteWithoutDashboardLetsEveryoneDoEverything() throws {
         let (config, _) = try Self.read("title: T\n")
-        #expect(config.dashboard == nil)
-        #expect(DashboardRoles.roles(of: config.dashboard, memberOf: []) == Set(DashboardRoles.Role.allCases))
+        #expect(config.dashboardRoles == nil)
+        #expect(DashboardRoles.roles(of: config.dashboardRoles, memberOf: []) == Set(DashboardRoles.Role.allCases))
     }
 
     @Test func aRoleWithNoGroupsIsNobodys() throws {
         let (config, diagnostics) = try Self.read("dashboard:\n  editors: [writers]\n")
         #expect(diagnostics.isEmpty)
-        #expect(DashboardRoles.roles(of: config.dashboard, memberOf: ["writers", "oncall"]) == [.editor])
+        #expect(DashboardRoles.roles(of: config.dashboardRoles, memberOf: ["writers", "oncall"]) == [.editor])
     }
 
     @Test func theGroupsHeaderIsSplitAtCommas() {
@@ -52,7 +52,7 @@ struct DashboardRolesTests {
 
     @Test func dashboardMustBeAMapping() throws {
         let (config, diagnostics) = try Self.read("dashboard: [admins]\n")
-        #expect(config.dashboard == nil)
+        #expect(config.dashboardRoles == nil)
         #expect(diagnostics.contains { $0.isError && $0.keyPath == "dashboard" && $0.message.contains("must be a mapping") })
     }
 }

@@ -232,3 +232,53 @@ struct DashboardServiceTests {
         }
     }
 }
+
+/// site.yaml's `dashboard:` roles, by the groups the editors' sign-in names.
+struct DashboardRolesTests {
+    @Test func onlyEditorsAndOpsChangeASiteThatNamesThem() throws {
+        let fixture = try DashboardFixture()
+        let siteFile = fixture.site + "/site.yaml"
+        try
+            (String(contentsOfFile: siteFile, encoding: .utf8)
+            + "dashboard:\n  editors: [writers]\n  ops: [sre]\n  translators: [fr-team]\n")
+            .write(toFile: siteFile, atomically: true, encoding: .utf8)
+        let page = fixture.json(fixture.send("GET", "/api/sites/trex/pages/guides/range-safety")).body
+        let save = JSONWriter(pretty: false).bytes(["base": page["base"]!, "text": "title: x\nsections: []\n"])
+        let before = fixture.snapshot()
+        func send(_ groups: String?, _ method: String = "PUT", _ uri: String = "/api/sites/trex/pages/guides/range-safety") -> HTTPResponse
+        {
+            fixture.send(method, uri, body: save, user: groups == nil ? nil : "alice", more: groups.map { ["QUIRE_GROUPS": $0] } ?? [:])
+        }
+        let refused = send("fr-team, readers")
+        #expect(refused.status.code == 403)
+        #expect(fixture.json(refused).body["error"]?.stringValue?.contains("alice may not change trex") == true)
+        #expect(send("").status.code == 403)
+        #expect(send("fr-team", "POST", "/api/sites/trex/assets?name=x.png").status.code == 403)
+        #expect(fixture.snapshot() == before)
+        // A translator still checks and previews drafts.
+        let check = JSONWriter(pretty: false).bytes(["id": "guides/range-safety", "text": "title: x\nsections: []\n"])
+        #expect(
+            fixture.send("POST", "/api/sites/trex/check", body: check, user: "alice", more: ["QUIRE_GROUPS": "fr-team"]).status.code == 200)
+        let session = fixture.json(fixture.send("GET", "/api/session", user: "alice", more: ["QUIRE_GROUPS": "fr-team"])).body
+        #expect(session["editable"] == [])
+        // Ops roll back and collect versions; editing pages is the editors' (issue 51).
+        #expect(send("readers,sre").status.code == 403)
+        #expect(send("readers,writers").status.code == 200)
+        // The local user (no sign-in) may do everything.
+        let again = fixture.json(fixture.send("GET", "/api/sites/trex/pages/guides/range-safety")).body
+        let local = fixture.send("PUT", "/api/sites/trex/pages/guides/range-safety", json: ["base": again["base"]!, "text": "title: y\n"])
+        #expect(local.status.code == 200)
+    }
+
+    @Test func aSiteWithoutRolesIsEveryEditorsAndABrokenOneNobodys() throws {
+        let open = try DashboardFixture()
+        let session = open.json(open.send("GET", "/api/session", user: "bob", more: ["QUIRE_GROUPS": "anyone"])).body
+        #expect(session["editable"] == ["trex"])
+        // site.yaml with errors names no roles: a signed-in user changes nothing until it is fixed.
+        let broken = try DashboardFixture()
+        try "default_locale: [not, text]\n".write(toFile: broken.site + "/site.yaml", atomically: true, encoding: .utf8)
+        let refused = broken.json(broken.send("GET", "/api/session", user: "bob", more: ["QUIRE_GROUPS": "anyone"])).body
+        #expect(refused["editable"] == [])
+        #expect(broken.json(broken.send("GET", "/api/session")).body["editable"] == ["trex"])
+    }
+}

@@ -60,7 +60,7 @@ struct RoleAccessTests {
         for (user, method, uri, body) in refusals {
             let (status, answer) = send(user, method, uri, json: body)
             #expect(status == 403, "\(user) \(method) \(uri)")
-            #expect(answer["error"]?.stringValue?.contains("is not in a group of trex's dashboard") == true, "\(user) \(method) \(uri)")
+            #expect(answer["error"]?.stringValue?.contains("may not change trex") == true, "\(user) \(method) \(uri)")
         }
         #expect(fixture.snapshot() == before)
     }

@@ -62,6 +62,23 @@ struct WatcherEventsTests {
         #expect(subscriber.next(within: 1)?.first?.contains("\"outcome\":\"unchanged\"") == true)
     }
 
+    @Test func aHeldBurstsSavesGoOutWithThePublishThatCarriesThem() throws {
+        let fixture = try DashboardFixture()
+        let page = fixture.json(fixture.send("GET", "/api/sites/trex/pages/trex-store")).body
+        let saved = fixture.json(
+            fixture.send("PUT", "/api/sites/trex/pages/trex-store", json: ["base": page["base"]!, "text": "title: t\nsections: []\n"]))
+        let subscriber = try #require(fixture.service.events.subscribe())
+        var held = SiteBuildResult(site: "trex")
+        held.isHeld = true
+        fixture.service.built(held, changed: [fixture.site + "/trex-store.yaml"])
+        var result = SiteBuildResult(site: "trex")
+        result.outcome = .published(VersionID(9), isCurrent: true)
+        fixture.service.published(result, changed: [fixture.site + "/other.yaml"])
+        let events = (subscriber.next(within: 1) ?? []) + (subscriber.next(within: 1) ?? [])
+        #expect(events.count == 2)
+        #expect(events.last?.contains("\"save_id\":\"\(saved.body["save_id"]?.stringValue ?? "?")\"") == true)
+    }
+
     @Test func theUserOfASaveIsTheUserOfItsPublish() throws {
         let fixture = try DashboardFixture()
         let page = fixture.json(fixture.send("GET", "/api/sites/trex/pages/trex-store")).body

@@ -101,9 +101,12 @@ def check_served(workspace, apps, editors):
         for path in ["/%s/current/assets/evil.html" % SITE, "/%s/current/assets/fake.png" % SITE, "/%s/" % SITE,
                      "/%s/current/" % SITE, "/%s/versions/" % SITE, "/%s/staging/" % SITE, "/%s/trees/" % SITE,
                      "/%s/current/build.json" % SITE, "/%s/current/http/nginx-ttl.map" % SITE, "/%s/state/history.jsonl" % SITE,
-                     "/%s/current/en/" % SITE, "/"]:
+                     "/%s/current/en/" % SITE] + (["/"] if label == "apps" else []):
             code, _, body = get(port, path)
             expect(code in (403, 404) and b"Index of" not in body, "%s %s: %d (a listing or a private file)" % (label, path, code))
+    # The editors' / leads to the dashboard (a path of the same origin, no host from the request).
+    code, headers, _ = get(editors, "/", {"Host": "evil.example"})
+    expect(code == 302 and headers.get("location") == "/dashboard/", "editors /: %d Location %r" % (code, headers.get("location")))
     # What editors use.
     headers, body = check_headers(editors, "/%s/status/" % SITE, 200, "editors")
     meta = re.search(rb'http-equiv="Content-Security-Policy" content="([^"]+)"', body)

@@ -31,6 +31,17 @@ public struct DashboardRoles: Sendable, Hashable {
 
     public init(groups: [Role: [String]] = [:]) { self.groups = groups }
 
+    public init(editors: [String], translators: [String], ops: [String]) {
+        groups = [.editor: editors, .translator: translators, .ops: ops]
+    }
+
+    public var editors: [String] { groups[.editor] ?? [] }
+    public var translators: [String] { groups[.translator] ?? [] }
+    public var ops: [String] { groups[.ops] ?? [] }
+
+    /// Whether a member of `groups` may change pages and assets (an editor).
+    public func mayEdit(groups: Set<String>) -> Bool { roles(memberOf: groups).contains(.editor) }
+
     /// The roles a member of `memberOf` has: each role one of whose groups they are in.
     public func roles(memberOf: some Sequence<String>) -> Set<Role> {
         let member = Set(memberOf)

@@ -37,8 +37,9 @@ public struct SiteConfig: Sendable, Hashable {
     public var replicas: [ReplicaDestination] = []
     public var drillCatalog: String?
     public var limits = SourceLimits()
-    /// `dashboard:` groups per role; nil: every signed-in user may do everything.
-    public var dashboard: DashboardRoles?
+    /// Who may do what on the dashboard (`dashboard:`), by the groups the editors' sign-in names;
+    /// nil: every signed-in user may do everything.
+    public var dashboardRoles: DashboardRoles?
 
     public init(name: String) { self.name = name }
 
@@ -80,8 +81,7 @@ public struct SiteConfig: Sendable, Hashable {
 extension SiteConfig {
     static let knownKeys: Set<String> = [
         "title", "default_locale", "locales", "fallbacks", "app_routes", "audiences", "ttl", "keep",
-        "stale_translations", "translations", "publish_hook", "drill_catalog", "limits", "vocabulary", "replicas",
-        "dashboard",
+        "stale_translations", "translations", "publish_hook", "drill_catalog", "limits", "vocabulary", "replicas", "dashboard",
     ]
 
     /// Reads a parsed `site.yaml`; problems go to `diagnostics`, the config keeps safe defaults.
@@ -174,7 +174,7 @@ extension SiteConfig {
                 config.limits.maxStringBytes = value
             }
         }
-        if let node = root["dashboard"] { config.dashboard = DashboardRoles.read(node, reader: &reader) }
+        if let node = root["dashboard"] { config.dashboardRoles = DashboardRoles.read(node, reader: &reader) }
         return (config, reader.diagnostics)
     }
 }

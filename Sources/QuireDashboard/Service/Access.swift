@@ -7,20 +7,19 @@ import QuireModel
 extension DashboardService {
     typealias Role = DashboardRoles.Role
 
-    /// The groups nginx's auth gate named (`QUIRE_GROUPS`, comma-separated).
-    func groups(_ request: SCGIRequest) -> [String] {
-        DashboardRoles.groups(header: request["QUIRE_GROUPS"] ?? "")
+    /// The roles the request's user has on `site`. The local user (no sign-in named, on loopback)
+    /// has every role; behind a sign-in (`signInRequired`), a request that names no user has none.
+    /// A named user has the roles their groups have in the site's `dashboard:` (all of them when
+    /// it has none), and none while site.yaml has errors: breaking it opens nothing up.
+    func roles(_ request: SCGIRequest, site: String) -> Set<Role> {
+        guard user(request) != nil else { return signInRequired ? [] : Set(Role.allCases) }
+        guard let config = siteConfig(site) else { return [] }
+        return DashboardRoles.roles(of: config.dashboardRoles, memberOf: Self.groups(request))
     }
 
-    /// The roles the request's user has on `site`. Without a sign-in (loopback), the local user
-    /// has every role; with one, a request that names no user has none, and a site whose
-    /// site.yaml cannot be read has none either (its `dashboard:` cannot be known).
-    func roles(_ request: SCGIRequest, site: String) -> Set<Role> {
-        guard signInRequired else { return Set(Role.allCases) }
-        guard user(request) != nil else { return [] }
-        let root = absolutePagesRoot + "/" + site
-        guard let config = SiteSettings.config(siteRoot: root, site: site, displayRoot: pagesRoot + "/" + site) else { return [] }
-        return DashboardRoles.roles(of: config.dashboard, memberOf: groups(request))
+    /// site.yaml as it is now (read per request: a change of roles holds at once); nil when it has errors.
+    private func siteConfig(_ site: String) -> SiteConfig? {
+        SiteSettings.config(siteRoot: absolutePagesRoot + "/" + site, site: site, displayRoot: pagesRoot + "/" + site)
     }
 
     /// The role a request to `/api/sites/{site}/{rest}` needs; nil: looking (and draft checks,
@@ -40,18 +39,17 @@ extension DashboardService {
     func requireRole(_ request: SCGIRequest, site: String, rest: [String]) throws(DashboardError) {
         guard let role = Self.requiredRole(method: request.method, rest: rest) else { return }
         guard !roles(request, site: site).contains(role) else { return }
-        if signInRequired, user(request) != nil,
-            SiteSettings.config(siteRoot: absolutePagesRoot + "/" + site, site: site, displayRoot: pagesRoot + "/" + site) == nil
-        {
+        let who = user(request) ?? "a sign-in without a user name"
+        let more = JSONObject([("role", .string(role.rawValue))])
+        if user(request) != nil, siteConfig(site) == nil {
             throw DashboardError(
-                .forbidden, "\(site)'s site.yaml has errors, so its dashboard roles are unknown: changes are refused until it is fixed",
-                JSONObject([("role", .string(role.rawValue))]))
+                .forbidden, "\(site)'s site.yaml has errors, so its dashboard roles are unknown: changes are refused until it is fixed", more)
         }
-        let who = user(request).map { "'\($0)'" } ?? "a sign-in without a user name"
+        let groups = Self.groups(request).sorted().joined(separator: ", ")
         throw DashboardError(
             .forbidden,
-            "\(who) is not in a group of \(site)'s dashboard \(role.key) (site.yaml: dashboard.\(role.key)): \(Self.what(role)) is refused",
-            JSONObject([("role", .string(role.rawValue))]))
+            "\(who) may not change \(site) this way: \(Self.what(role)) needs a group of site.yaml's dashboard.\(role.key) (\(who)'s groups: \(groups.isEmpty ? "none" : groups))",
+            more)
     }
 
     private static func what(_ role: Role) -> String {

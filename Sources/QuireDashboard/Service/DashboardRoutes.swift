@@ -39,13 +39,13 @@ extension DashboardService {
         case ("pages", 1):
             try allow(method, ["GET", "POST"])
             if method == "GET" { return try pageList(site) }
-            try authorize(request)
+            try authorize(request, changing: site)
             return try createPage(site, request)
         case ("pages", _):
             let id = rest.dropFirst().joined(separator: "/")
             try allow(method, ["GET", "PUT", "DELETE"])
             if method == "GET" { return try page(site, id) }
-            try authorize(request)
+            try authorize(request, changing: site)
             return method == "PUT" ? try savePage(site, id, request) : try deletePage(site, id, request)
         case ("schema", 1):
             try allow(method, ["GET"])
@@ -58,7 +58,7 @@ extension DashboardService {
         case ("assets", 1):
             try allow(method, ["GET", "POST"])
             if method == "GET" { return try assetList(site) }
-            try authorize(request)
+            try authorize(request, changing: site)
             return try uploadAsset(site, request)
         default:
             return try roleRoute(request, site: site, rest: rest)
@@ -93,6 +93,27 @@ extension DashboardService {
         }
     }
 
+    /// A request that changes `site`: `authorize`, and a signed-in user must be of a group the
+    /// site's `dashboard:` roles let edit (the local user, with no sign-in, may do everything).
+    func authorize(_ request: SCGIRequest, changing site: String) throws(DashboardError) {
+        try authorize(request)
+        guard let user = user(request), !mayEdit(request, site) else { return }
+        throw DashboardError(
+            .forbidden,
+            "\(user) may not change \(site): site.yaml's dashboard.editors names the groups that may "
+                + "(\(user)'s: \(Self.groups(request).sorted().joined(separator: ", ")))")
+    }
+
+    /// Whether the request's user may change `site`'s pages and assets: an editor of it (`Access`).
+    func mayEdit(_ request: SCGIRequest, _ site: String) -> Bool {
+        roles(request, site: site).contains(.editor)
+    }
+
+    /// The signed-in user's groups (`QUIRE_GROUPS`, as the sign-in names them: comma-separated).
+    static func groups(_ request: SCGIRequest) -> Set<String> {
+        Set((request["QUIRE_GROUPS"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+    }
+
     private static func constantTimeEqual(_ left: String, _ right: String) -> Bool {
         let (a, b) = (Array(left.utf8), Array(right.utf8))
         guard a.count == b.count else { return false }
@@ -110,7 +131,8 @@ extension DashboardService {
             .object(
                 JSONObject([
                     ("user", user(request).map(JSONValue.string) ?? .null), ("token", .string(token)),
-                    ("sites", .array(sites().map { .string($0) })), ("roles", rolesJSON(request)),
+                    ("sites", .array(sites().map { .string($0) })),
+                    ("editable", .array(sites().filter { mayEdit(request, $0) }.map { .string($0) })), ("roles", rolesJSON(request)),
                 ])))
     }
 

@@ -84,6 +84,8 @@ public final class DashboardService: @unchecked Sendable {
 
     /// Sites whose build in progress was told to the event streams when it went live (`published`).
     private var announced = Set<String>()
+    /// Sites with a burst held since their last publish (its saves go out with that publish).
+    private var held = Set<String>()
     /// Sites whose page list was read ahead (`warmPageList`).
     private var warmed = Set<String>()
 
@@ -140,6 +142,7 @@ public final class DashboardService: @unchecked Sendable {
         pageStates.record(result)
         warmPageList(site)
         guard !result.isHeld else {
+            lock.withLock { _ = held.insert(site) }
             events.publish("publish", data: JSONWriter(pretty: false).string(PublishEvent.held(site)))
             return
         }
@@ -148,7 +151,9 @@ public final class DashboardService: @unchecked Sendable {
     }
 
     private func publishEvent(_ result: SiteBuildResult, changed: Set<String>?) {
-        let covered = saves.covered(site: result.site, paths: changed)
+        // After a held burst, the build that publishes it carries the held change sets too.
+        let afterHeld = lock.withLock { held.remove(result.site) != nil }
+        let covered = saves.covered(site: result.site, paths: afterHeld ? nil : changed)
         let event = PublishEvent.make(result, saves: covered, changed: changed, pagesRoot: absolutePagesRoot)
         events.publish("publish", data: JSONWriter(pretty: false).string(event))
     }

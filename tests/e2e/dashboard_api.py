@@ -11,9 +11,13 @@ sent to nginx's editors' listener with http.client, as a browser (or an attacker
     recorded in the history.
 """
 
+import glob
 import hashlib
 import http.client
 import http.server
+import pwd
+import stat
+import tempfile
 import json
 import os
 import re
@@ -204,6 +208,24 @@ def hostile_cases(service, site, base):
         ("a dot-dot out of /api/ (nginx refuses it)", "GET", "/api/../trex/state/history.jsonl", None, {}, 404),
         ("an unknown route", "GET", "/api/secrets", None, {}, 404),
     ]
+
+
+def check_socket(watcher):
+    """The service's socket: in nginx's folder, 0600 in a 0700 folder, both the workers' (www-data when root)."""
+    folders = [os.path.dirname(p) for p in glob.glob(os.path.join(tempfile.gettempdir(), "quire-nginx-*", "watcher.pid"))
+               if open(p).read().strip() == str(watcher.process.pid)]
+    if not expect(len(folders) == 1, "nginx's folder of this watcher: %r" % folders):
+        return
+    socket_path = os.path.join(folders[0], "dashboard", "scgi.sock")
+    info, folder = os.lstat(socket_path), os.lstat(os.path.dirname(socket_path))
+    owner = os.geteuid()
+    if owner == 0:  # nginx's workers run as www-data, or nobody where there is none
+        names = {entry.pw_name: entry.pw_uid for entry in pwd.getpwall()}
+        owner = names.get("www-data", names.get("nobody"))
+    expect(stat.S_ISSOCK(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o600 and info.st_uid == owner,
+           "the socket: mode %o, owner %d (expected 600, %d)" % (info.st_mode, info.st_uid, owner))
+    expect(stat.S_IMODE(folder.st_mode) == 0o700 and folder.st_uid == owner,
+           "the socket's folder: mode %o, owner %d" % (folder.st_mode, folder.st_uid))
 
 
 def check_hostile(service, workspace, outside):
@@ -444,6 +466,7 @@ def main():
             response.read()
             expect(response.status == 200 and (response.getheader("Content-Type") or "").startswith(kind),
                    "CodeMirror's %s: %d %s (scripts/ensure-packages installs libjs-codemirror)" % (name, response.status, response.getheader("Content-Type")))
+        check_socket(watcher)
         events = Events(editors)
         expect(events.status == 200 and events.type.startswith("text/event-stream"), "events: %d %s" % (events.status, events.type))
         check_hostile(service, workspace, outside)

@@ -18,7 +18,7 @@ struct PagePipeline: Sendable {
     /// Bump when published output changes for equal input, so every file is rebuilt once.
     static let outputFormat = "quire-output-3"
     /// Bump when previews change for equal pages.
-    static let previewFormat = "quire-preview-7"
+    static let previewFormat = "quire-preview-8"
 
     /// What decides whether a page's output can be carried: its source, its translations, the
     /// settings, previews on or off, where it stands in its schedule, and which of the pages it

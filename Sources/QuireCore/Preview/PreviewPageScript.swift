@@ -420,7 +420,7 @@ enum PreviewPageScript {
             new EventSource('/api/events').addEventListener('publish', function (event) {
               var data = null;
               try { data = JSON.parse(event.data); } catch (error) { return; }
-              if (data && data.site === root.getAttribute('data-site')) pushed(20);
+              if (data && data.site === root.getAttribute('data-site')) pushed(40);
             });
           }
 

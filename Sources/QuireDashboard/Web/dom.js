@@ -47,7 +47,7 @@ export function labelled(text, control, props = {}) {
     return el('div', { class: 'field', ...props }, el('label', { for: control.id, text }), control);
 }
 
-/** `sections[2].title` -> `sections[2].title`; paths are plain strings joined the validator's way. */
+/** `keyPath('sections', 2)` is `sections[2]`, `keyPath('sections[2]', 'title')` `sections[2].title`: the validator's key paths. */
 export function keyPath(base, key) {
     if (typeof key === 'number') return `${base}[${key}]`;
     return base ? `${base}.${key}` : key;

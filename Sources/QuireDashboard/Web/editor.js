@@ -3,7 +3,7 @@
 //
 //   form/text edit -> 300 ms pause -> POST check -> diagnostics at fields / lines + preview
 //   Save -> PUT (base) -> the watcher publishes -> event -> "live in v…, N ms after save"
-import { el, clear, labelled, deepCopy } from './dom.js';
+import { el, clear, labelled } from './dom.js';
 import { request, apiPath } from './request.js';
 import { loadSchema } from './schema.js';
 import { renderForm } from './page_form.js';
@@ -149,7 +149,10 @@ export async function openEditor(view, site, pageID) {
         try {
             saved = await savePage(state, body);
         } finally {
-            if (!saved) publish.say('Not saved.', 'error');
+            if (!saved) {
+                publish.abandoned();
+                publish.say('Not saved.', 'error');
+            }
         }
         if (!saved) return;
         state.base = saved.base;
@@ -174,6 +177,10 @@ export async function openEditor(view, site, pageID) {
         publish.say(`Uploaded ${path}: pick it in an image field.`);
     }
 
+    publish.onElsewhere = (version) => {
+        publish.say(`This page was changed elsewhere and is live in ${version}: a save from here would be refused.`, 'warning');
+        publish.element.append(el('button', { type: 'button', text: 'Reload from disk', onclick: () => window.dispatchEvent(new HashChangeEvent('hashchange')) }));
+    };
     const saveKey = (event) => {
         if ((event.ctrlKey || event.metaKey) && event.key === 's') {
             event.preventDefault();

@@ -1,6 +1,9 @@
 // The watcher's publishes, pushed by the service (`GET /api/events`, server-sent events): one
 // EventSource for the whole dashboard, handed to whoever listens.
 const listeners = new Set();
+
+/** The saves this dashboard made (page saves, new pages, deletes): their builds are not news. */
+export const ownSaves = new Set();
 let source = null;
 
 export function onPublish(listener) {

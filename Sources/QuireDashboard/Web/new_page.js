@@ -5,6 +5,7 @@ import { el, clear, labelled, uniqueId } from './dom.js';
 import { request, apiPath } from './request.js';
 import { loadSchema } from './schema.js';
 import { select } from './fields.js';
+import { ownSaves } from './events.js';
 
 /** The id rule: `[a-z0-9_-]` segments joined by `/`. */
 const idRule = /^[a-z0-9_-]+(\/[a-z0-9_-]+)*$/;
@@ -76,6 +77,7 @@ export async function openNewPage(view, site) {
             idMessage.textContent = answer.body?.error ?? `a page "${body.id}" exists already`;
             return;
         }
+        ownSaves.add(answer.body.save_id);
         location.hash = `#/sites/${site}/pages/${answer.body.id}`;
     }
     return { close() {}, canLeave: () => true };

@@ -3,7 +3,7 @@
 // version. `data-notified-at` keeps when the event arrived (ms since 1970), `data-publish-ms` the
 // service's time from the save's write to the publish.
 import { el, clear } from './dom.js';
-import { onPublish } from './events.js';
+import { onPublish, ownSaves } from './events.js';
 
 const recentLimit = 20;
 const patience = 15000;
@@ -14,6 +14,11 @@ export class PublishStatus {
         this.pageID = pageID;
         this.waiting = null;
         this.recent = [];
+        // Whether a save is on its way: a build of the page that carries none of this dashboard's
+        // saves, while none is, was caused elsewhere (another tab, a text editor, a git pull).
+        this.inFlight = false;
+        /** Called with the version when the page was changed and published elsewhere. */
+        this.onElsewhere = null;
         this.element = el('div', { class: 'publish-status', role: 'status', 'aria-live': 'polite', 'aria-label': 'Publish status' });
         this.stop = onPublish((data, arrived) => this.received(data, arrived));
     }
@@ -27,11 +32,19 @@ export class PublishStatus {
     /** The moment a save is sent: the build of it can come before its answer. */
     sending() {
         this.sentAt = performance.now();
+        this.inFlight = true;
+    }
+
+    /** The save was not made (refused, or not sent after a question). */
+    abandoned() {
+        this.inFlight = false;
     }
 
     /** After a save: its event may already have come (a publish is quick), else it will. */
     waitFor(saveID, answeredAt) {
         this.waiting = { saveID, answeredAt, sentAt: this.sentAt ?? answeredAt };
+        ownSaves.add(saveID);
+        this.inFlight = false;
         this.say('Saved. Waiting for the watcher to publish…');
         delete this.element.dataset.notifiedAt;
         delete this.element.dataset.publishMs;
@@ -46,7 +59,10 @@ export class PublishStatus {
         if (data.site !== this.site) return;
         this.recent.push([data, arrived]);
         if (this.recent.length > recentLimit) this.recent.shift();
-        this.settle(data, arrived);
+        if (this.settle(data, arrived) || this.waiting || this.inFlight) return;
+        const touched = (data.pages || []).includes(this.pageID);
+        const mine = (data.saves || []).some((save) => ownSaves.has(save.save_id));
+        if (touched && !mine && data.outcome === 'published') this.onElsewhere?.(data.version);
     }
 
     /**

@@ -5,6 +5,7 @@ import { request, apiPath } from './request.js';
 import { ask, shownText } from './dialog.js';
 import { showNotice } from './messages.js';
 import { el } from './dom.js';
+import { ownSaves } from './events.js';
 
 /**
  * `body`: `{text}` (written byte for byte) or `{document}` (written in the file's format).
@@ -62,6 +63,7 @@ export async function deletePage(state) {
         await showConflict(state, answer.body || {});
         return false;
     }
+    ownSaves.add(answer.body?.save_id);
     showNotice(`Deleted ${state.pageID}.`);
     return true;
 }

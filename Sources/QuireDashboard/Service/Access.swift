@@ -43,7 +43,8 @@ extension DashboardService {
         let more = JSONObject([("role", .string(role.rawValue))])
         if user(request) != nil, siteConfig(site) == nil {
             throw DashboardError(
-                .forbidden, "\(site)'s site.yaml has errors, so its dashboard roles are unknown: changes are refused until it is fixed", more)
+                .forbidden, "\(site)'s site.yaml has errors, so its dashboard roles are unknown: changes are refused until it is fixed",
+                more)
         }
         let groups = Self.groups(request).sorted().joined(separator: ", ")
         throw DashboardError(

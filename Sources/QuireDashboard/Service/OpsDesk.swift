@@ -153,6 +153,8 @@ struct OpsDesk {
                 return result([
                     ("removed_versions", .array(report.removedVersions.map { .string($0.description) })),
                     ("removed_trees", .integer(report.removedTrees)), ("count", .integer(report.removedVersions.count)),
+                    // The replicas drop what the origin dropped, as after `quire gc`.
+                    ("replicas", pushReplicas()),
                 ])
             }
         default:
@@ -160,7 +162,7 @@ struct OpsDesk {
         }
     }
 
-    /// After a rollback or unpin, what `quire rollback` does next: push to site.yaml's replicas.
+    /// After a rollback, unpin or gc, what the command does next: push to site.yaml's replicas.
     private func pushReplicas() -> JSONValue {
         let destinations = ReplicaPush.configured(site: site, pages: pagesRoot)
         guard !destinations.isEmpty else { return .array([]) }

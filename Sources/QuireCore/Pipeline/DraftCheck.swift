@@ -19,6 +19,27 @@ public struct DraftSite: Sendable {
         settings = SiteSettings.load(inventory, site: site, displayRoot: displayRoot)
     }
 
+    private init(site: String, displayRoot: String, inventory: SiteInventory) {
+        self.site = site
+        self.displayRoot = displayRoot
+        self.inventory = inventory
+        settings = SiteSettings.load(inventory, site: site, displayRoot: displayRoot)
+    }
+
+    /// The same site after `changed` (absolute paths) changed, as a watcher's build updates its
+    /// scan: only those paths are looked at again (a whole scan when a change needs one), and
+    /// the settings are read again (two small files).
+    public func updated(changed: Set<String>) -> DraftSite {
+        var inventory = self.inventory
+        guard inventory.update(changed: changed, displayRoot: displayRoot) != nil else {
+            return DraftSite(
+                site: site, displayRoot: displayRoot,
+                inventory: SiteInventory.scan(
+                    root: inventory.root, site: site, displayRoot: displayRoot))
+        }
+        return DraftSite(site: site, displayRoot: displayRoot, inventory: inventory)
+    }
+
     /// Nil when `site.yaml` or the vocabulary has errors (`settingsDiagnostics` says which).
     public var config: SiteConfig? { settings.context?.config }
     public var vocabulary: Vocabulary? { settings.context?.vocabulary }

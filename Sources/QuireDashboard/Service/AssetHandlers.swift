@@ -48,7 +48,7 @@ extension DashboardService {
         try folder.makeFolders(of: relative)
         _ = try save(site, relative, request) { () throws(DashboardError) in try AtomicFile.create(bytes, at: folder.root + "/" + relative)
         }
-        forgetDraftSite(site)
+        updateDraftSite(site, wrote: relative)
         return .json(.object(JSONObject([("path", .string("/" + relative)), ("type", .string(type.mime))])), status: .created)
     }
 

@@ -71,9 +71,16 @@ public final class DashboardService: @unchecked Sendable {
         return loaded
     }
 
-    /// Forgets what is kept of `site`'s scan (a page or asset came or went, settings changed).
-    func forgetDraftSite(_ site: String) {
-        _ = lock.withLock { draftSites.removeValue(forKey: site) }
+    /// Brings what is kept of `site`'s scan up to date with `changed` (absolute paths; nil: all).
+    func updateDraftSite(_ site: String, changed: Set<String>?) {
+        guard let cached = lock.withLock({ draftSites[site] }) else { return }
+        let updated = changed.map { cached.updated(changed: $0) } ?? DraftSite(pagesRoot: pagesRoot, site: site)
+        lock.withLock { draftSites[site] = updated }
+    }
+
+    /// After the service itself added or removed `relativePath` of `site`.
+    func updateDraftSite(_ site: String, wrote relativePath: String) {
+        updateDraftSite(site, changed: [absolutePagesRoot + "/" + site + "/" + relativePath])
     }
 
     func folder(_ site: String) throws(DashboardError) -> SiteFolder {
@@ -137,7 +144,7 @@ public final class DashboardService: @unchecked Sendable {
         if let cached = lock.withLock({ draftSites[site] }) {
             // Page sources the scan knows only changed their bytes: the scan stands.
             let known = Set(cached.pageSources.values.map { absolutePagesRoot + "/" + site + "/" + $0 })
-            if changed.map({ !$0.isSubset(of: known) }) ?? true { forgetDraftSite(site) }
+            if changed.map({ !$0.isSubset(of: known) }) ?? true { updateDraftSite(site, changed: changed) }
         }
         pageStates.record(result)
         warmPageList(site)

@@ -88,7 +88,7 @@ extension DashboardService {
         let bytes = Array(try Self.sourceText(document, format: format).utf8)
         try folder.makeFolders(of: file.relativePath)
         let saveID = try save(site, file.relativePath, request) { () throws(DashboardError) in try AtomicFile.create(bytes, at: file.path) }
-        forgetDraftSite(site)
+        updateDraftSite(site, wrote: file.relativePath)
         return .json(
             .object(
                 JSONObject([
@@ -104,7 +104,7 @@ extension DashboardService {
         let saveID = try save(site, file.relativePath, request) { () throws(DashboardError) in
             try AtomicFile.remove(file.path) { () throws(DashboardError) in try self.checkBase(file, base: base, yourText: nil) }
         }
-        forgetDraftSite(site)
+        updateDraftSite(site, wrote: file.relativePath)
         return .json(.object(JSONObject([("save_id", .string(saveID))])))
     }
 

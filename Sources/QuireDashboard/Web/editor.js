@@ -4,7 +4,7 @@
 //   form/text edit -> 300 ms pause -> POST check -> diagnostics at fields / lines + preview
 //   Save -> PUT (base) -> the watcher publishes -> event -> "live in v…, N ms after save"
 import { el, clear, labelled } from './dom.js';
-import { request, apiPath } from './request.js';
+import { request, apiPath, loadSession } from './request.js';
 import { loadSchema } from './schema.js';
 import { renderForm } from './page_form.js';
 import { TextMode } from './text_mode.js';
@@ -50,6 +50,12 @@ export async function openEditor(view, site, pageID) {
         publish.element,
         el('div', { class: 'editor-grid' }, el('div', { class: 'editor-main' }, summary, formBox, textBox), previewBox),
     );
+    // A signed-in user outside the site's editors may look and preview, not change.
+    const session = await loadSession();
+    if (Array.isArray(session.editable) && !session.editable.includes(site)) {
+        for (const control of view.querySelectorAll('.toolbar button.primary, .toolbar button.danger, .toolbar input[type="file"]')) control.disabled = true;
+        publish.say(`You may preview ${site}'s pages here, not change them (site.yaml's dashboard: editors).`, 'warning');
+    }
     const preview = new DraftPreview(previewBox, { site, pageID, schema });
     const text = new TextMode(textBox, { format: state.format, changed: () => edited() });
     let redrawForm = () => {};

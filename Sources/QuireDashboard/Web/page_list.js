@@ -2,7 +2,7 @@
 // in view, plus a margin), so a 10,000-page site lists at once. Refreshed when the watcher
 // publishes the site.
 import { el, clear, labelled } from './dom.js';
-import { request, apiPath } from './request.js';
+import { request, apiPath, loadSession } from './request.js';
 import { onPublish } from './events.js';
 import { select } from './fields.js';
 
@@ -11,6 +11,8 @@ const margin = 20;
 const states = ['live', 'draft', 'scheduled', 'expired', 'failing'];
 
 export async function openPageList(view, site) {
+    const session = await loadSession();
+    const mayEdit = !Array.isArray(session.editable) || session.editable.includes(site);
     let pages = [];
     let shown = [];
     const filter = el('input', { type: 'search', placeholder: 'id or title', oninput: () => apply() });
@@ -26,7 +28,7 @@ export async function openPageList(view, site) {
         el('nav', { class: 'crumbs', 'aria-label': 'Breadcrumbs' }, el('a', { href: '#/', text: 'Sites' }), ' / ', el('span', { text: site })),
         el('h2', { text: `Pages of ${site}` }),
         el('div', { class: 'filters' }, labelled('Filter pages', filter), labelled('State', state),
-            el('a', { class: 'button', href: `#/sites/${site}/new`, text: 'New page' })),
+            mayEdit ? el('a', { class: 'button', href: `#/sites/${site}/new`, text: 'New page' }) : null),
         count, scroller);
 
     async function load() {

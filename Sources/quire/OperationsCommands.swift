@@ -110,7 +110,7 @@ struct OperationsCommand {
     private func versions(_ store: SiteStore, format: OutputFormat) throws -> ExitCode {
         let versions = try store.versions()
         if format == .json {
-            Console.shared.json(["site": .string(store.site), "versions": .array(versions.map(Self.json))])
+            Console.shared.json(["site": .string(store.site), "versions": .array(versions.map(\.json))])
             return .ok
         }
         Console.shared.out("VERSION   BUILT                 PAGES  LOCALES          SIZE       CHANGES (+added ~changed -removed)")
@@ -130,22 +130,6 @@ struct OperationsCommand {
         return .ok
     }
 
-    static func json(_ info: VersionInfo) -> JSONValue {
-        var object: JSONObject = [
-            "id": .string(info.id.description), "built_at": .string(info.builtAt),
-            "parent": info.parent.map { .string($0.description) } ?? .null,
-            "pages": .integer(info.pages), "locales": .array(info.locales.map { .string($0) }),
-            "bytes": .integer(info.bytes), "current": .bool(info.isCurrent), "pinned": .bool(info.isPinned),
-        ]
-        if let changes = info.changes {
-            object["changes"] = [
-                "added": .array(changes.added.map { .string($0) }), "changed": .array(changes.changed.map { .string($0) }),
-                "removed": .array(changes.removed.map { .string($0) }),
-            ]
-        }
-        return .object(object)
-    }
-
     static func size(_ bytes: Int) -> String {
         bytes < 1024
             ? "\(bytes) B"
@@ -154,16 +138,10 @@ struct OperationsCommand {
 
     private func diff(_ store: SiteStore, format: OutputFormat) throws -> ExitCode {
         guard arguments.positionals.count == 2 else { throw UsageError("diff needs two versions: quire diff --site S V1 V2") }
-        let old = try store.files(of: try version(arguments.positionals[0]))
-        let new = try store.files(of: try version(arguments.positionals[1]))
-        let added = new.keys.filter { old[$0] == nil }.sorted()
-        let removed = old.keys.filter { new[$0] == nil }.sorted()
-        let changed = new.keys.filter { old[$0] != nil && old[$0]?.sha256 != new[$0]?.sha256 }.sorted()
+        let changes = try store.diff(from: try version(arguments.positionals[0]), to: try version(arguments.positionals[1]))
+        let (added, changed, removed) = (changes.added, changes.changed, changes.removed)
         if format == .json {
-            Console.shared.json([
-                "added": .array(added.map { .string($0) }), "changed": .array(changed.map { .string($0) }),
-                "removed": .array(removed.map { .string($0) }),
-            ])
+            Console.shared.json(changes.json)
         } else {
             for path in added { Console.shared.out("+ \(path)") }
             for path in changed { Console.shared.out("~ \(path)") }

@@ -48,7 +48,7 @@ enum Replicas {
     /// `replicas:` of the site's site.yaml; none when it has none or cannot be read (its errors
     /// are the build's to report).
     static func configured(site: String, pages: String) -> [ReplicaDestination] {
-        SiteSettings.config(siteRoot: "\(pages)/\(site)", site: site, displayRoot: "\(pages)/\(site)")?.replicas ?? []
+        ReplicaPush.configured(site: site, pages: pages)
     }
 
     /// Pushes to `replicas:` when the site has some; exit code `.ok` when it has none.

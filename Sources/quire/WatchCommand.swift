@@ -85,6 +85,8 @@ final class WatchCommand: @unchecked Sendable {
                     // Refused folders are reported once, by the watcher's own scan.
                     (try? Sites.folders(pages: pagesFolder, only: only, reportRefused: false).names) ?? []
                 })
+            dashboard.dist = arguments.dist
+            dashboard.signInRequired = settings.editorsAuth != nil
             self.dashboard = dashboard
             let serving = WatchServing(settings, dist: arguments.dist, previews: !arguments.flag("no-preview"), dashboard: dashboard)
             try serving.start()

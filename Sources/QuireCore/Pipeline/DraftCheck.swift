@@ -80,7 +80,11 @@ public struct DraftSite: Sendable {
     /// format): read, validated, its translation files merged and its markdown rendered for
     /// every locale and audience, through the build's own stages. Nothing is written. A draft
     /// page or section is rendered as if live, so that the editor sees it.
-    public func check(pageID: String, relativePath: String, bytes: [UInt8], now: Date = Date()) -> Draft {
+    /// `translation`: a translator's unsaved file for one locale, used instead of that locale's files.
+    public func check(
+        pageID: String, relativePath: String, bytes: [UInt8], now: Date = Date(),
+        translation: (locale: String, catalog: TranslationCatalog)? = nil
+    ) -> Draft {
         guard var context = settings.context else { return Draft(diagnostics: settingsDiagnostics, rendered: []) }
         let file = "\(displayRoot)/\(relativePath)"
         let format = SourceFormat(pathExtension: SiteInventory.splitExtension(relativePath).pathExtension) ?? .yaml
@@ -103,7 +107,9 @@ public struct DraftSite: Sendable {
         let markdown = MarkdownMemo()
         let config = context.config
         let (translations, translationDiagnostics) = PageTranslations.check(
-            (loaded.byPage[pageID] ?? []).compactMap { loaded in loaded.catalog.map { (loaded.locale, $0) } },
+            (loaded.byPage[pageID] ?? []).compactMap { loaded in
+                loaded.locale == translation?.locale ? nil : loaded.catalog.map { (loaded.locale, $0) }
+            } + (translation.map { [$0] } ?? []),
             strings: model.translatableStrings, links: config.linkPolicy, markdown: markdown)
         diagnostics += translationDiagnostics
         let minimumAppVersions = PagePipeline.minimumAppVersions(context.vocabulary)

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import QuireModel
+public import QuireModel
 
 /// One line of `state/history.jsonl`: who moved `current` (or removed versions) when, and why.
 public struct HistoryEntry: Sendable, Hashable {
@@ -15,7 +15,7 @@ public struct HistoryEntry: Sendable, Hashable {
     public var reason: String
     public var user: String
 
-    var json: JSONValue {
+    public var json: JSONValue {
         .object(
             JSONObject([
                 ("when", .string(when)), ("action", .string(action.rawValue)),

@@ -31,9 +31,10 @@ extension SiteStore {
     }
 
     /// Points `current` at `version` (default: the version before current) and pins it there, so
-    /// new publishes add versions without moving `current` until `unpin`.
+    /// new publishes add versions without moving `current` until `unpin`. `user`: who asked,
+    /// when not this process's user (a dashboard user); it goes into the history.
     @discardableResult
-    public func rollback(to version: VersionID? = nil, reason: String) throws(StoreError) -> VersionID {
+    public func rollback(to version: VersionID? = nil, reason: String, user: String? = nil) throws(StoreError) -> VersionID {
         try withOperationLock { (lock) throws(StoreError) -> VersionID in
             let current = try currentVersion()
             let all = try allVersions()
@@ -49,7 +50,7 @@ extension SiteStore {
                 }
                 target = before
             }
-            try movePinned(to: target, action: .rollback, from: current, reason: reason, holding: lock)
+            try movePinned(to: target, action: .rollback, from: current, reason: reason, user: user, holding: lock)
             return target
         }
     }
@@ -69,7 +70,7 @@ extension SiteStore {
     }
 
     private func movePinned(
-        to target: VersionID, action: HistoryEntry.Action, from current: VersionID?, reason: String,
+        to target: VersionID, action: HistoryEntry.Action, from current: VersionID?, reason: String, user: String? = nil,
         holding lock: borrowing HeldPublishLock
     ) throws(StoreError) {
         // Only a complete version is served: its manifest and every folder's tree must be there.
@@ -87,7 +88,7 @@ extension SiteStore {
         CrashPoint.pin.reach()
         try pinFile.write(target, reason: reason)
         do throws(StoreError) {
-            try recordAndSwap(HistoryEntry(action: action, from: current, to: target, reason: reason), holding: lock)
+            try recordAndSwap(HistoryEntry(action: action, from: current, to: target, reason: reason, user: user), holding: lock)
         } catch {
             try? pinFile.restore(previousPin)
             throw error
@@ -96,7 +97,7 @@ extension SiteStore {
 
     /// Removes the pin and points `current` at the newest version again.
     @discardableResult
-    public func unpin(reason: String) throws(StoreError) -> VersionID? {
+    public func unpin(reason: String, user: String? = nil) throws(StoreError) -> VersionID? {
         try withOperationLock { (lock) throws(StoreError) -> VersionID? in
             let current = try currentVersion()
             let pinFile = PinFile(path: layout.pin)
@@ -105,7 +106,7 @@ extension SiteStore {
             try pinFile.remove()
             let newest = try newestVersion()
             do throws(StoreError) {
-                try recordAndSwap(HistoryEntry(action: .unpin, from: current, to: newest, reason: reason), holding: lock)
+                try recordAndSwap(HistoryEntry(action: .unpin, from: current, to: newest, reason: reason, user: user), holding: lock)
             } catch {
                 try? pinFile.restore(previousPin)
                 throw error
@@ -138,14 +139,18 @@ extension SiteStore {
     /// Keeps the newest `keep` versions plus current, the pinned one and all newer than current;
     /// removes the others and every tree no kept version reaches.
     @discardableResult
-    public func gc(keep: Int, reason: String = "") throws(StoreError) -> CollectionReport {
-        try withOperationLock { (lock) throws(StoreError) -> CollectionReport in try gc(keep: keep, reason: reason, holding: lock) }
+    public func gc(keep: Int, reason: String = "", user: String? = nil) throws(StoreError) -> CollectionReport {
+        try withOperationLock { (lock) throws(StoreError) -> CollectionReport in
+            try gc(keep: keep, reason: reason, user: user, holding: lock)
+        }
     }
 
     /// `gc(keep:reason:)` under the lock the caller holds: retention (`keep:`) runs in the
     /// lock its publish took.
     @discardableResult
-    public func gc(keep: Int, reason: String = "", holding lock: borrowing HeldPublishLock) throws(StoreError) -> CollectionReport {
+    public func gc(
+        keep: Int, reason: String = "", user: String? = nil, holding lock: borrowing HeldPublishLock
+    ) throws(StoreError) -> CollectionReport {
         lock.check(for: self)
         let all = try allVersions()
         let current = try currentVersion()
@@ -162,7 +167,7 @@ extension SiteStore {
         try History(path: layout.history).append(
             HistoryEntry(
                 action: .gc, from: report.removedVersions.first, to: report.removedVersions.last,
-                reason: reason.isEmpty ? detail : reason + " (" + detail + ")"))
+                reason: reason.isEmpty ? detail : reason + " (" + detail + ")", user: user))
         return report
     }
 

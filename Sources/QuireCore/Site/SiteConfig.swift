@@ -38,7 +38,7 @@ public struct SiteConfig: Sendable, Hashable {
     public var drillCatalog: String?
     public var limits = SourceLimits()
     /// Who may do what on the dashboard (`dashboard:`), by the groups the editors' sign-in names;
-    /// nil: every signed-in user may edit.
+    /// nil: every signed-in user may do everything.
     public var dashboardRoles: DashboardRoles?
 
     public init(name: String) { self.name = name }
@@ -174,25 +174,9 @@ extension SiteConfig {
                 config.limits.maxStringBytes = value
             }
         }
-        if let roles = reader.mapping(root["dashboard"], "dashboard") {
-            reader.warnUnknownKeys(roles, allowed: ["editors", "translators", "ops"], keyPath: "dashboard", where: "dashboard")
-            let groups = { (key: String) in reader.stringList(root["dashboard"]?[key], "dashboard.\(key)") ?? [] }
-            config.dashboardRoles = DashboardRoles(editors: groups("editors"), translators: groups("translators"), ops: groups("ops"))
-        }
+        if let node = root["dashboard"] { config.dashboardRoles = DashboardRoles.read(node, reader: &reader) }
         return (config, reader.diagnostics)
     }
-}
-
-/// `dashboard: {editors: [...], translators: [...], ops: [...]}` in site.yaml: group names, as the
-/// editors' sign-in names a user's groups. Editors and ops change the site's pages and assets
-/// from the dashboard; translators (and anyone else) read, check and preview.
-public struct DashboardRoles: Sendable, Hashable {
-    public var editors: [String]
-    public var translators: [String]
-    public var ops: [String]
-
-    /// Whether a user of these groups may change pages and assets.
-    public func mayEdit(groups: Set<String>) -> Bool { !groups.isDisjoint(with: editors + ops) }
 }
 
 /// BCP 47-ish locale codes as sites use them: `en`, `fr`, `fr-CA`, `zh-Hant`.

@@ -34,6 +34,7 @@ extension DashboardService {
 
     private func siteRoute(_ request: SCGIRequest, site: String, rest: [String]) throws(DashboardError) -> HTTPResponse {
         let method = request.method
+        try requireRole(request, site: site, rest: rest)
         switch (rest[0], rest.count) {
         case ("pages", 1):
             try allow(method, ["GET", "POST"])
@@ -60,7 +61,7 @@ extension DashboardService {
             try authorize(request, changing: site)
             return try uploadAsset(site, request)
         default:
-            throw .notFound("no such route under /api/sites/\(site)/")
+            return try roleRoute(request, site: site, rest: rest)
         }
     }
 
@@ -99,17 +100,13 @@ extension DashboardService {
         guard let user = user(request), !mayEdit(request, site) else { return }
         throw DashboardError(
             .forbidden,
-            "\(user) may not change \(site): site.yaml's dashboard.editors and dashboard.ops name the groups that may "
+            "\(user) may not change \(site): site.yaml's dashboard.editors names the groups that may "
                 + "(\(user)'s: \(Self.groups(request).sorted().joined(separator: ", ")))")
     }
 
-    /// Whether the request's user may change `site`'s pages and assets.
+    /// Whether the request's user may change `site`'s pages and assets: an editor of it (`Access`).
     func mayEdit(_ request: SCGIRequest, _ site: String) -> Bool {
-        guard user(request) != nil else { return true }
-        let draft = draftSite(site)
-        // A site.yaml that does not read names no roles: nothing is opened up by breaking it.
-        guard let config = draft.config else { return false }
-        return config.dashboardRoles?.mayEdit(groups: Self.groups(request)) ?? true
+        roles(request, site: site).contains(.editor)
     }
 
     /// The signed-in user's groups (`QUIRE_GROUPS`, as the sign-in names them: comma-separated).
@@ -135,7 +132,7 @@ extension DashboardService {
                 JSONObject([
                     ("user", user(request).map(JSONValue.string) ?? .null), ("token", .string(token)),
                     ("sites", .array(sites().map { .string($0) })),
-                    ("editable", .array(sites().filter { mayEdit(request, $0) }.map { .string($0) })),
+                    ("editable", .array(sites().filter { mayEdit(request, $0) }.map { .string($0) })), ("roles", rolesJSON(request)),
                 ])))
     }
 

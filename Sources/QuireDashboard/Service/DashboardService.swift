@@ -27,6 +27,11 @@ public final class DashboardService: @unchecked Sendable {
 
     /// The largest asset an upload may bring.
     public var maxAssetBytes = 8 * 1024 * 1024
+    /// `dist/`, where the ops routes find each site's versions; nil: no ops routes.
+    public var dist: String?
+    /// Behind `--editors-auth`: each request's user and groups decide its roles (`Access`);
+    /// false: the local user on loopback, who may do everything.
+    public var signInRequired = false
 
     public init(pagesRoot: String, sites: @escaping @Sendable () -> [String]) {
         self.pagesRoot = pagesRoot

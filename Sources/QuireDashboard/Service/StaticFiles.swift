@@ -20,16 +20,22 @@ enum StaticFiles {
         "main.js": PackageResources.main_js,
         "messages.js": PackageResources.messages_js,
         "new_page.js": PackageResources.new_page_js,
+        "ops.js": PackageResources.ops_js,
         "page_form.js": PackageResources.page_form_js,
         "page_list.js": PackageResources.page_list_js,
         "preview.html": PackageResources.preview_html,
         "publish_status.js": PackageResources.publish_status_js,
         "request.js": PackageResources.request_js,
+        "roles.js": PackageResources.roles_js,
         "saving.js": PackageResources.saving_js,
         "schema.js": PackageResources.schema_js,
         "sections.js": PackageResources.sections_js,
+        "site_nav.js": PackageResources.site_nav_js,
         "sites.js": PackageResources.sites_js,
         "text_mode.js": PackageResources.text_mode_js,
+        "translate.js": PackageResources.translate_js,
+        "translations.js": PackageResources.translations_js,
+        "word_diff.js": PackageResources.word_diff_js,
     ]
 
     /// The preview's script and style, the very bytes every published preview gets (not copies):

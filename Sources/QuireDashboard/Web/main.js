@@ -10,6 +10,11 @@ import { openSites } from './sites.js';
 import { openPageList } from './page_list.js';
 import { openNewPage } from './new_page.js';
 import { openEditor } from './editor.js';
+import { openOps } from './ops.js';
+import { openTranslations } from './translations.js';
+import { openTranslate } from './translate.js';
+import { siteNav } from './site_nav.js';
+import { hideEditing } from './roles.js';
 import { ask } from './dialog.js';
 import { clearError, ageNotice } from './messages.js';
 
@@ -33,10 +38,17 @@ async function route() {
     ageNotice();
     const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
     try {
-        if (parts[0] === 'sites' && parts[1] && parts[2] === 'pages' && parts.length > 3) current = await openEditor(view, parts[1], parts.slice(3).join('/'));
+        if (parts[0] === 'sites' && parts[1] && parts[2] === 'ops') current = await openOps(view, parts[1]);
+        else if (parts[0] === 'sites' && parts[1] && parts[2] === 'l10n' && parts.length > 4) current = await openTranslate(view, parts[1], parts[3], parts.slice(4).join('/'));
+        else if (parts[0] === 'sites' && parts[1] && parts[2] === 'l10n') current = await openTranslations(view, parts[1]);
+        else if (parts[0] === 'sites' && parts[1] && parts[2] === 'pages' && parts.length > 3) current = await openEditor(view, parts[1], parts.slice(3).join('/'));
         else if (parts[0] === 'sites' && parts[1] && parts[2] === 'new') current = await openNewPage(view, parts[1]);
-        else if (parts[0] === 'sites' && parts[1]) current = await openPageList(view, parts[1]);
+        else if (parts[0] === 'sites' && parts[1]) {
+            current = await openPageList(view, parts[1]);
+            view.querySelector('nav.crumbs')?.after(siteNav(parts[1], 'Pages'));
+        }
         else current = await openSites(view);
+        if (parts[0] === 'sites' && parts[1] && parts[2] !== 'l10n' && parts[2] !== 'ops') await hideEditing(view, parts[1]);
     } catch (error) {
         // request() has shown what failed.
         console.error(error);

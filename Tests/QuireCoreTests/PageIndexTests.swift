@@ -74,7 +74,9 @@ import Testing
         // Each listed page's files exist where the URL contract says.
         for (id, page) in en {
             for part in 1...(page["parts"] as? Int ?? 1) {
-                #expect(FileManager.default.fileExists(atPath: "\(run.fixture.dist)/\(run.fixture.site)/current/en/\(id)\(part > 1 ? ".\(part)" : "").json"))
+                #expect(
+                    FileManager.default.fileExists(
+                        atPath: "\(run.fixture.dist)/\(run.fixture.site)/current/en/\(id)\(part > 1 ? ".\(part)" : "").json"))
             }
         }
     }

@@ -118,7 +118,9 @@ extension PagePipeline {
                         metadata["parts"] = .integer(rendered.parts.count)
                     }
                     // What the page index lists of the page, on the file it lists (PageIndexFiles).
-                    if index == 0 && audience == nil { for (key, value) in PageIndexFiles.metadata(of: model, page: part) { metadata[key] = value } }
+                    if index == 0 && audience == nil {
+                        for (key, value) in PageIndexFiles.metadata(of: model, page: part, text: renderer.text) { metadata[key] = value }
+                    }
                     if published[partPath]?.inputDigest == digest && published[partPath]?.metadata == .object(metadata) {
                         output.files.append(OutputFile(path: partPath, content: .carried, inputDigest: digest, metadata: .object(metadata)))
                         continue

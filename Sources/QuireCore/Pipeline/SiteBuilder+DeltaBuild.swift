@@ -88,6 +88,7 @@ extension SiteBuilder {
             changedAssets(scope.assets, inventory: inventory, published: published, diagnostics: &changes.otherDiagnostics)
         }
         for file in assetFiles { changes.add(file) }
+        changes.addFeedFiles(base: &base)
         if !changes.indexLocales.isEmpty, base.pageIndex != nil {
             for file in base.pageIndex!.files(published: published, only: changes.indexLocales) {
                 if case .carried = file.content { continue }
@@ -225,7 +226,9 @@ extension SiteBuilder {
                     guard sources.count == 1, sources[0].path == path else { return nil }
                     // The drill catalog is data, not a page: full path.
                     if base.pages[stem] == nil {
-                        guard stem != base.settings.drillCatalogPageID else { return nil }
+                        // The drill catalog is data, and a feed's name is checked against the pages: full path.
+                        guard stem != base.settings.drillCatalogPageID, !base.context.config.feeds.contains(where: { $0.pageID == stem })
+                        else { return nil }
                         scope.addedPages.insert(stem)
                     }
                     scope.pages.insert(stem)

@@ -61,8 +61,18 @@ public enum PublishedPageSchema {
                 ("nav", sectionList),
                 ("header", sectionList),
                 ("footer", sectionList),
-                ("part", ["type": "integer", "minimum": 1, "description": "Paginated pages: this part's number (1 is the plain path)."]),
-                ("parts", ["type": "integer", "minimum": 1, "description": "Paginated pages: how many parts there are."]),
+                (
+                    "part",
+                    [
+                        "type": "integer", "minimum": 1,
+                        "description":
+                            "Paginated pages: this part's number (1 is the plain path; a feed's parts count from its oldest entry).",
+                    ]
+                ),
+                (
+                    "parts",
+                    ["type": "integer", "minimum": 1, "description": "Paginated pages: how many parts there are (not on a feed's parts)."]
+                ),
                 (
                     "next",
                     [
@@ -70,6 +80,7 @@ public enum PublishedPageSchema {
                         "description": "Paginated pages: the next part's file name, relative to this one; null on the last.",
                     ]
                 ),
+                ("feed", feed),
                 ("sections", sectionList),
             ])
         return [
@@ -77,9 +88,23 @@ public enum PublishedPageSchema {
             "description": "A page, or one part of it: title, refresh, nav, header and footer only on part 1.",
             "properties": .object(properties),
             "required": ["page_id", "locale", "ttl", "sections"],
-            "dependentRequired": ["part": ["parts", "next"], "parts": ["part", "next"], "next": ["part", "parts"]],
+            "dependentRequired": ["part": ["next"], "parts": ["part", "next"], "next": ["part"], "feed": ["part", "next"]],
         ]
     }
+
+    /// A feed's part (`FeedFiles`): which feed, and in which order its parts link.
+    static let feed: JSONValue = [
+        "type": "object",
+        "description": "Only on a feed's parts (<locale>/feeds/<name>[.<part>].json): its sections are page_link cards.",
+        "properties": [
+            "name": ["type": "string"],
+            "order": [
+                "enum": ["newest", "oldest"],
+                "description": "newest: the plain path is the newest part and next goes back in time; oldest: it is part 1.",
+            ],
+        ],
+        "required": ["name", "order"],
+    ]
 
     static func redirect(config: SiteConfig?) -> JSONValue {
         let properties = JSONObject(

@@ -36,6 +36,7 @@ public struct SiteConfig: Sendable, Hashable {
     /// Where `quire build`, `rollback`, `unpin` and `watch` push the site after it changes.
     public var replicas: [ReplicaDestination] = []
     public var drillCatalog: String?
+    public var feeds: [FeedConfig] = []
     public var limits = SourceLimits()
 
     public init(name: String) { self.name = name }
@@ -77,7 +78,7 @@ public struct SiteConfig: Sendable, Hashable {
 
 extension SiteConfig {
     static let knownKeys: Set<String> = [
-        "title", "default_locale", "locales", "fallbacks", "app_routes", "audiences", "ttl", "keep",
+        "title", "default_locale", "locales", "fallbacks", "app_routes", "audiences", "ttl", "keep", "feeds",
         "stale_translations", "translations", "publish_hook", "drill_catalog", "limits", "vocabulary", "replicas",
     ]
 
@@ -158,6 +159,7 @@ extension SiteConfig {
             }
         }
         config.drillCatalog = reader.string(root["drill_catalog"], "drill_catalog")
+        config.feeds = FeedConfig.read(root["feeds"], reader: &reader)
         if let limits = reader.mapping(root["limits"], "limits") {
             reader.warnUnknownKeys(
                 limits, allowed: ["max_file_bytes", "max_depth", "max_sections", "max_string_bytes"], keyPath: "limits", where: "limits")

@@ -34,7 +34,7 @@ struct OperationsCommand {
                 .oneSite, .dist,
                 OptionSpec(
                     "keep", "N", unit: "versions", absent: .required, help: "keep the newest N versions; current and a pinned one stay too"),
-                .reason, .lockTimeout(30),
+                .pagesForReplicas, .reason, .lockTimeout(30),
             ],
             example: "quire gc --site shop --keep 20"),
         CommandSpec(
@@ -85,7 +85,8 @@ struct OperationsCommand {
             Console.shared.error(
                 "quire: \(site): removed \(report.removedVersions.count) version\(report.removedVersions.count == 1 ? "" : "s") (\(report.removedVersions.map(\.description).joined(separator: ", "))) and \(report.removedTrees) unreachable tree\(report.removedTrees == 1 ? "" : "s")"
             )
-            return .ok
+            // The replicas drop what the origin dropped (the push trims them to its versions).
+            return Replicas.pushConfigured(site: site, pages: arguments.pages, dist: arguments.dist)
         case "export":
             let positionals = arguments.positionals
             guard let destination = positionals.last else {

@@ -13,6 +13,7 @@ struct PushCommand {
             OptionSpec(
                 "pages", "DIR", default: "pages", help: "the pages folder, whose site.yaml names the replicas when no DEST is given"),
             .lockTimeout(600),
+            .flag("check", help: "push nothing: probe each destination (reachable, writable, links kept) and print its version"),
         ],
         operands: "[DEST...]", example: "quire push --site shop /mnt/replica rsync://mirror.example/quire")
 
@@ -21,7 +22,8 @@ struct PushCommand {
     func run() throws -> ExitCode {
         guard let site = arguments.site else { throw UsageError("push needs --site NAME: quire push --site S [--dist DIR] DEST...") }
         guard Identifier.isValid(site) else { throw UsageError("'\(site)' is not a site name: \(Identifier.rule)") }
-        guard FileManager.default.fileExists(atPath: "\(arguments.dist)/\(site)/current") else {
+        let checking = arguments.flag("check")
+        guard FileManager.default.fileExists(atPath: "\(arguments.dist)/\(site)/\(checking ? "" : "current")") else {
             throw CommandFailure(
                 .operational, "\(arguments.dist)/\(site): no published version to push (run quire build first, or give --dist)")
         }
@@ -35,7 +37,9 @@ struct PushCommand {
         guard !destinations.isEmpty else {
             throw UsageError("push needs a destination: quire push --site S DEST... (or replicas: in \(arguments.pages)/\(site)/site.yaml)")
         }
-        return Replicas.push(site: site, dist: arguments.dist, to: destinations, lockTimeout: try arguments.number("lock-timeout") ?? 600)
+        let lockTimeout = try arguments.number("lock-timeout") ?? 600
+        if checking { return Replicas.check(site: site, dist: arguments.dist, destinations, lockTimeout: lockTimeout) }
+        return Replicas.push(site: site, dist: arguments.dist, to: destinations, lockTimeout: lockTimeout)
     }
 }
 
@@ -74,10 +78,34 @@ enum Replicas {
                 Console.shared.error(
                     "quire: warning: \(site): \(destination) is unreachable (\(reason)); it keeps its version until the next push")
             case .failed(let reason):
-                Console.shared.error("quire: error: \(site): \(destination): \(reason); no destination's current moved")
+                let after = report.flipped ? "its current may not name \(report.version)" : "no destination's current moved"
+                Console.shared.error("quire: error: \(site): \(destination): \(reason); \(after)")
             }
         }
         for warning in report.warnings { Console.shared.error("quire: warning: \(site): \(warning)") }
         return report.failures.isEmpty ? .ok : .operational
+    }
+
+    /// `quire push --check`: a line per destination; exit code 3 unless every one is ready.
+    static func check(site: String, dist: String, _ destinations: [ReplicaDestination], lockTimeout: Double) -> ExitCode {
+        let probes: [(destination: ReplicaDestination, outcome: ReplicaProbe.Outcome)]
+        do {
+            probes = try ReplicaPush(dist: dist, site: site).check(destinations, lockTimeout: lockTimeout) {
+                Console.shared.error("quire: \($0)")
+            }
+        } catch {
+            Console.shared.error("quire: error: \(site): check failed: \(error)")
+            return .operational
+        }
+        for (destination, outcome) in probes {
+            switch outcome {
+            case .ready(let version):
+                let holds = version.map { "its current is \($0)" } ?? "no version pushed yet"
+                Console.shared.error("quire: \(site): \(destination): reachable, writable, links kept; \(holds)")
+            case .unreachable(let reason): Console.shared.error("quire: error: \(site): \(destination) is unreachable (\(reason))")
+            case .failed(let reason): Console.shared.error("quire: error: \(site): \(destination): \(reason)")
+            }
+        }
+        return probes.allSatisfy { if case .ready = $0.outcome { true } else { false } } ? .ok : .operational
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import QuireCommandLine
 import QuireCore
+import QuireDashboard
 import QuireWatch
 
 /// `quire watch`: listens for changes, publishes every site once, then again on every settled change. One
@@ -57,6 +58,8 @@ final class WatchCommand: @unchecked Sendable {
     private var refusedFolders = Set<String>()
     /// nginx serving dist/ (`--serve`), started before the first build.
     private var serving: WatchServing?
+    /// The dashboard's editing service (`--serve`): told who caused each change set and each build.
+    private var dashboard: DashboardService?
 
     init(arguments: Arguments) { self.arguments = arguments }
 
@@ -75,7 +78,10 @@ final class WatchCommand: @unchecked Sendable {
             // SIGINT and SIGTERM are handled from before nginx starts: the watcher never dies of
             // one while its nginx is not yet tied to it, and nginx always stops with it.
             stopOnSignals(stopped)
-            let serving = WatchServing(settings, dist: arguments.dist, previews: !arguments.flag("no-preview"))
+            let (pagesFolder, only) = (arguments.pages, arguments.site)
+            let dashboard = DashboardService(pagesRoot: pages, sites: { (try? Sites.names(pages: pagesFolder, only: only)) ?? [] })
+            self.dashboard = dashboard
+            let serving = WatchServing(settings, dist: arguments.dist, previews: !arguments.flag("no-preview"), dashboard: dashboard)
             try serving.start()
             self.serving = serving
         }
@@ -181,10 +187,14 @@ final class WatchCommand: @unchecked Sendable {
                 builders[site] = created
                 return created
             }()
-        let result = builder.build(changed: changed, hold: hold)
+        if let dashboard {
+            builder.options.published = { result in dashboard.published(result, changed: changed) }
+        }
+        let result = builder.build(changed: changed, hold: hold, user: dashboard?.user(site: site, changed: changed))
         _ = BuildCommand.report(result, format: .text, publishing: true)
         if arguments.flag("timings") { BuildCommand.reportStages(result) }
         serving?.built(result)
+        dashboard?.built(result, changed: changed)
         if result.outcome != nil, let replicas = result.replicas, !replicas.isEmpty { requestPush(site, to: replicas) }
         if result.operationalError != nil {
             // The change set is not dropped: the site is built again from what is on disk (the

@@ -1,11 +1,13 @@
 import Foundation
 import QuireCommandLine
 import QuireCore
+import QuireDashboard
 
 /// `quire watch --serve [HOST:]PORT`: nginx, as the watcher's child, serving `dist/` with the rules
 /// of deploy/nginx.conf (`NginxRules`): the public server on PORT, the editors' on PORT+1. It
-/// reloads nginx when a publish changes a site's TTL map, tells each site's status page and one
-/// preview once they exist, and stops nginx with the watcher.
+/// reloads nginx when the TTL map of a site's `current` changes (a publish, or `current` moved by
+/// another process), tells each site's status page and one preview once they exist, and stops
+/// nginx with the watcher.
 final class WatchServing: @unchecked Sendable {
     struct Settings {
         var address: ListenAddress
@@ -96,9 +98,18 @@ final class WatchServing: @unchecked Sendable {
     private var ttlMaps: [String: [Int]] = [:]
     private let previews: Bool
     private var links: EditorLinks?
+    /// The dashboard's editing service, started on a socket in nginx's folder before nginx.
+    private let dashboard: DashboardService?
+    /// `current` also moves without a build here (a rollback or unpin from the command line, or
+    /// another process): every site's TTL map is looked at twice a second. A stat a site costs
+    /// nothing, and unlike inotify on each site's folder it needs no watch added for a site made
+    /// later or a folder replaced, and no event can be lost to a full queue.
+    private var currentCheck: (any DispatchSourceTimer)?
+    private static let currentCheckInterval = DispatchTimeInterval.milliseconds(500)
 
-    init(_ settings: Settings, dist: String, previews: Bool) {
+    init(_ settings: Settings, dist: String, previews: Bool, dashboard: DashboardService?) {
         self.previews = previews
+        self.dashboard = dashboard
         self.settings = settings
         self.dist = URL(fileURLWithPath: dist).standardizedFileURL.path
         shownDist = dist
@@ -124,9 +135,10 @@ final class WatchServing: @unchecked Sendable {
         let folder: NginxFolder
         do {
             folder = try NginxFolder.make(worker: worker)
-            let rules = NginxRules(
+            var rules = NginxRules(
                 dist: dist, publicListen: address.description, editorsListen: editorsAddress.description, auth: settings.auth,
                 editorsAuth: settings.editorsAuth)
+            rules.dashboardSocket = try startDashboard(in: folder, worker: worker)
             try folder.write(configuration: rules.standalone(folder: folder.path, user: worker.map { ($0.name, $0.group) }))
         } catch {
             throw CommandFailure(.operational, "cannot write nginx's configuration: \(error)")
@@ -144,12 +156,34 @@ final class WatchServing: @unchecked Sendable {
             throw CommandFailure(.operational, "cannot serve on \(address) and \(editorsAddress): \(error)")
         }
         self.nginx = nginx
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "quire.serve.current", qos: .utility))
+        timer.schedule(deadline: .now() + Self.currentCheckInterval, repeating: Self.currentCheckInterval, leeway: .milliseconds(50))
+        timer.setEventHandler { [weak self] in self?.reloadForMovedCurrents() }
+        timer.resume()
+        currentCheck = timer
         links = EditorLinks(dist: dist, editors: editorsAddress.url, previews: previews)
         let gate = settings.auth.map { "audience variants checked by \($0.server)" } ?? "audience variants refused"
         let editorsGate = settings.editorsAuth.map { "signed in through \($0.service.server)" } ?? "no sign-in"
         Console.shared.error(
             "quire: nginx serves \(shownDist): apps on \(address) (\(address.url)/; \(gate)), "
                 + "editors on \(editorsAddress) (\(editorsAddress.url)/; \(editorsGate))")
+        if dashboard != nil { Console.shared.error("quire: the dashboard: \(editorsAddress.url)/dashboard/") }
+    }
+
+    /// Starts the dashboard's service on `<folder>/dashboard/scgi.sock`, a socket only the user
+    /// nginx's workers run as can open; returns its path (nil without a dashboard).
+    private func startDashboard(in folder: NginxFolder, worker: NginxWorkerUser?) throws(CommandFailure) -> String? {
+        guard let dashboard else { return nil }
+        let socket = "\(folder.path)/dashboard/scgi.sock"
+        if let character = NginxRules.unservablePathCharacter(socket) {
+            throw CommandFailure(.operational, "\(socket): nginx cannot be given a socket whose path holds '\(character)'")
+        }
+        do {
+            try dashboard.start(SocketPlacement(path: socket, owner: worker?.ids))
+        } catch {
+            throw CommandFailure(.operational, "cannot start the dashboard's service: \(error)")
+        }
+        return socket
     }
 
     /// The addresses asked for, or with `nextFree` the first free pair of ports after them (an
@@ -182,13 +216,18 @@ final class WatchServing: @unchecked Sendable {
     /// After each build of `site`: reloads nginx when the TTL map it serves changed; tells the
     /// site's status page and a preview once they are on disk (`EditorLinks`).
     func built(_ result: SiteBuildResult) {
-        guard let nginx else { return }
-        let site = result.site
-        if result.outcome != nil {
-            let identity = ttlMapIdentity(site)
-            if lock.withLock({ ttlMaps.updateValue(identity, forKey: site) != identity }) { nginx.reload() }
-        }
-        links?.built(site)
+        guard nginx != nil else { return }
+        if result.outcome != nil { reloadIfTTLMapChanged(result.site) }
+        links?.built(result.site)
+    }
+
+    private func reloadIfTTLMapChanged(_ site: String) {
+        let identity = ttlMapIdentity(site)
+        if lock.withLock({ ttlMaps.updateValue(identity, forKey: site) != identity }) { nginx?.reload() }
+    }
+
+    private func reloadForMovedCurrents() {
+        for site in (try? FileManager.default.contentsOfDirectory(atPath: dist)) ?? [] { reloadIfTTLMapChanged(site) }
     }
 
     /// What tells one TTL map file from another: versions share the file while their TTLs stay the same.
@@ -200,7 +239,9 @@ final class WatchServing: @unchecked Sendable {
 
     /// Stops nginx (it frees its ports before this returns) and removes its folder.
     func stop() {
+        currentCheck?.cancel()
         nginx?.stop()
+        dashboard?.stop()
         folder?.remove()
     }
 }

@@ -1,12 +1,13 @@
 import Foundation
 import Glibc
 import QuireModel
+import QuireTestSupport
 import Testing
 
 @testable import QuireCore
 
 /// `quire push` with the real rsync: folder replicas, and a replica behind an rsync daemon on loopback.
-@Suite(.enabled(if: Rsync.executable != nil, "rsync is not installed (scripts/ensure-packages installs it)"))
+@Suite(.enabled(if: RsyncDaemon.executable != nil, "rsync is not installed (scripts/ensure-packages installs it)"))
 struct ReplicationTests {
     private func publish(_ store: SiteStore, _ title: String, extra: [OutputFile] = []) throws {
         var files = baseFiles
@@ -135,8 +136,13 @@ struct ReplicationTests {
         _ = try push(dist, [good.path])
         try publish(store, "Two")
         let report = try push(dist, [good.path, "rsync://127.0.0.1:\(daemon.port)/frozen"])
-        #expect(report.failures.count == 1, "\(report.destinations)")
+        #expect(report.failures.count == 2, "\(report.destinations)")
+        #expect(report.failures[1].contains("set `read only = no`"), "\(report.failures)")
+        // The one that holds the version is not reported current: its current did not move.
+        guard case .failed(let held) = report.destinations[0].state else { throw StoreError("\(report.destinations)") }
+        #expect(held.contains("its current stays"), "\(held)")
         #expect(try verified(good.path).current == VersionID(1))
+        #expect(ReplicaRecord(layout: store.layout).entries().map { $0["version"]?.stringValue } == ["v000001", nil])
     }
 
     @Test func aTreeLeftHalfCopiedIsCompletedAndStrayTemporaryFilesGo() throws {
@@ -254,52 +260,5 @@ struct ReplicationTests {
         #expect(try ReplicaDestination("rsync://cdn-origin:8730/quire/dist").kind == .daemon)
         #expect(try ReplicaDestination("deploy@origin2:/srv/dist").kind == .ssh)
         #expect(throws: StoreError.self) { try ReplicaDestination("rsync://hostonly") }
-    }
-}
-
-/// `rsync --daemon` on a free loopback port, serving `module` as `replica` (read-write) and as
-/// `frozen` (read-only: reached, but nothing can be copied there). Symbolic links unmunged, as a
-/// replica's module must be.
-final class RsyncDaemon {
-    let port: Int
-    private let config: String
-    private var running: Process?
-
-    init(module: String) throws {
-        config = module + ".rsyncd.conf"
-        let text =
-            "use chroot = no\nmunge symlinks = no\nuid = root\ngid = root\n[replica]\npath = \(module)\nread only = no\n"
-            + "[frozen]\npath = \(module)\nread only = yes\n"
-        try text.write(toFile: config, atomically: true, encoding: .utf8)
-        var lastError: (any Error)?
-        for attempt in 0..<20 {
-            let candidate = 20000 + Int(getpid() % 20000) + attempt * 7
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Rsync.executable!)
-            process.arguments = ["--daemon", "--no-detach", "--address=127.0.0.1", "--port=\(candidate)", "--config=\(config)"]
-            process.standardError = FileHandle.nullDevice
-            do { try process.run() } catch {
-                lastError = error
-                continue
-            }
-            usleep(300_000)
-            if process.isRunning {
-                port = candidate
-                running = process
-                return
-            }
-        }
-        throw lastError ?? StoreError("no free port for rsync --daemon")
-    }
-
-    func stop() {
-        guard let running, running.isRunning else { return }
-        running.terminate()
-        running.waitUntilExit()
-    }
-
-    deinit {
-        stop()
-        unlink(config)
     }
 }

@@ -19,7 +19,7 @@ LOCALES = ["en", "fr"]
 
 # The folder options each command takes (`quire <command> --help`): a command rejects one it
 # does not take.
-TAKES_PAGES = {"build", "check", "watch", "rollback", "unpin", "push", "l10n", "schema"}
+TAKES_PAGES = {"build", "check", "watch", "rollback", "unpin", "gc", "push", "l10n", "schema"}
 TAKES_DIST = {"build", "watch", "versions", "diff", "rollback", "unpin", "verify", "gc", "export", "push"}
 
 

@@ -1,7 +1,7 @@
 """`quire watch --serve`: nginx as the watcher's child, serving what it publishes (issue 32).
 
   - the public listener: current/ pages with each page's TTL (a TTL changed by a save applies after
-    the publish), versions/ immutable, no ETag; status/, state/, trees/, staging/, previews, build
+    the publish; a rollback's and an unpin's from the command line, with no publish), versions/ immutable, no ETag; status/, state/, trees/, staging/, previews, build
     records and TTL maps refused; the editors' listener (next port): status page and previews,
     never state/;
   - the status page's and a preview's URLs printed once the status file exists (the preview's once a
@@ -233,6 +233,25 @@ def check_ttl_reload(workspace, watcher, port):
     expect(changed, "vip.json after its ttl became 90: Cache-Control %r" % get(port, "/%s/current/en/vip.json" % SITE)[1].get("cache-control"))
 
 
+def check_rollback_reload(workspace, watcher, port):
+    """A rollback and an unpin from the command line while serving, no publish after them: the
+    header follows the TTL of the version current names once more."""
+    def max_age():
+        return get(port, "/%s/current/en/vip.json" % SITE)[1].get("cache-control", "")
+    mark = watcher.mark()
+    published = workspace.versions()
+    workspace.quire("rollback", "--site", SITE, "--reason", "serve test")
+    started = time.time()
+    rolled = poll(lambda: "max-age=45" in max_age(), timeout=5)
+    expect(rolled, "vip.json after a rollback to its ttl-45 version: Cache-Control %r" % max_age())
+    print("serve: a rollback's TTLs served %.2f s after it" % (time.time() - started), flush=True)
+    workspace.quire("unpin", "--site", SITE, "--reason", "serve test")
+    unpinned = poll(lambda: "max-age=90" in max_age(), timeout=5)
+    expect(unpinned, "vip.json after the unpin back to its ttl-90 version: Cache-Control %r" % max_age())
+    expect(workspace.versions() == published and not watcher.builds_since(mark),
+           "the rollback check published: %r" % watcher.builds_since(mark))
+
+
 def check_live_reload(workspace, watcher, preview_url):
     with Chromium() as browser:
         tab = browser.new_tab()
@@ -400,6 +419,7 @@ def main():
         check_editors(port + 1)
         check_variants(port, gated=True)
         check_ttl_reload(workspace, watcher, port)
+        check_rollback_reload(workspace, watcher, port)
         check_live_reload(workspace, watcher, urls["preview"])
         complaints = [l for l in watcher.lines if re.match(r"quire: nginx: (warn|error|crit|alert|emerg)", l)]
         expect(not complaints, "nginx complained: %r" % complaints[:5])

@@ -23,6 +23,10 @@ public struct BuildOptions: Sendable {
     /// Told after each round of spare folders that made some (`quire watch --timings`): how many,
     /// whether the next build stopped it, and how long after its publish it ended.
     public var spareFoldersMade: (@Sendable (_ made: Int, _ stopped: Bool, _ milliseconds: Double) -> Void)?
+    /// Told the moment a build's version is live (`current` swapped, or recorded while pinned),
+    /// on the building thread, with the build's result so far: the dashboard tells its editors
+    /// then, not after what follows the swap. Keep it short.
+    public var published: (@Sendable (SiteBuildResult) -> Void)?
     /// The time `publish_at` / `expires_at` are judged at; tests fix it.
     public var now: @Sendable () -> Date = { Date() }
 

@@ -120,13 +120,17 @@ extension SiteBuilder {
             started: started, clock: clock, pages: changes.records, result: result)
         do {
             var outcome = PublishOutcome.unchanged(base.version)
+            var retention: [Diagnostic] = []
             if !changes.isEmpty {
-                let delta = PublishDelta(
+                var delta = PublishDelta(
                     base: base.version, files: Array(changes.files.values), removed: changes.removed.sorted(),
                     manifest: base.manifest, buildRecord: record)
-                outcome = try clock.measure(.publish) {
+                delta.user = publishingUser
+                (outcome, retention) = try clock.measure(.publish) {
                     try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in
-                        try store.publish(delta, holding: lock)
+                        let outcome = try store.publish(delta, holding: lock)
+                        announce(outcome, result)
+                        return (outcome, outcome.isPublished ? afterPublish.retain(config: config, store: store, holding: lock) : [])
                     }
                 }
             }
@@ -137,7 +141,7 @@ extension SiteBuilder {
             base.diagnostics = result.diagnostics
             state.setDeltaBase(base)
             if case .published(let version, _) = outcome {
-                result.diagnostics += afterPublish.retain(config: config, store: store)
+                result.diagnostics += retention
                 prepareSpareFolders()
                 result.diagnostics += afterPublish.runHook(version, config: config)
             }
@@ -210,36 +214,35 @@ extension SiteBuilder {
             let relative = String(path.dropFirst(siteRoot.count + 1))
             if relative.split(separator: "/").contains(where: { EditorTempFiles.isIgnored(String($0)) }) { continue }
             let display = "\(displayRoot)/\(relative)"
-            let (stem, pathExtension) = SiteInventory.splitExtension(relative)
-            if relative.hasPrefix("l10n/") {
-                let parts = stem.split(separator: "/", maxSplits: 2).map(String.init)
-                if parts.count == 3 && SiteInventory.translationExtensions.contains(pathExtension) {
-                    // Of a page built now (checked below), or of a page this change set removes.
-                    if inventory.pages[parts[2]] != nil { scope.pages.insert(parts[2]) } else { translatesRemoved.insert(parts[2]) }
-                }
-            } else if relative.hasPrefix("assets/") {
-                let name = String(relative.dropFirst("assets/".count))
+            switch SitePath(relative) {
+            case .siteFile, .vocabularyFile:
+                return nil  // settings: full path
+            case .translation(let name?) where name.isTranslationFormat:
+                // Of a page built now (checked below), or of a page this change set removes.
+                if inventory.pages[name.pageID] != nil { scope.pages.insert(name.pageID) } else { translatesRemoved.insert(name.pageID) }
+            case .asset(let name):
                 guard base.context.assets.contains(name), inventory.assets[name]?.path == path else { return nil }
                 scope.assets.insert(name)
-            } else if SiteInventory.pageExtensions.contains(pathExtension) {
-                if let sources = inventory.pages[stem] {
+            case .page(let id, let pathExtension) where SitePath.isPageSource(extension: pathExtension):
+                if let sources = inventory.pages[id] {
                     guard sources.count == 1, sources[0].path == path else { return nil }
                     // The drill catalog is data, not a page: full path.
-                    if base.pages[stem] == nil {
+                    if base.pages[id] == nil {
                         // The drill catalog is data, and a feed's name is checked against the pages: full path.
-                        guard stem != base.settings.drillCatalogPageID, !base.context.config.feeds.contains(where: { $0.pageID == stem })
+                        guard id != base.settings.drillCatalogPageID, !base.context.config.feeds.contains(where: { $0.pageID == id })
                         else { return nil }
-                        scope.addedPages.insert(stem)
+                        scope.addedPages.insert(id)
                     }
-                    scope.pages.insert(stem)
+                    scope.pages.insert(id)
                 } else {
-                    // Settings and vocabulary are not pages of the base: full path.
-                    guard base.pages[stem] != nil else { return nil }
-                    scope.removedPages[stem] = relative
+                    guard base.pages[id] != nil else { return nil }
+                    scope.removedPages[id] = relative
                 }
+            case .translation, .page:
+                // Ignored with a warning (`SiteInventory.classify`): only its diagnostics change
+                // (a tool's `page.yaml.new` before its rename, a README).
+                break
             }
-            // Anything else is ignored with a warning (`SiteInventory.classify`): only its
-            // diagnostics change (a tool's `page.yaml.new` before its rename, a README).
             scope.files.insert(display)
         }
         // A translation file of a page neither built before nor added now (the drill catalog, a

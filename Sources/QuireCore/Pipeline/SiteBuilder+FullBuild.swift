@@ -160,12 +160,14 @@ extension SiteBuilder {
             started: started, clock: clock, pages: JSONObject(distinctKeys: pageRecords), result: result)
         do {
             let store = try openStore()
-            let outcome = try clock.measure(.publish) {
+            let (outcome, retention) = try clock.measure(.publish) {
                 try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in
-                    var request = PublishRequest(files: files, manifest: manifest, buildRecord: record)
+                    var request = PublishRequest(files: files, manifest: manifest, buildRecord: record, user: publishingUser)
                     // The page index names it.
                     request.expectedVersion = version?.next
-                    return try store.publish(request, holding: lock)
+                    let outcome = try store.publish(request, holding: lock)
+                    announce(outcome, result)
+                    return (outcome, outcome.isPublished ? afterPublish.retain(config: context.config, store: store, holding: lock) : [])
                 }
             }
             result.outcome = outcome
@@ -180,7 +182,7 @@ extension SiteBuilder {
                         version: version, settings: settings, context: context, pages: pages, files: files, cacheHeaders: cacheHeaders,
                         pageIndex: pageIndex, feeds: feeds, result: result, manifest: manifest))
             if case .published(let version, _) = outcome {
-                result.diagnostics += afterPublish.retain(config: context.config, store: store)
+                result.diagnostics += retention
                 prepareSpareFolders()
                 result.diagnostics += afterPublish.runHook(version, config: context.config)
             }

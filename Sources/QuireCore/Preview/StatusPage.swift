@@ -238,7 +238,7 @@ public enum StatusPage {
         html.raw("</ul>\n")
     }
 
-    /// Each replica's version, as the last push left it (`ReplicaRecord`).
+    /// Each replica's version, as the last push left it, and what the last probe found (`ReplicaRecord`).
     private static func replicas(_ entries: [JSONValue], into html: inout HTMLWriter) {
         guard !entries.isEmpty else { return }
         html.raw("<h2>Replicas</h2>\n<ul class=\"replicas\">\n")
@@ -249,6 +249,11 @@ public enum StatusPage {
             let detail = state == "current" ? "" : " (\(state)\(entry["message"]?.displayText.map { ": " + $0 } ?? ""))"
             html.text(
                 " · \(entry["version"]?.displayText ?? "no version")\(detail) · checked at \(entry["checked_at"]?.displayText ?? "?")")
+            if let probe = entry["probe"] {
+                // `quire push --check`: whether the next push can make it whole.
+                let message = probe["message"]?.displayText.map { ": " + $0 } ?? ""
+                html.text(" · probe \(probe["state"]?.displayText ?? "?")\(message) at \(probe["checked_at"]?.displayText ?? "?")")
+            }
             html.raw("</li>\n")
         }
         html.raw("</ul>\n")

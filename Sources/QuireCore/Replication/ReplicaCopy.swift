@@ -5,7 +5,7 @@ import Glibc
 /// version: trees before the versions that reach them, a tree's manifest (`trees/<id>.json`,
 /// which says the tree is whole) after its files, `current` after both, removals after `current`.
 struct ReplicaCopy {
-    enum Outcome {
+    enum Outcome: Equatable {
         case whole
         case unreachable(String)
         case failed(String)
@@ -60,6 +60,12 @@ struct ReplicaCopy {
         // A large folder's manifest lists parts: they go before the manifests that name them.
         let missingParts = snapshot.parts.filter { !heldTrees.contains($0 + ".json") && !snapshot.trees.contains($0) }.sorted()
         if !missing.isEmpty {
+            // Trees are sent once: a destination that would store their links changed must not get them.
+            switch try ReplicaProbe(destination: destination, site: site, work: work + "/probe", lock: lock).run() {
+            case .ready: break
+            case .unreachable(let reason): return .unreachable(reason)
+            case .failed(let reason): return .failed(reason)
+            }
             let folders = try listFile("trees", missing.map { "trees/" + $0 + "/" })
             if let problem = try transfer(["-rlpt", "--delete", "--ignore-missing-args", "--files-from=" + folders]) { return problem }
             if !missingParts.isEmpty {
@@ -88,6 +94,31 @@ struct ReplicaCopy {
         guard differences.isEmpty else {
             return .failed("the copy differs from the origin after rsync: \(differences.prefix(3).joined(separator: "; "))")
         }
+        // rsync compares links as the destination lists them, which hides a daemon's munging.
+        return try readBack(snapshot.current, current: false)
+    }
+
+    /// Reads back the links of `version`'s folder (and with `current`, the link `current`) as the
+    /// destination stored them: each must hold what the origin's holds.
+    func readBack(_ version: VersionID, current: Bool) throws(StoreError) -> Outcome {
+        let folder = SiteLayout.currentTarget(version)
+        let listing = try rsync.run([
+            "--list-only", "-rl", "--include=/current", "--include=/versions/", "--include=/\(folder)/",
+            "--include=/\(folder)/*", "--exclude=*", destination.rsyncPath(site: site),
+        ])
+        if let problem = problem(listing) { return problem }
+        let links = ReplicaLinks(listing: listing.output)
+        var expected: [(path: String, target: String)] = current ? [("current", folder)] : []
+        // A version a gc on the origin removed meanwhile is not checked: `ReplicaPush` copies again.
+        let originFolder = origin + "/" + folder
+        for name in FileSystem.exists(originFolder) ? try FileSystem.list(originFolder) : [] {
+            let path = originFolder + "/" + name
+            guard let info = try FileSystem.status(path), FileSystem.isSymbolicLink(info) else { continue }
+            expected.append((folder + "/" + name, try FileSystem.readLink(path)))
+        }
+        for (path, target) in expected {
+            if let problem = links.problem(path, expecting: target, on: destination) { return .failed(problem) }
+        }
         return .whole
     }
 
@@ -98,7 +129,8 @@ struct ReplicaCopy {
         if FileSystem.exists(folder + "/current") { try FileSystem.remove(folder + "/current") }
         try FileSystem.symbolicLink(SiteLayout.currentTarget(version), at: folder + "/current")
         let flipped = try rsync.run(["-l", folder + "/current", destination.rsyncPath(site: site)])
-        return problem(flipped) ?? .whole
+        if let problem = problem(flipped) { return problem }
+        return try readBack(version, current: true)
     }
 
     /// Removes what the origin no longer has (its `keep:`), once `current` names a kept version:

@@ -21,6 +21,8 @@ public struct ReplicaPush {
         public var destinations: [(destination: ReplicaDestination, state: State)]
         /// Problems that did not keep `current` from moving (old versions left for the next push).
         public var warnings: [String] = []
+        /// Whether any destination's `current` was sent (a failure after that leaves it moved).
+        public var flipped = false
         public var failures: [String] {
             destinations.compactMap { if case .failed(let reason) = $0.state { "\($0.destination): \(reason)" } else { nil } }
         }
@@ -65,7 +67,10 @@ public struct ReplicaPush {
         var states: [Report.State] = []
         for attempt in 1...Self.attempts {
             states = Self.copy(&copies, snapshot)
-            if states.contains(where: { if case .failed = $0 { true } else { false } }) {
+            if let failed = states.firstIndex(where: { if case .failed = $0 { true } else { false } }) {
+                // The others hold the version but keep their `current`: none of them is current.
+                let held = "it holds \(snapshot.current), but its current stays, as \(destinations[failed]) could not be made whole"
+                states = states.map { $0 == .current ? .failed(held) : $0 }
                 return record(Report(version: snapshot.current, destinations: Array(zip(destinations, states))))
             }
             // The copies skip what a gc on the origin removed meanwhile. A gc removes a version whole
@@ -84,6 +89,7 @@ public struct ReplicaPush {
             states[index] = Self.state(try copy.flip(to: snapshot.current))
         }
         var report = Report(version: snapshot.current, destinations: Array(zip(destinations, states)))
+        report.flipped = true
         for (index, copy) in copies.enumerated() where states[index] == .current {
             switch try copy.trim(to: snapshot) {
             case .whole: break

@@ -16,6 +16,13 @@ struct Rsync {
         var message: String {
             let lines = output.split(separator: "\n").filter { !$0.hasPrefix("rsync error:") }.prefix(3)
             return "rsync exit status \(status)" + (lines.isEmpty ? "" : ": " + lines.joined(separator: "; "))
+                + (fix.map { "; " + $0 } ?? "")
+        }
+        /// What the operator can do about the refusals rsync words as messages.
+        var fix: String? {
+            if output.contains("module is read only") { return "set `read only = no` in the module's section of rsyncd.conf" }
+            if output.contains("Permission denied") { return "give the replica's user write access to its dist folder" }
+            return nil
         }
     }
 

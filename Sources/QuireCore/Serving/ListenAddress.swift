@@ -26,9 +26,6 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         self.init(host: host, port: port)
     }
 
-    /// The same host, the next port: the editors' server.
-    public var next: ListenAddress { ListenAddress(host: host, port: port + 1) }
-
     private var bracketedHost: String { host.contains(":") ? "[\(host)]" : host }
 
     /// What nginx's `listen` says.

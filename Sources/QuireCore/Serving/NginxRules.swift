@@ -22,6 +22,9 @@ public struct NginxRules: Sendable, Equatable {
     public var auth: AuthService?
     /// The editors' sign-in (`--editors-auth`): asked about every request on the editors' server.
     public var editorsAuth: EditorsAuth?
+    /// The dashboard's editing service (`quire watch --serve`): its SCGI socket, an upstream of
+    /// the editors' server only. Nil: no dashboard (deploy/nginx.conf).
+    public var dashboardSocket: String?
 
     public init(dist: String, publicListen: String, editorsListen: String, auth: AuthService?, editorsAuth: EditorsAuth? = nil) {
         self.dist = dist
@@ -247,9 +250,48 @@ public struct NginxRules: Sendable, Equatable {
                 location ~ "^/[^/]+/\(Self.versionFolder)/preview/" { \(Self.csp(Self.previewPolicy))}
             \(Self.assets(indent: "    "))
                 location ~ "^/[^/]+/\(Self.versionFolder)/.+\\.json$" { \(Self.csp())}
-            \(editorsAuthLocation)
+            \(editorsAuthLocation)\(dashboardLocations)
                 location / { \(Self.csp())return 404; }
             }
+
+            """
+    }
+
+    /// The dashboard on the editors' server, behind its sign-in like the rest: `/` leads to it,
+    /// `/dashboard/` and `/api/` go to its service over SCGI (the event stream unbuffered) with the
+    /// signed-in user, and the service sends its own policy (`$quire_csp` empty adds none);
+    /// CodeMirror comes from Debian's package. The socket's path is checked by the caller
+    /// (`unservablePathCharacter`).
+    private var dashboardLocations: String {
+        guard let socket = dashboardSocket else { return "" }
+        let pass = """
+                    set $quire_csp "";
+                    scgi_pass unix:\(Self.string(socket));
+                    scgi_param SCGI 1;
+                    scgi_param REQUEST_METHOD $request_method;
+                    scgi_param REQUEST_URI $request_uri;
+                    scgi_param REQUEST_SCHEME $scheme;
+                    scgi_param QUIRE_USER $quire_user;
+                    scgi_param QUIRE_GROUPS $quire_groups;
+            """
+        return """
+                # The dashboard: its editing service listens on a Unix socket only nginx's workers can open.
+                location = / { \(Self.csp())return 302 /dashboard/; }
+                location ^~ /dashboard/codemirror/ {
+                    \(Self.csp())alias /usr/share/javascript/codemirror/;
+                }
+                location ^~ /dashboard/ {
+            \(pass)
+                }
+                location ^~ /api/ {
+                    client_max_body_size 10m;
+            \(pass)
+                }
+                location = /api/events {
+            \(pass)
+                    scgi_buffering off;
+                    scgi_read_timeout 1h;
+                }
 
             """
     }

@@ -10,6 +10,8 @@ public struct NginxWorkerUser: Sendable, Equatable {
     public let group: String
     let uid: uid_t
     let gid: gid_t
+    /// The ids, for what is made for the workers alone (the dashboard's socket).
+    public var ids: (uid: UInt32, gid: UInt32) { (uid, gid) }
 
     public static func forThisProcess() -> NginxWorkerUser? {
         guard geteuid() == 0 else { return nil }

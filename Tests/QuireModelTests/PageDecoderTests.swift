@@ -216,7 +216,8 @@ import Testing
             #expect(path.hasPrefix(folder) && folder.hasSuffix(index.locale))
             for page in index.pages {
                 let url = try #require(index.pageURL(page.id, indexURL: indexURL))
-                #expect(url.absoluteString == "https://cdn.example/\(folder.split(separator: "/")[0])/current/\(index.locale)/\(page.id).json")
+                #expect(
+                    url.absoluteString == "https://cdn.example/\(folder.split(separator: "/")[0])/current/\(index.locale)/\(page.id).json")
                 #expect(FileManager.default.fileExists(atPath: Self.fixtures.appendingPathComponent("\(folder)/\(page.id).json").path))
             }
             let site = String(folder.split(separator: "/")[0])

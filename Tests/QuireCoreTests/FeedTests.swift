@@ -115,6 +115,17 @@ import Testing
         let index = try run.json("en/index.json")
         let pages = try #require(index["pages"] as? [[String: Any]])
         #expect(pages.first { $0["id"] as? String == "news/n2" }?["feeds"] as? [String] == ["guides", "news"])
+        // The status lists each feed, its length and newest entry (default locale).
+        let status = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: "\(run.fixture.dist)/\(run.fixture.site)/status/status.json")))
+                as? [String: Any])
+        let feeds = try #require(status["feeds"] as? [[String: Any]])
+        #expect(feeds.map { $0["name"] as? String } == ["guides", "news"])
+        #expect(feeds.map { $0["entries"] as? Int } == [2, 5])
+        #expect((feeds.last?["newest"] as? [String: Any])?["page_id"] as? String == "news/n5")
+        let statusPage = try String(contentsOfFile: "\(run.fixture.dist)/\(run.fixture.site)/status/index.html", encoding: .utf8)
+        #expect(statusPage.contains("news: 5 entries, newest news/n5 (2025-01-05T09:00:00Z)"))
         // The cache header files give the feed's files the site's ttl.
         #expect(try run.fixture.published("http/nginx-ttl.map").contains("/en/feeds/news.json\" 120;"))
     }

@@ -141,6 +141,7 @@ extension SiteBuilder {
             for pageID in index.pageIDs { feedFiles.set(pageID, entries: index.entries(of: pageID)) }
             files += index.files(published: published) + feedFiles.files(base: published).files
             (pageIndex, feeds, version) = (index, feedFiles, (parent, next))
+            result.feeds = feedFiles.summary(locale: context.config.defaultLocale)
         }
         let (cacheHeaders, headerFiles, pageLists) = Self.cacheHeadersAndPageLists(
             site: site, files: files, published: published, listingPages: options.publish, alongside: prepareStatus)

@@ -104,6 +104,15 @@ struct FeedFiles: Sendable {
         list.dirty.formUnion([partsBefore, partsAfter])
     }
 
+    /// Each feed's length and newest entry in `locale`, as the status lists them.
+    func summary(locale: String) -> [JSONValue] {
+        feeds.map { feed in
+            let cards = lists[feed.name]?[locale]?.cards ?? []
+            let newest: JSONValue = cards.last.map { ["page_id": .string($0.id), "date": .string($0.date)] } ?? .null
+            return ["name": .string(feed.name), "entries": .integer(cards.count), "newest": newest]
+        }
+    }
+
     static func parts(_ count: Int, size: Int) -> Int { max(1, (count + size - 1) / size) }
 
     /// The file part `part` of `parts` is published at, and the part its `next` names.

@@ -27,8 +27,8 @@ import tempfile
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-# Dispatchers: open on purpose (types the vocabulary does not know), in the closed copy too.
-OPEN_DEFINITIONS = {("$defs", "section"), ("$defs", "block"), ("$defs", "inline")}
+# The unions' open branches (types the vocabulary does not know) stay open in the closed copy too.
+OPEN_DEFINITIONS = {("$defs", "other_section"), ("$defs", "other_block"), ("$defs", "other_inline")}
 BUILT_IN_TYPES = {"hero_banner", "markdown_block", "product_grid", "drill_carousel", "cta_button",
                   "video_embed", "image_gallery", "divider", "announcement", "page_link"}
 PART = re.compile(r"\.[0-9]+(@[a-z0-9_-]+)?\.json$")
@@ -199,7 +199,8 @@ def main():
         for site_dir in args.site:
             pages_root, site = os.path.split(os.path.abspath(site_dir))
             _, own = schema_of(args.quire, "--pages", pages_root, "--site", site)
-            own_types = {rule["if"]["properties"]["type"]["const"] for rule in own["$defs"]["section"]["allOf"]}
+            own_types = {branch["$ref"].split("/")[-1][len("section_"):] for branch in own["$defs"]["section"]["oneOf"]
+                         if branch["$ref"].split("/")[-1].startswith("section_")}
             site_types |= own_types - BUILT_IN_TYPES
             site_validators[site] = [(f"{site} {name}", v) for name, v in validators(own)]
             current, published = build(args.quire, pages_root, site, os.path.join(scratch, site))

@@ -17,6 +17,7 @@ public enum PublishedPageSchema {
         definitions["refresh"] = PageSchema.refresh
         definitions["section_list"] = ["type": "array", "items": ["$ref": "#/$defs/section"]]
         definitions["section"] = section(vocabulary)
+        definitions["other_section"] = other("section", vocabulary.types.map(\.name))
         for type in vocabulary.types { definitions["section_\(type.name)"] = sectionSchema(type) }
         for (name, schema) in MarkdownTreeSchema.definitions { definitions[name] = schema }
         let root: JSONObject = JSONObject([
@@ -121,12 +122,30 @@ public enum PublishedPageSchema {
 
     /// Any section: a known type is checked by its own schema; an unknown one is an open object.
     static func section(_ vocabulary: Vocabulary) -> JSONValue {
+        union(
+            "section", vocabulary.types.map(\.name),
+            "A section. Types not listed here may appear (published unchanged): apps skip what they cannot render.")
+    }
+
+    /// A discriminated union, as code generators read one: each known type's schema (its `type` a
+    /// `const`), or `other_<kind>`, an open object whose `type` is none of them. Exactly one branch
+    /// fits any node, so validation is as strict as checking the known types by their `type`.
+    static func union(_ kind: String, _ names: [String], _ description: String) -> JSONValue {
+        [
+            "description": .string(description),
+            "oneOf": .array(names.map { ["$ref": .string("#/$defs/\(kind)_\($0)")] } + [["$ref": .string("#/$defs/other_\(kind)")]]),
+        ]
+    }
+
+    /// The open branch of `union`: any other type, with any members.
+    static func other(_ kind: String, _ names: [String]) -> JSONValue {
         [
             "type": "object",
-            "description": "A section. Types not listed here may appear (published unchanged): apps skip what they cannot render.",
+            "description": .string("A \(kind) of a type this schema does not list: apps skip it."),
             "required": ["type"],
-            "properties": ["type": ["type": "string"]],
-            "allOf": PageSchema.typeConditions(vocabulary),
+            "properties": ["type": ["type": "string", "not": ["enum": .array(names.map(JSONValue.string))]]],
+            // Said, not left to the default: generated models then keep the members they do not name.
+            "additionalProperties": true,
         ]
     }
 

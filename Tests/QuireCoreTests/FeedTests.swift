@@ -126,6 +126,11 @@ import Testing
         #expect((feeds.last?["newest"] as? [String: Any])?["page_id"] as? String == "news/n5")
         let statusPage = try String(contentsOfFile: "\(run.fixture.dist)/\(run.fixture.site)/status/index.html", encoding: .utf8)
         #expect(statusPage.contains("news: 5 entries, newest news/n5 (2025-01-05T09:00:00Z)"))
+        // Each feed's preview is the shell page previews are, which draws its parts.
+        #expect(
+            try run.fixture.published("preview/fr/feeds/news.html")
+                == String(
+                    decoding: PagePreview.sharedShell(site: run.fixture.site, pageID: "feeds/news", source: .published), as: UTF8.self))
         // The cache header files give the feed's files the site's ttl.
         #expect(try run.fixture.published("http/nginx-ttl.map").contains("/en/feeds/news.json\" 120;"))
     }

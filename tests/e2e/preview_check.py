@@ -219,6 +219,15 @@ def check_sample_pages(tab, base, dist, pages, out):
     link, _ = tab.wait_until("(document.querySelector('.cta a.button[href$=\"/preview/en/trex-store.html\"]') || {}).href", 10)
     if expect(link, "range-log: the navigate button does not link to the trex-store preview"):
         open_preview(tab, link)
+    # A feed draws as cards, each linking to its page's preview.
+    open_preview(tab, f"{base}/trex/current/preview/en/feeds/guides.html")
+    cards, _ = tab.wait_until(
+        "[...document.querySelectorAll('article.card a.button')].map(a => a.getAttribute('href').split('/preview/')[1])", 10)
+    expect(cards == ["en/guides/church-security.html", "en/guides/range-safety.html"],
+           f"feeds/guides: the cards do not link to the guides' previews: {cards}")
+    expect("Comment" not in tab.evaluate("document.body.textContent") and
+           "How a congregation builds a safety team." in tab.evaluate("document.body.textContent"),
+           "feeds/guides: the card's summary is not drawn")
     # A button naming an app route, not a page, stays a button.
     open_preview(tab, f"{base}/trex/current/preview/en/trex-store.html")
     tab.pump(2.0)

@@ -140,6 +140,7 @@ extension SiteBuilder {
             var feedFiles = FeedFiles(feeds: context.config.feeds, locales: locales, ttl: context.config.ttl)
             for pageID in index.pageIDs { feedFiles.set(pageID, entries: index.entries(of: pageID)) }
             files += index.files(published: published) + feedFiles.files(base: published).files
+            if options.previews { files += feedFiles.previewShells(site: site, published: published) }
             (pageIndex, feeds, version) = (index, feedFiles, (parent, next))
             result.feeds = feedFiles.summary(locale: context.config.defaultLocale)
         }

@@ -104,6 +104,21 @@ struct FeedFiles: Sendable {
         list.dirty.formUnion([partsBefore, partsAfter])
     }
 
+    /// Each feed's preview in each locale (`preview/<locale>/feeds/<name>.html`): the shell every
+    /// page's preview is, which draws the feed's parts as cards linking to the pages' previews.
+    func previewShells(site: String, published: [String: PublishedFile]) -> [OutputFile] {
+        let digest = PagePreview.shellDigest(site: site, source: .published)
+        return feeds.flatMap { feed in
+            locales.map { locale in
+                let path = "preview/\(locale)/\(feed.pageID).html"
+                if published[path]?.inputDigest == digest { return OutputFile(path: path, content: .carried, inputDigest: digest) }
+                return OutputFile(
+                    path: path, content: .bytes(PagePreview.sharedShell(site: site, pageID: feed.pageID, source: .published)),
+                    inputDigest: digest)
+            }
+        }
+    }
+
     /// Each feed's length and newest entry in `locale`, as the status lists them.
     func summary(locale: String) -> [JSONValue] {
         feeds.map { feed in

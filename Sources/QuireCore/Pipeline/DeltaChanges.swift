@@ -79,8 +79,9 @@ struct DeltaChanges {
             let listings = PageIndexFiles.listings(output.files)[pageID] ?? [:]
             let changed = PageIndexFiles.changedLocales(written, published: published)[pageID] ?? []
             let version = VersionID(base.version.number + 1)
-            indexLocales.formUnion(base.pageIndex!.set(pageID, listings: listings, changed: changed, version: version, now: now))
-            base.feeds?.set(pageID, entries: base.pageIndex!.entries(of: pageID))
+            // In place (optional chaining): a copy would copy every page's entries.
+            indexLocales.formUnion(base.pageIndex?.set(pageID, listings: listings, changed: changed, version: version, now: now) ?? [])
+            base.feeds?.set(pageID, entries: base.pageIndex?.entries(of: pageID) ?? [:])
         }
         let served = { (paths: Set<String>) in paths.contains(where: OutputPath.servesPage) }
         switch (served(inBase), served(after)) {

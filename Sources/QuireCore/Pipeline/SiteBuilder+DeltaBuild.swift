@@ -90,8 +90,8 @@ extension SiteBuilder {
         for file in assetFiles { changes.add(file) }
         changes.addFeedFiles(base: &base)
         result.feeds = base.feeds?.summary(locale: config.defaultLocale) ?? []
-        if !changes.indexLocales.isEmpty, base.pageIndex != nil {
-            for file in base.pageIndex!.files(published: published, only: changes.indexLocales) {
+        if !changes.indexLocales.isEmpty {
+            for file in base.pageIndex?.files(published: published, only: changes.indexLocales) ?? [] {
                 if case .carried = file.content { continue }
                 changes.add(file)
             }

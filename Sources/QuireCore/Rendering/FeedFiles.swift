@@ -64,11 +64,9 @@ struct FeedFiles: Sendable {
         for feed in feeds {
             for locale in locales {
                 let entry = entries[locale].flatMap { $0.feeds.contains(feed.name) ? $0 : nil }
-                lists[feed.name]?[locale].map { list in
-                    var list = list
-                    Self.set(pageID, entry: entry, in: &list, size: feed.pageSize)
-                    lists[feed.name]?[locale] = list
-                }
+                guard lists[feed.name]?[locale] != nil else { continue }
+                // In place: a copy of the list would copy every card.
+                Self.set(pageID, entry: entry, in: &lists[feed.name]![locale]!, size: feed.pageSize)
             }
         }
     }

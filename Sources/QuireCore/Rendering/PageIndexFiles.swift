@@ -144,7 +144,7 @@ struct PageIndexFiles: Sendable {
         _ pageID: String, listings: [String: Listing], changed: Set<String>, version: VersionID, now: String
     ) -> Set<String> {
         var touched = Set<String>()
-        for locale in locales.keys {
+        for locale in Array(locales.keys) {  // not the keys view: it would keep the storage shared, and each write copy it
             let old = locales[locale]?.entries[pageID]?.entry
             var new: Entry?
             if let listing = listings[locale] {
@@ -173,7 +173,7 @@ struct PageIndexFiles: Sendable {
 
     /// Drops every page not in `pageIDs`.
     private mutating func keep(only pageIDs: Set<String>) {
-        for locale in locales.keys {
+        for locale in Array(locales.keys) {
             let gone = locales[locale]?.entries.keys.filter { !pageIDs.contains($0) } ?? []
             if gone.isEmpty { continue }
             for id in gone { locales[locale]?.entries[id] = nil }

@@ -73,5 +73,14 @@ extension Vocabulary {
                 FieldSpec("body", .markdown, required: true, translatable: true),
                 FieldSpec("tone", .enumeration(["info", "tip", "warning", "promo"])),
             ]),
+        SectionTypeSpec(
+            "page_link", summary: "A card that opens another page: a feed's entry.", minimumAppVersion: "1.2",
+            fields: [
+                FieldSpec("page_id", .text, required: true, summary: "The page it opens."),
+                FieldSpec("title", .text, required: true, translatable: true),
+                FieldSpec("summary", .text, translatable: true),
+                FieldSpec("image_url", .image),
+                FieldSpec("date", .text, summary: "When the page was published (ISO 8601)."),
+            ]),
     ])
 }

@@ -30,6 +30,11 @@ struct BuildCommand {
             options.publish = publish
             options.previews = !arguments.flag("no-preview")
             options.keepsSources = false
+            // Reproducible builds: the build's time (schedules, when a page was first listed) from
+            // the environment, as other build tools take it.
+            if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap(Int.init) {
+                options.now = { Date(timeIntervalSince1970: Double(epoch)) }
+            }
             options.lockTimeout = try arguments.number("lock-timeout") ?? options.lockTimeout
             options.log = { Console.shared.error("quire: \($0)") }
             options.progress = { Console.shared.progress(site, done: $0, total: $1) }

@@ -2,13 +2,14 @@ import QuireCommandLine
 import QuireCore
 import QuireModel
 
-/// `quire schema [--published] [--site S]`: the JSON Schema of page sources, for editor
+/// `quire schema [--published | --index] [--site S]`: the JSON Schema of page sources, for editor
 /// completion, or with `--published` of the pages apps receive, for app teams' decoders.
 struct SchemaCommand {
     static let spec = CommandSpec(
         "schema", abstract: "Print the JSON Schema of page sources (--published: of published pages).",
         options: [
             .flag("published", help: "the schema of the pages apps receive instead of their sources"),
+            .flag("index", help: "the schema of each locale's page index (<locale>/index.json)"),
             OptionSpec(
                 "site", "NAME", absent: .meaning("the built-in vocabulary"), help: "the schema with this site's vocabulary and locales"),
             OptionSpec("pages", "DIR", default: "pages", help: "the pages folder, where --site is"),
@@ -17,6 +18,10 @@ struct SchemaCommand {
     var arguments: Arguments
 
     func run() throws -> ExitCode {
+        if arguments.flag("index") {
+            Console.shared.json(PageIndexSchema.make())
+            return .ok
+        }
         let make = arguments.flag("published") ? PublishedPageSchema.make : PageSchema.make
         guard let site = arguments.site else {
             Console.shared.json(make(.builtIn, nil))

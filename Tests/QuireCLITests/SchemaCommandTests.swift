@@ -7,7 +7,10 @@ import Testing
 @Suite struct SchemaCommandTests {
     static let root = L10nWorkspace.packageRoot
 
-    @Test(arguments: [(["schema"], "schema/page.schema.json"), (["schema", "--published"], "schema/published-page.schema.json")])
+    @Test(arguments: [
+        (["schema"], "schema/page.schema.json"), (["schema", "--published"], "schema/published-page.schema.json"),
+        (["schema", "--index"], "schema/page-index.schema.json"),
+    ])
     func theCheckedInSchemaIsTheCommandsOutput(arguments: [String], file: String) throws {
         let run = try CommandRun.run(try QuireBinary.path(), arguments, in: Self.root)
         #expect(run.status == 0, "\(run.stderr)")

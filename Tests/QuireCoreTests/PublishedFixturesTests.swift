@@ -17,6 +17,8 @@ import Testing
         (FixtureSiteBuild.pagesRoot, "acme"),
     ]
 
+    /// 2026-12-01T00:00:00Z.
+    static let buildTime = "1796083200"
     static let recordCommand = "QUIRE_RECORD_FIXTURES=1 swift test --filter PublishedFixturesTests"
 
     @Test func fixturesMatchWhatQuirePublishes() throws {
@@ -29,6 +31,8 @@ import Testing
             let process = Process()
             process.executableURL = URL(fileURLWithPath: quire)
             process.arguments = ["build", "--pages", source.pagesRoot, "--dist", dist.path, "--site", source.site]
+            // One build time, so the page index's `published_at` and the schedules are the same every run.
+            process.environment = ProcessInfo.processInfo.environment.merging(["SOURCE_DATE_EPOCH": Self.buildTime]) { $1 }
             process.standardError = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             try process.run()
@@ -36,7 +40,10 @@ import Testing
             #expect(process.terminationStatus == 0, "quire build --site \(source.site) failed")
             let store = try SiteStore(dist: dist.path, site: source.site)
             let newest = try #require(try store.newestVersion())
-            let pages = try store.files(of: newest).filter { $0.value.metadata?["page_id"] != nil }
+            // Pages, feeds and the page index: what apps fetch.
+            let pages = try store.files(of: newest).filter { path, file in
+                file.metadata?["page_id"] != nil || file.metadata?["feed"] != nil || path.hasSuffix("/index.json")
+            }
             // A fixture of a page Quire no longer publishes would tell app teams it still exists.
             let folder = "\(Self.repository)/fixtures/\(source.site)"
             let recorded = (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".json") }

@@ -11,9 +11,17 @@ import Testing
 
     static func data(_ path: String) throws -> Data { try Data(contentsOf: fixtures.appendingPathComponent(path)) }
 
+    /// Every page fixture (feeds included); the page indexes are `indexFixtures`.
     static func allFixtures() -> [String] {
         guard let enumerator = FileManager.default.enumerator(atPath: fixtures.path) else { return [] }
-        return (enumerator.allObjects as? [String] ?? []).filter { $0.hasSuffix(".json") }.sorted()
+        return (enumerator.allObjects as? [String] ?? []).filter { $0.hasSuffix(".json") && !isIndex($0) }.sorted()
+    }
+
+    static func isIndex(_ path: String) -> Bool { path.hasSuffix("/index.json") && path.split(separator: "/").count == 3 }
+
+    static func indexFixtures() -> [String] {
+        guard let enumerator = FileManager.default.enumerator(atPath: fixtures.path) else { return [] }
+        return (enumerator.allObjects as? [String] ?? []).filter(isIndex).sorted()
     }
 
     /// An app's own type with markdown fields, as the acme fixture site declares it.
@@ -179,5 +187,65 @@ import Testing
     @Test func notAPageThrows() {
         #expect(throws: (any Error).self) { try PageDecoder().decode(Data("[1, 2]".utf8)) }
         #expect(throws: (any Error).self) { try PageDecoder().decode(Data("{\"sections\": []}".utf8)) }
+    }
+
+    /// A feed decodes as a page of `PageLink` cards; an app too old for the type gets each card's
+    /// `cta_button` to the page.
+    @Test func aFeedIsAPageOfPageLinks() throws {
+        let data = try Self.data("trex/en/feeds/guides.json")
+        let feed = try PageDecoder().decode(data)
+        #expect(feed.pageID == "feeds/guides" && feed.feed?.name == "guides" && feed.feed?.order == "newest")
+        #expect(feed.skipped.isEmpty)
+        let cards = feed.sections.compactMap { $0 as? PageLink }
+        #expect(cards.map(\.pageID) == ["guides/church-security", "guides/range-safety"], "newest first")
+        #expect(cards.first?.imageURL == "/assets/church-team.jpg" && cards.first?.summary?.isEmpty == false)
+        let old = try PageDecoder(appVersion: "1.0").decode(data)
+        #expect(old.sections.compactMap { ($0 as? CTAButton)?.destination } == cards.map { "/" + $0.pageID })
+    }
+
+    /// Each locale's index resolves what its pages link to: every listed page's file, every
+    /// `/assets/` image and every `navigate` destination of every page fixture of the site.
+    @Test func thePageIndexResolvesEveryLinkOfTheFixtures() throws {
+        let indexes = Self.indexFixtures()
+        #expect(indexes.count >= 7)
+        var resolved = (assets: 0, pages: 0, routes: 0)
+        for path in indexes {
+            let index = try PageIndex.decode(try Self.data(path))
+            let folder = (path as NSString).deletingLastPathComponent
+            let indexURL = URL(string: "https://cdn.example/\(folder.split(separator: "/")[0])/current/\(index.locale)/index.json")!
+            #expect(path.hasPrefix(folder) && folder.hasSuffix(index.locale))
+            for page in index.pages {
+                let url = try #require(index.pageURL(page.id, indexURL: indexURL))
+                #expect(
+                    url.absoluteString == "https://cdn.example/\(folder.split(separator: "/")[0])/current/\(index.locale)/\(page.id).json")
+                #expect(FileManager.default.fileExists(atPath: Self.fixtures.appendingPathComponent("\(folder)/\(page.id).json").path))
+            }
+            let site = String(folder.split(separator: "/")[0])
+            for pagePath in Self.allFixtures() where pagePath.hasPrefix(folder + "/") {
+                let text = String(decoding: try Self.data(pagePath), as: UTF8.self)
+                for match in text.matches(of: /"image_url":"(\/assets\/[^"]+)"/) {
+                    let url = try #require(index.assetURL(String(match.1), indexURL: indexURL))
+                    #expect(url.absoluteString == "https://cdn.example/\(site)/current/assets/" + match.1.dropFirst("/assets/".count))
+                    resolved.assets += 1
+                }
+                for match in text.matches(of: /"action":"navigate","destination":"([^"]+)"/) {
+                    switch index.destination(String(match.1), indexURL: indexURL) {
+                    case .page(let id, _):
+                        #expect(index.pages.contains { $0.id == id })
+                        resolved.pages += 1
+                    case .appRoute(let route):
+                        #expect(index.appRoutes.contains(String(route.prefix { $0 != "?" })))
+                        resolved.routes += 1
+                    case .unknown(let destination): Issue.record("\(pagePath): \(destination) resolves to nothing")
+                    }
+                }
+            }
+        }
+        #expect(resolved.assets > 0 && resolved.pages > 0 && resolved.routes > 0, "\(resolved)")
+        let trex = try PageIndex.decode(try Self.data("trex/en/index.json"))
+        let base = URL(string: "https://cdn.example/trex/current/en/index.json")!
+        #expect(trex.destination("/drills", indexURL: base) == .appRoute("/drills"))
+        #expect(trex.destination("/nowhere", indexURL: base) == .unknown("/nowhere"))
+        #expect(trex.assetURL("https://img.example/a.jpg", indexURL: base)?.absoluteString == "https://img.example/a.jpg")
     }
 }

@@ -74,7 +74,7 @@ def section_texts(section):
 
     def fields(object):
         for key, value in object.items():
-            if key in ("title", "subtitle", "label", "caption", "price") and isinstance(value, str):
+            if key in ("title", "subtitle", "label", "caption", "price", "summary") and isinstance(value, str):
                 texts.append(value)
             elif key == "drill_ids" and isinstance(value, list):
                 texts.extend(v for v in value if isinstance(v, str))
@@ -93,7 +93,7 @@ def section_texts(section):
 
 
 KNOWN_TYPES = {"hero_banner", "markdown_block", "product_grid", "drill_carousel", "cta_button",
-               "video_embed", "image_gallery", "divider", "announcement"}
+               "video_embed", "image_gallery", "divider", "announcement", "page_link"}
 
 
 def open_preview(tab, url):
@@ -219,6 +219,14 @@ def check_sample_pages(tab, base, dist, pages, out):
     link, _ = tab.wait_until("(document.querySelector('.cta a.button[href$=\"/preview/en/trex-store.html\"]') || {}).href", 10)
     if expect(link, "range-log: the navigate button does not link to the trex-store preview"):
         open_preview(tab, link)
+    # A feed draws as cards, each linking to its page's preview.
+    open_preview(tab, f"{base}/trex/current/preview/en/feeds/guides.html")
+    cards, _ = tab.wait_until(
+        "[...document.querySelectorAll('article.card a.button')].map(a => a.getAttribute('href').split('/preview/')[1])", 10)
+    expect(cards == ["en/guides/church-security.html", "en/guides/range-safety.html"],
+           f"feeds/guides: the cards do not link to the guides' previews: {cards}")
+    expect("How a congregation builds a safety team." in tab.evaluate("document.body.textContent"),
+           "feeds/guides: the card's summary is not drawn")
     # A button naming an app route, not a page, stays a button.
     open_preview(tab, f"{base}/trex/current/preview/en/trex-store.html")
     tab.pump(2.0)

@@ -27,10 +27,10 @@ import tempfile
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-# Dispatchers: open on purpose (types the vocabulary does not know), in the closed copy too.
-OPEN_DEFINITIONS = {("$defs", "section"), ("$defs", "block"), ("$defs", "inline")}
+# The unions' open branches (types the vocabulary does not know) stay open in the closed copy too.
+OPEN_DEFINITIONS = {("$defs", "other_section"), ("$defs", "other_block"), ("$defs", "other_inline")}
 BUILT_IN_TYPES = {"hero_banner", "markdown_block", "product_grid", "drill_carousel", "cta_button",
-                  "video_embed", "image_gallery", "divider", "announcement"}
+                  "video_embed", "image_gallery", "divider", "announcement", "page_link"}
 PART = re.compile(r"\.[0-9]+(@[a-z0-9_-]+)?\.json$")
 
 
@@ -107,6 +107,12 @@ class Coverage:
         return [key for key, count in self.seen.items() if count == 0]
 
 
+def is_index(path, root):
+    """`<locale>/index.json`: the page index, checked against its own schema."""
+    parts = os.path.relpath(path, root).split(os.sep)
+    return len(parts) == 2 and parts[1] == "index.json"
+
+
 def build(quire, pages_root, site, dist):
     result = subprocess.run([quire, "build", "--pages", pages_root, "--dist", dist, "--site", site, "--no-preview"],
                             capture_output=True, text=True)
@@ -165,6 +171,15 @@ def main():
             failures.append(f"{args.committed} differs from `quire schema --published`: "
                             f"run `quire schema --published > {args.committed}`")
     generic_validators = validators(generic)
+    index_text = subprocess.run([args.quire, "schema", "--index"], capture_output=True, text=True, check=True).stdout
+    index_schema = json.loads(index_text)
+    Draft202012Validator.check_schema(index_schema)
+    committed_index = os.path.join(os.path.dirname(args.committed), "page-index.schema.json")
+    with open(committed_index) as file:
+        if file.read() != index_text:
+            failures.append(f"{committed_index} differs from `quire schema --index`")
+    index_validators = validators(index_schema)
+    indexes_checked = 0
     coverage = Coverage()
     site_validators = {}
     site_types = set()
@@ -184,7 +199,8 @@ def main():
         for site_dir in args.site:
             pages_root, site = os.path.split(os.path.abspath(site_dir))
             _, own = schema_of(args.quire, "--pages", pages_root, "--site", site)
-            own_types = {rule["if"]["properties"]["type"]["const"] for rule in own["$defs"]["section"]["allOf"]}
+            own_types = {branch["$ref"].split("/")[-1][len("section_"):] for branch in own["$defs"]["section"]["oneOf"]
+                         if branch["$ref"].split("/")[-1].startswith("section_")}
             site_types |= own_types - BUILT_IN_TYPES
             site_validators[site] = [(f"{site} {name}", v) for name, v in validators(own)]
             current, published = build(args.quire, pages_root, site, os.path.join(scratch, site))
@@ -194,6 +210,10 @@ def main():
                 with open(path) as file:
                     document = json.load(file)
                 label = f"{site}/{os.path.relpath(path, current)}"
+                if is_index(path, current):
+                    check(label, document, [(f"page index {n}", v) for n, v in index_validators])
+                    indexes_checked += 1
+                    continue
                 check(label, document, [(f"generic {n}", v) for n, v in generic_validators] + site_validators[site])
                 coverage.note(os.path.basename(path), document, own_types - BUILT_IN_TYPES)
                 if sample_page is None and document.get("sections") and "part" not in document:
@@ -209,6 +229,11 @@ def main():
                 site = os.path.relpath(path, args.fixtures).split(os.sep)[0]
                 with open(path) as file:
                     document = json.load(file)
+                if is_index(path, os.path.join(args.fixtures, site)):
+                    check(f"fixtures/{os.path.relpath(path, args.fixtures)}", document,
+                          [(f"page index {n}", v) for n, v in index_validators])
+                    indexes_checked += 1
+                    continue
                 check(f"fixtures/{os.path.relpath(path, args.fixtures)}", document,
                       [(f"generic {n}", v) for n, v in generic_validators] + site_validators.get(site, []))
                 coverage.note(name, document, site_types)
@@ -216,6 +241,8 @@ def main():
         print(f"  fixtures: {fixture_count} files checked", flush=True)
         if fixture_count == 0:
             failures.append(f"no fixtures found in {args.fixtures}")
+        if indexes_checked == 0:
+            failures.append("no page index was checked")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -33,6 +33,8 @@ public struct SiteBuildResult: Sendable {
     public var replicas: [ReplicaDestination]?
     /// Pages and sections whose `publish_at` or `expires_at` is still ahead, soonest first.
     public var scheduled: [ScheduledChange] = []
+    /// Each feed's name, length and newest entry in the default locale (`FeedFiles.summary`).
+    public var feeds: [JSONValue] = []
     /// When the next of them takes effect: `quire watch` rebuilds the site then.
     public var nextScheduledChange: Date? { scheduled.first?.at }
 

@@ -29,6 +29,7 @@ struct DeltaBase {
     var cacheHeaders: CacheHeaderFiles
     /// Nil when the build that made the base did not publish.
     var pageIndex: PageIndexFiles?
+    var feeds: FeedFiles?
     var pageSources: [String: String] = [:]
     var manifest = JSONObject()
     /// Page id -> the page ids it looked up (`ProcessedPage.linkedPageIDs`), and the reverse:
@@ -104,7 +105,7 @@ struct DeltaBase {
     /// The base a full build leaves behind once published.
     static func afterFullBuild(
         version: VersionID, settings: SiteSettings, context: ValidationContext, pages: [PageBuild],
-        files: [OutputFile], cacheHeaders: CacheHeaderFiles, pageIndex: PageIndexFiles?,
+        files: [OutputFile], cacheHeaders: CacheHeaderFiles, pageIndex: PageIndexFiles?, feeds: FeedFiles?,
         result: SiteBuildResult, manifest: JSONObject
     ) -> DeltaBase {
         var pagePaths: [String: Set<String>] = [:]
@@ -121,6 +122,7 @@ struct DeltaBase {
             if page.usesDrillCarousel { base.drillCarouselPages.insert(page.pageID) }
         }
         base.pageIndex = pageIndex
+        base.feeds = feeds
         base.diagnostics = result.diagnostics
         base.pageSources = result.pageSources
         base.manifest = manifest

@@ -33,6 +33,26 @@ struct DeltaChanges {
 
     mutating func add(_ file: OutputFile) { files[file.path] = file }
 
+    /// A file of the version that is not a page's (a feed's part) is gone.
+    mutating func remove(_ path: String) {
+        files[path] = nil
+        removed.insert(path)
+    }
+
+    /// The feed files the pages changed, and their lines in the cache header files.
+    mutating func addFeedFiles(base: inout DeltaBase) {
+        guard let (written, gone) = base.feeds?.files() else { return }
+        for file in written {
+            if case .carried = file.content { continue }
+            add(file)
+            if base.cacheHeaders.set(file.path, CacheHeaderFiles.entry(file.metadata)) { headersChanged = true }
+        }
+        for path in gone {
+            remove(path)
+            if base.cacheHeaders.set(path, nil) { headersChanged = true }
+        }
+    }
+
     mutating func setDiagnostics(_ diagnostics: [Diagnostic], of pageID: String) { pageDiagnostics[pageID] = diagnostics }
 
     /// Takes a page's new output against what the base has of it (`published`: the base
@@ -59,7 +79,9 @@ struct DeltaChanges {
             let listings = PageIndexFiles.listings(output.files)[pageID] ?? [:]
             let changed = PageIndexFiles.changedLocales(written, published: published)[pageID] ?? []
             let version = VersionID(base.version.number + 1)
-            indexLocales.formUnion(base.pageIndex!.set(pageID, listings: listings, changed: changed, version: version, now: now))
+            // In place (optional chaining): a copy would copy every page's entries.
+            indexLocales.formUnion(base.pageIndex?.set(pageID, listings: listings, changed: changed, version: version, now: now) ?? [])
+            base.feeds?.set(pageID, entries: base.pageIndex?.entries(of: pageID) ?? [:])
         }
         let served = { (paths: Set<String>) in paths.contains(where: OutputPath.servesPage) }
         switch (served(inBase), served(after)) {

@@ -112,7 +112,7 @@ extension PagePipeline {
                     }
                     // What the page index lists of the page, on the file it lists (PageIndexFiles).
                     if index == 0 && audience == nil {
-                        for (key, value) in PageIndexFiles.metadata(of: model, page: part) { metadata[key] = value }
+                        for (key, value) in PageIndexFiles.metadata(of: model, page: part, text: renderer.text) { metadata[key] = value }
                     }
                     if published[partPath]?.inputDigest == digest && published[partPath]?.metadata == .object(metadata) {
                         output.files.append(OutputFile(path: partPath, content: .carried, inputDigest: digest, metadata: .object(metadata)))

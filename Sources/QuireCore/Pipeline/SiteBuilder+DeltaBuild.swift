@@ -88,8 +88,10 @@ extension SiteBuilder {
             changedAssets(scope.assets, inventory: inventory, published: published, diagnostics: &changes.otherDiagnostics)
         }
         for file in assetFiles { changes.add(file) }
-        if !changes.indexLocales.isEmpty, base.pageIndex != nil {
-            for file in base.pageIndex!.files(published: published, only: changes.indexLocales) {
+        changes.addFeedFiles(base: &base)
+        result.feeds = base.feeds?.summary(locale: config.defaultLocale) ?? []
+        if !changes.indexLocales.isEmpty {
+            for file in base.pageIndex?.files(published: published, only: changes.indexLocales) ?? [] {
                 if case .carried = file.content { continue }
                 changes.add(file)
             }
@@ -227,7 +229,9 @@ extension SiteBuilder {
                     guard sources.count == 1, sources[0].path == path else { return nil }
                     // The drill catalog is data, not a page: full path.
                     if base.pages[id] == nil {
-                        guard id != base.settings.drillCatalogPageID else { return nil }
+                        // The drill catalog is data, and a feed's name is checked against the pages: full path.
+                        guard id != base.settings.drillCatalogPageID, !base.context.config.feeds.contains(where: { $0.pageID == id })
+                        else { return nil }
                         scope.addedPages.insert(id)
                     }
                     scope.pages.insert(id)

@@ -128,19 +128,25 @@ extension SiteBuilder {
             let (writer, built) = (statusWriter, result)
             prepareStatus = { pages in writer.prepare(StatusReport.PageParts(result: built, pageIDs: pages, locales: locales)) }
         }
-        let (cacheHeaders, headerFiles, pageLists) = Self.cacheHeadersAndPageLists(
-            site: site, files: files, published: published, listingPages: options.publish, alongside: prepareStatus)
-        files += headerFiles
+        // The page index names the version it is made for; feeds are made from it.
         var pageIndex: PageIndexFiles?
+        var feeds: FeedFiles?
         var version: (parent: VersionID?, next: VersionID)?
         if options.publish {
             let parent = (try? openStore().newestVersion()).flatMap { $0 }
             let next = VersionID((parent?.number ?? 0) + 1)
             var index = newPageIndex(config: context.config, parent: parent, published: published)
             index.setEvery(files, published: published, version: next, now: PageIndexFiles.timestamp(now))
-            files += index.files(published: published)
-            (pageIndex, version) = (index, (parent, next))
+            var feedFiles = FeedFiles(feeds: context.config.feeds, locales: locales, ttl: context.config.ttl)
+            for pageID in index.pageIDs { feedFiles.set(pageID, entries: index.entries(of: pageID)) }
+            files += index.files(published: published) + feedFiles.files(base: published).files
+            if options.previews { files += feedFiles.previewShells(site: site, published: published) }
+            (pageIndex, feeds, version) = (index, feedFiles, (parent, next))
+            result.feeds = feedFiles.summary(locale: context.config.defaultLocale)
         }
+        let (cacheHeaders, headerFiles, pageLists) = Self.cacheHeadersAndPageLists(
+            site: site, files: files, published: published, listingPages: options.publish, alongside: prepareStatus)
+        files += headerFiles
         result.pagesTotal = pages.reduce(0) { $0 + ($1.counted ? 1 : 0) }  // not `filter`: it copied every page
         result.coverage = coverage
 
@@ -176,7 +182,7 @@ extension SiteBuilder {
                     ? nil
                     : DeltaBase.afterFullBuild(
                         version: version, settings: settings, context: context, pages: pages, files: files, cacheHeaders: cacheHeaders,
-                        pageIndex: pageIndex, result: result, manifest: manifest))
+                        pageIndex: pageIndex, feeds: feeds, result: result, manifest: manifest))
             if case .published(let version, _) = outcome {
                 result.diagnostics += retention
                 prepareSpareFolders()
@@ -272,7 +278,7 @@ extension SiteBuilder {
                 previous[locale] = bytes.flatMap(PageIndexFiles.read)
             }
         }
-        return PageIndexFiles(locales: config.locales, appRoutes: config.appRoutes, previous: previous)
+        return PageIndexFiles(locales: config.locales, appRoutes: config.appRoutes, feeds: config.feeds, previous: previous)
     }
 
     // MARK: Assets

@@ -230,6 +230,18 @@ enum PreviewPageScript {
                 add(cta, 'p', 'hint', 'navigates in the app to ' + destination);
               }
             },
+            // A feed's card: its button opens the page's preview, as a navigate button does (`linkPages`).
+            page_link: function (box, s) {
+              var card = box.appendChild(el('article', 'card product'));
+              if (text(get(s, 'image_url')) !== null) picture(card, s.image_url, '', 'product-image');
+              var body = card.appendChild(el('div', 'card-body'));
+              add(body, 'h3', null, text(get(s, 'title')));
+              add(body, 'p', null, text(get(s, 'summary')));
+              add(body, 'p', 'muted', text(get(s, 'date')));
+              var open = body.appendChild(el('span', 'button', 'Open'));
+              open.setAttribute('role', 'button');
+              open.setAttribute('data-page', text(get(s, 'page_id')) || '');
+            },
             video_embed: function (box, s) {
               var video = box.appendChild(el('div', 'video'));
               var poster = text(get(s, 'poster_url')) === null ? null : image(text(s.poster_url));

@@ -64,6 +64,7 @@ public enum StatusPage {
         diagnostics(allDiagnostics, into: &rest)
         history(status["history"]?.arrayValue ?? [], into: &rest)
         scheduled(status["scheduled"]?.arrayValue ?? [], into: &rest)
+        feeds(status["feeds"]?.arrayValue ?? [], into: &rest)
         replicas(status["replicas"]?.arrayValue ?? [], into: &rest)
 
         rest.raw("</div>\n<script>\(PreviewScripts.statusRefresh)</script>\n</body>\n</html>\n")
@@ -233,6 +234,23 @@ public enum StatusPage {
             } else {
                 html.text(entry.displayText ?? JSONWriter(pretty: false).string(entry))
             }
+            html.raw("</li>\n")
+        }
+        html.raw("</ul>\n")
+    }
+
+    /// Each feed, its length and its newest entry (text only: names come from site.yaml and pages).
+    private static func feeds(_ entries: [JSONValue], into html: inout HTMLWriter) {
+        guard !entries.isEmpty else { return }
+        html.raw("<h2>Feeds</h2>\n<ul class=\"feeds\">\n")
+        for entry in entries {
+            let name = entry["name"]?.stringValue ?? ""
+            let count = entry["entries"]?.intValue ?? 0
+            let newest = entry["newest"].flatMap { newest in
+                newest["page_id"]?.stringValue.map { "\($0) (\(newest["date"]?.stringValue ?? ""))" }
+            }
+            html.raw("<li>")
+            html.text("\(name): \(count) \(count == 1 ? "entry" : "entries")" + (newest.map { ", newest \($0)" } ?? ""))
             html.raw("</li>\n")
         }
         html.raw("</ul>\n")

@@ -44,7 +44,8 @@ public struct CacheHeaderFiles: Sendable {
     let site: String
     private var folders: [String: Folder] = [:]
 
-    /// The entries of the page files among a version's files (those with `page_id` and `ttl` metadata).
+    /// The entries of the page files among a version's files (those with `ttl` and `page_id` or
+    /// `feed` metadata).
     /// Grouped by folder, then each folder sorted once (a later file of the same path wins):
     /// setting 30,000 entries one by one hashed each path's folder and name five times.
     init(site: String, files: [OutputFile]) {
@@ -68,7 +69,9 @@ public struct CacheHeaderFiles: Sendable {
     }
 
     static func entry(_ metadata: JSONValue?) -> Entry? {
-        guard let metadata, metadata["page_id"]?.stringValue != nil, let ttl = metadata["ttl"]?.intValue else { return nil }
+        guard let metadata, metadata["page_id"]?.stringValue != nil || metadata["feed"]?.stringValue != nil,
+            let ttl = metadata["ttl"]?.intValue
+        else { return nil }
         return Entry(ttl: ttl, isPrivate: metadata["audience"]?.stringValue != nil)
     }
 

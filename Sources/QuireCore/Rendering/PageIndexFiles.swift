@@ -24,7 +24,26 @@ struct PageIndexFiles: Sendable {
         var parts = 1
         var audiences: [String] = []
         var publishAt: String?
+        /// For the page's card in a feed (not listed in the index).
+        var summary: String?
+        var imageURL: String?
+        var tags: [String] = []
+
+        /// Equal in what the index lists.
+        func listsSame(as other: Listing) -> Bool {
+            (title, ttl, parts, audiences, publishAt) == (other.title, other.ttl, other.parts, other.audiences, other.publishAt)
+        }
     }
+
+    /// A page's entries, by locale.
+    func entries(of pageID: String) -> [String: Entry] {
+        var entries: [String: Entry] = [:]
+        for (locale, index) in locales { if let entry = index.entries[pageID]?.entry { entries[locale] = entry } }
+        return entries
+    }
+
+    /// Every listed page.
+    var pageIDs: Set<String> { locales.values.reduce(into: Set<String>()) { $0.formUnion($1.entries.keys) } }
 
     struct Entry: Sendable, Equatable {
         var listing: Listing
@@ -40,11 +59,12 @@ struct PageIndexFiles: Sendable {
 
     let header: [String: [UInt8]]
     private var locales: [String: LocaleIndex] = [:]
-    /// Page id -> the feeds that list it (`FeedFiles`).
-    var feedsOfPage: @Sendable (String) -> [String] = { _ in [] }
+    /// The site's feeds: an entry names those that list it.
+    let feeds: [FeedConfig]
 
     /// `previous`: what the newest version's index files say, by locale (`read`).
-    init(locales: [String], appRoutes: Set<String>, previous: [String: [String: Entry]] = [:]) {
+    init(locales: [String], appRoutes: Set<String>, feeds: [FeedConfig] = [], previous: [String: [String: Entry]] = [:]) {
+        self.feeds = feeds
         var header: [String: [UInt8]] = [:]
         for locale in locales {
             let object: JSONObject = [
@@ -64,11 +84,16 @@ struct PageIndexFiles: Sendable {
         self.header = header
     }
 
-    /// The members of a page's public first part's metadata the index is made from.
-    static func metadata(of model: PageModel, page: JSONValue) -> [(String, JSONValue)] {
+    /// The members of a page's public first part's metadata the index and feeds are made from:
+    /// `text` gives a string in the part's locale.
+    static func metadata(of model: PageModel, page: JSONValue, text: (LocalizableText) -> String) -> [(String, JSONValue)] {
         var members: [(String, JSONValue)] = []
         if let title = page["title"]?.stringValue { members.append(("title", .string(title))) }
         if let publishAt = model.schedule.publishAt { members.append(("publish_at", .string(Self.timestamp(publishAt)))) }
+        if let summary = model.card.summary { members.append(("summary", .string(text(summary)))) }
+        let hero = page["sections"]?.arrayValue?.first { $0["type"]?.stringValue == "hero_banner" }
+        if let image = model.card.imageURL ?? hero?["image_url"]?.stringValue { members.append(("image_url", .string(image))) }
+        if !model.card.tags.isEmpty { members.append(("tags", .array(model.card.tags.map(JSONValue.string)))) }
         return members
     }
 
@@ -87,7 +112,8 @@ struct PageIndexFiles: Sendable {
             } else if (metadata["part"]?.intValue ?? 1) == 1 {
                 listings[pageID, default: [:]][locale] = Listing(
                     title: metadata["title"]?.stringValue, ttl: ttl, parts: metadata["parts"]?.intValue ?? 1,
-                    publishAt: metadata["publish_at"]?.stringValue)
+                    publishAt: metadata["publish_at"]?.stringValue, summary: metadata["summary"]?.stringValue,
+                    imageURL: metadata["image_url"]?.stringValue, tags: metadata["tags"]?.arrayValue?.compactMap(\.stringValue) ?? [])
             }
         }
         for (pageID, byLocale) in audiences {
@@ -118,13 +144,14 @@ struct PageIndexFiles: Sendable {
         _ pageID: String, listings: [String: Listing], changed: Set<String>, version: VersionID, now: String
     ) -> Set<String> {
         var touched = Set<String>()
-        for locale in locales.keys {
+        for locale in Array(locales.keys) {  // not the keys view: it would keep the storage shared, and each write copy it
             let old = locales[locale]?.entries[pageID]?.entry
             var new: Entry?
             if let listing = listings[locale] {
                 new = Entry(
-                    listing: listing, feeds: feedsOfPage(pageID), publishedAt: listing.publishAt ?? old?.publishedAt ?? now,
-                    changedIn: old == nil || changed.contains(locale) || old?.listing != listing ? version : old!.changedIn)
+                    listing: listing, feeds: feeds.filter { $0.includes(pageID, tags: listing.tags) }.map(\.name),
+                    publishedAt: listing.publishAt ?? old?.publishedAt ?? now,
+                    changedIn: old == nil || changed.contains(locale) || !old!.listing.listsSame(as: listing) ? version : old!.changedIn)
             }
             guard new != old else { continue }
             touched.insert(locale)
@@ -146,27 +173,12 @@ struct PageIndexFiles: Sendable {
 
     /// Drops every page not in `pageIDs`.
     private mutating func keep(only pageIDs: Set<String>) {
-        for locale in locales.keys {
+        for locale in Array(locales.keys) {
             let gone = locales[locale]?.entries.keys.filter { !pageIDs.contains($0) } ?? []
             if gone.isEmpty { continue }
             for id in gone { locales[locale]?.entries[id] = nil }
             locales[locale]?.sortedIDs = nil
         }
-    }
-
-    /// Sets the feeds of pages whose feeds changed (`feedsOfPage` already says the new ones).
-    mutating func refreshFeeds(of pageIDs: some Sequence<String>) -> Set<String> {
-        var touched = Set<String>()
-        for pageID in pageIDs {
-            let feeds = feedsOfPage(pageID)
-            for locale in locales.keys {
-                guard var entry = locales[locale]?.entries[pageID]?.entry, entry.feeds != feeds else { continue }
-                entry.feeds = feeds
-                locales[locale]?.entries[pageID] = (entry, Self.encode(pageID, entry))
-                touched.insert(locale)
-            }
-        }
-        return touched
     }
 
     /// The index files of `only` locales (nil: every locale), carried when their bytes equal the newest version's.

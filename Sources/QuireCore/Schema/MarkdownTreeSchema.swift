@@ -10,6 +10,7 @@ enum MarkdownTreeSchema {
             ("block", dispatcher("block", blocks.map(\.name), "A block node: paragraph, heading, quote, list, code or thematic_break.")),
         ]
         result += blocks.map { ("block_\($0.name)", node($0.name, $0.members, optional: $0.optional)) }
+        result.append(("other_block", PublishedPageSchema.other("block", blocks.map(\.name))))
         result += [
             ("inlines", ["type": "array", "items": ["$ref": "#/$defs/inline"]]),
             (
@@ -18,6 +19,7 @@ enum MarkdownTreeSchema {
             ),
         ]
         result += inlines.map { ("inline_\($0.name)", node($0.name, $0.members, optional: $0.optional)) }
+        result.append(("other_inline", PublishedPageSchema.other("inline", inlines.map(\.name))))
         return result
     }
 
@@ -56,19 +58,7 @@ enum MarkdownTreeSchema {
 
     /// Checks a node of a listed type against its own schema; any other type is left open.
     static func dispatcher(_ kind: String, _ names: [String], _ description: String) -> JSONValue {
-        [
-            "type": "object",
-            "description": .string(description + " Apps skip node types they do not know."),
-            "required": ["type"],
-            "properties": ["type": ["type": "string"]],
-            "allOf": .array(
-                names.map { name in
-                    [
-                        "if": ["properties": ["type": ["const": .string(name)]], "required": ["type"]],
-                        "then": ["$ref": .string("#/$defs/\(kind)_\(name)")],
-                    ]
-                }),
-        ]
+        PublishedPageSchema.union(kind, names, description + " Apps skip node types they do not know.")
     }
 
     static func node(_ name: String, _ members: [(String, JSONValue)], optional: Set<String>) -> JSONValue {

@@ -17,6 +17,7 @@ public enum PublishedPageSchema {
         definitions["refresh"] = PageSchema.refresh
         definitions["section_list"] = ["type": "array", "items": ["$ref": "#/$defs/section"]]
         definitions["section"] = section(vocabulary)
+        definitions["other_section"] = other("section", vocabulary.types.map(\.name))
         for type in vocabulary.types { definitions["section_\(type.name)"] = sectionSchema(type) }
         for (name, schema) in MarkdownTreeSchema.definitions { definitions[name] = schema }
         let root: JSONObject = JSONObject([
@@ -61,8 +62,18 @@ public enum PublishedPageSchema {
                 ("nav", sectionList),
                 ("header", sectionList),
                 ("footer", sectionList),
-                ("part", ["type": "integer", "minimum": 1, "description": "Paginated pages: this part's number (1 is the plain path)."]),
-                ("parts", ["type": "integer", "minimum": 1, "description": "Paginated pages: how many parts there are."]),
+                (
+                    "part",
+                    [
+                        "type": "integer", "minimum": 1,
+                        "description":
+                            "Paginated pages: this part's number (1 is the plain path; a feed's parts count from its oldest entry).",
+                    ]
+                ),
+                (
+                    "parts",
+                    ["type": "integer", "minimum": 1, "description": "Paginated pages: how many parts there are (not on a feed's parts)."]
+                ),
                 (
                     "next",
                     [
@@ -70,6 +81,7 @@ public enum PublishedPageSchema {
                         "description": "Paginated pages: the next part's file name, relative to this one; null on the last.",
                     ]
                 ),
+                ("feed", feed),
                 ("sections", sectionList),
             ])
         return [
@@ -77,9 +89,23 @@ public enum PublishedPageSchema {
             "description": "A page, or one part of it: title, refresh, nav, header and footer only on part 1.",
             "properties": .object(properties),
             "required": ["page_id", "locale", "ttl", "sections"],
-            "dependentRequired": ["part": ["parts", "next"], "parts": ["part", "next"], "next": ["part", "parts"]],
+            "dependentRequired": ["part": ["next"], "parts": ["part", "next"], "next": ["part"], "feed": ["part", "next"]],
         ]
     }
+
+    /// A feed's part (`FeedFiles`): which feed, and in which order its parts link.
+    static let feed: JSONValue = [
+        "type": "object",
+        "description": "Only on a feed's parts (<locale>/feeds/<name>[.<part>].json): its sections are page_link cards.",
+        "properties": [
+            "name": ["type": "string"],
+            "order": [
+                "enum": ["newest", "oldest"],
+                "description": "newest: the plain path is the newest part and next goes back in time; oldest: it is part 1.",
+            ],
+        ],
+        "required": ["name", "order"],
+    ]
 
     static func redirect(config: SiteConfig?) -> JSONValue {
         let properties = JSONObject(
@@ -96,12 +122,30 @@ public enum PublishedPageSchema {
 
     /// Any section: a known type is checked by its own schema; an unknown one is an open object.
     static func section(_ vocabulary: Vocabulary) -> JSONValue {
+        union(
+            "section", vocabulary.types.map(\.name),
+            "A section. Types not listed here may appear (published unchanged): apps skip what they cannot render.")
+    }
+
+    /// A discriminated union, as code generators read one: each known type's schema (its `type` a
+    /// `const`), or `other_<kind>`, an open object whose `type` is none of them. Exactly one branch
+    /// fits any node, so validation is as strict as checking the known types by their `type`.
+    static func union(_ kind: String, _ names: [String], _ description: String) -> JSONValue {
+        [
+            "description": .string(description),
+            "oneOf": .array(names.map { ["$ref": .string("#/$defs/\(kind)_\($0)")] } + [["$ref": .string("#/$defs/other_\(kind)")]]),
+        ]
+    }
+
+    /// The open branch of `union`: any other type, with any members.
+    static func other(_ kind: String, _ names: [String]) -> JSONValue {
         [
             "type": "object",
-            "description": "A section. Types not listed here may appear (published unchanged): apps skip what they cannot render.",
+            "description": .string("A \(kind) of a type this schema does not list: apps skip it."),
             "required": ["type"],
-            "properties": ["type": ["type": "string"]],
-            "allOf": PageSchema.typeConditions(vocabulary),
+            "properties": ["type": ["type": "string", "not": ["enum": .array(names.map(JSONValue.string))]]],
+            // Said, not left to the default: generated models then keep the members they do not name.
+            "additionalProperties": true,
         ]
     }
 

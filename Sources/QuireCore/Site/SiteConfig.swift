@@ -36,6 +36,7 @@ public struct SiteConfig: Sendable, Hashable {
     /// Where `quire build`, `rollback`, `unpin` and `watch` push the site after it changes.
     public var replicas: [ReplicaDestination] = []
     public var drillCatalog: String?
+    public var feeds: [FeedConfig] = []
     public var limits = SourceLimits()
     /// Who may do what on the dashboard (`dashboard:`), by the groups the editors' sign-in names;
     /// nil: every signed-in user may do everything.
@@ -80,7 +81,7 @@ public struct SiteConfig: Sendable, Hashable {
 
 extension SiteConfig {
     static let knownKeys: Set<String> = [
-        "title", "default_locale", "locales", "fallbacks", "app_routes", "audiences", "ttl", "keep",
+        "title", "default_locale", "locales", "fallbacks", "app_routes", "audiences", "ttl", "keep", "feeds",
         "stale_translations", "translations", "publish_hook", "drill_catalog", "limits", "vocabulary", "replicas", "dashboard",
     ]
 
@@ -161,6 +162,7 @@ extension SiteConfig {
             }
         }
         config.drillCatalog = reader.string(root["drill_catalog"], "drill_catalog")
+        config.feeds = FeedConfig.read(root["feeds"], reader: &reader)
         if let limits = reader.mapping(root["limits"], "limits") {
             reader.warnUnknownKeys(
                 limits, allowed: ["max_file_bytes", "max_depth", "max_sections", "max_string_bytes"], keyPath: "limits", where: "limits")

@@ -76,6 +76,14 @@ public struct SiteSettings: Sendable {
             pageIDs.remove(split.stem)
             settings.drillCatalogPageID = split.stem
         }
+        for feed in config.feeds where pageIDs.contains(feed.pageID) {
+            let siteFile = "\(displayRoot)/\(inventory.siteFile?.relativePath ?? "site.yaml")"
+            settings.diagnostics.append(
+                .error(
+                    siteFile, at: feed.position, keyPath: "feeds.\(feed.name)",
+                    "the feed's files '<locale>/\(feed.pageID).json' would replace the page '\(feed.pageID)': rename the feed or the page"))
+        }
+        guard !settings.diagnostics.hasErrors else { return settings }
         settings.context = ValidationContext(
             config: config, vocabulary: vocabulary, pageIDs: pageIDs, assets: Set(inventory.assets.keys), drillIDs: drillIDs)
         settings.digest = digest.finalize()

@@ -7,6 +7,7 @@ import QuireModel
 ///       "ok", "pages": { page_id: { "locales": [..], "diagnostics": [..], "preview": { locale: url } } },
 ///       "diagnostics": [..], "coverage": [..], "history": [..],
 ///       "scheduled": [{ "page_id", "section"?, "at", "action": "publish" | "expire" }],
+///       "feeds": [{ "name", "entries", "newest": { "page_id", "date" } | null }] (default locale),
 ///       "replicas": [{ "destination", "version", "state", ... }] (`ReplicaRecord`) }
 public enum StatusReport {
     /// The status without its pages (`"pages"` is an empty object in its place) and its pages.
@@ -115,6 +116,7 @@ public enum StatusReport {
             "diagnostics": .array(result.diagnostics.map(\.json)),
             "coverage": .array(result.coverage.map(\.json)),
             "scheduled": .array(result.scheduled.map(\.json)),
+            "feeds": .array(result.feeds),
             "replicas": .array(ReplicaRecord(layout: store.layout).entries()),
             "history": .array(
                 ((try? store.history(last: 25)) ?? []).map { entry in

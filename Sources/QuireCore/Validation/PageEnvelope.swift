@@ -35,10 +35,13 @@ public enum PageEnvelope {
         Field("nav", "sections", "Navigation sections, shown around the page."),
         Field("header", "sections", "Sections above the page's own."),
         Field("footer", "sections", "Sections below the page's own."),
+        Field("summary", "text", "The text of the page's card in a feed.", translatable: true),
+        Field("image_url", "text", "The image of the page's card in a feed (else its first hero image): /assets/... or https:."),
     ]
 
     /// Keys a page source may carry that a form does not edit as fields.
-    static let otherPageKeys = ["$schema", "page_id", "sections"]
+    /// `tags`: the feeds that select pages by tag (`FeedConfig`).
+    static let otherPageKeys = ["$schema", "page_id", "sections", "tags"]
 
     /// Keys every section may carry whatever its type (`Vocabulary.commonSectionKeys`, with kinds).
     public static let sectionFields: [Field] = [

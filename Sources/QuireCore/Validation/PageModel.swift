@@ -18,6 +18,7 @@ public struct PageModel: Sendable, Hashable {
     public var schedule = Schedule()
     /// A stub left at an old page id: apps follow it to this page id.
     public var redirectTo: String?
+    public var card = PageCard()
 
     public var isDraft: Bool { extras["draft"]?.boolValue == true }
 
@@ -25,6 +26,7 @@ public struct PageModel: Sendable, Hashable {
     public var translatableStrings: [LocalizableText] {
         var strings: [LocalizableText] = []
         if let title, title.translatable { strings.append(title) }
+        if let summary = card.summary { strings.append(summary) }
         for region in regions { for section in region.sections { section.collectStrings(into: &strings) } }
         for section in sections { section.collectStrings(into: &strings) }
         return strings
@@ -32,6 +34,14 @@ public struct PageModel: Sendable, Hashable {
 
     /// Every section of the page, envelope first, fallbacks not included.
     public var allSections: [SectionModel] { regions.flatMap(\.sections) + sections }
+}
+
+/// What a page's card in a feed shows besides its title, and the tags feeds select it by.
+public struct PageCard: Sendable, Hashable {
+    public var summary: LocalizableText?
+    /// Else the page's first hero image.
+    public var imageURL: String?
+    public var tags: [String] = []
 }
 
 /// One of the envelope's section lists (`nav`, `header`, `footer`).

@@ -79,6 +79,7 @@ public struct PageValidator {
             title = LocalizableText(
                 key: "title", keyPath: "title", text: text, position: node.position, translatable: true, isMarkdown: false)
         }
+        let card = self.card(root)
         let ttl = reader.integer(root["ttl"], "ttl")
         var extras = JSONObject()
         if let node = root["draft"], let draft = reader.bool(node, "draft") { extras["draft"] = .bool(draft) }
@@ -102,7 +103,30 @@ public struct PageValidator {
         model.pageSize = pageSize
         model.schedule = schedule
         model.redirectTo = redirectTo
+        model.card = card
         return model
+    }
+
+    /// `summary`, `image_url` and `tags`: what the page's card in a feed shows, and what puts
+    /// the page in a feed (`FeedConfig`).
+    mutating func card(_ root: SourceNode) -> PageCard {
+        var card = PageCard()
+        if let node = root["summary"], let text = reader.string(node, "summary") {
+            card.summary = LocalizableText(
+                key: "summary", keyPath: "summary", text: text, position: node.position, translatable: true, isMarkdown: false)
+        }
+        if let node = root["image_url"], let url = reader.string(node, "image_url"),
+            checkURL(url, node: node, keyPath: "image_url", isImage: true)
+        {
+            card.imageURL = url
+        }
+        if let tags = reader.stringList(root["tags"], "tags") {
+            for (index, tag) in tags.enumerated() where !Identifier.isValid(tag) {
+                reader.error(root["tags"]?.array?[index] ?? root, "tags[\(index)]", "'\(tag)' is not a valid tag: \(Identifier.rule)")
+            }
+            card.tags = tags.filter(Identifier.isValid)
+        }
+        return card
     }
 
     /// `sections`, or one of the envelope's lists: `keyPrefix` namespaces its translation keys

@@ -164,3 +164,23 @@ public struct Announcement: SectionDecodable, Hashable {
         body = try MarkdownText(from: decoder, field: "body")
     }
 }
+
+/// A card that opens another page: the entries of a feed (`<locale>/feeds/<name>.json`).
+public struct PageLink: SectionDecodable, Hashable {
+    public static let sectionType = "page_link"
+    public var id: String?
+    /// The page it opens: `<locale>/<pageID>.json` beside the page index (`PageIndex.pageURL`).
+    public var pageID: String
+    public var title: String
+    public var summary: String?
+    /// `/assets/...` (`PageIndex.assetURL`) or an https: URL.
+    public var imageURL: String?
+    /// When the page was published (ISO 8601).
+    public var date: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, title, summary, date
+        case pageID = "page_id"
+        case imageURL = "image_url"
+    }
+}

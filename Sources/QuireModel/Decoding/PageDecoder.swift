@@ -17,7 +17,7 @@ public struct PageDecoder: Sendable {
 
     public static let builtInTypes: [any SectionDecodable.Type] = [
         HeroBanner.self, MarkdownBlock.self, ProductGrid.self, DrillCarousel.self, CTAButton.self,
-        VideoEmbed.self, ImageGallery.self, Divider.self, Announcement.self,
+        VideoEmbed.self, ImageGallery.self, Divider.self, Announcement.self, PageLink.self,
     ]
 
     /// A decoder that knows the built-in section types.
@@ -70,6 +70,12 @@ public struct DecodedPage: Decodable, Sendable {
         }
     }
 
+    public struct Feed: Decodable, Sendable, Hashable {
+        public var name: String
+        /// `newest` or `oldest`; kept as text so a new order does not fail decoding.
+        public var order: String
+    }
+
     public var pageID: String
     public var locale: String?
     /// Set on an audience variant (`page@pro.json`).
@@ -84,6 +90,8 @@ public struct DecodedPage: Decodable, Sendable {
     public var part: Int?
     public var parts: Int?
     public var next: String?
+    /// On a feed's parts: which feed, and whether `next` goes back in time (`newest`) or forward.
+    public var feed: Feed?
     public var nav: [any SectionDecodable] = []
     public var header: [any SectionDecodable] = []
     public var footer: [any SectionDecodable] = []
@@ -91,7 +99,7 @@ public struct DecodedPage: Decodable, Sendable {
     public var skipped: [Skip] = []
 
     enum CodingKeys: String, CodingKey {
-        case locale, audience, title, ttl, refresh, part, parts, next, nav, header, footer, sections
+        case locale, audience, title, ttl, refresh, part, parts, next, feed, nav, header, footer, sections
         case pageID = "page_id"
         case redirectTo = "redirect_to"
     }
@@ -108,6 +116,7 @@ public struct DecodedPage: Decodable, Sendable {
         part = try? container.decodeIfPresent(Int.self, forKey: .part)
         parts = try? container.decodeIfPresent(Int.self, forKey: .parts)
         next = try? container.decodeIfPresent(String.self, forKey: .next)
+        feed = try? container.decodeIfPresent(Feed.self, forKey: .feed)
         let lists = decoder.userInfo[SectionListDecoding.key] as? SectionListDecoding ?? SectionListDecoding(decoders: [:], appVersion: nil)
         nav = lists.decode(container, .nav, skipped: &skipped)
         header = lists.decode(container, .header, skipped: &skipped)

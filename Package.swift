@@ -31,14 +31,21 @@ let package = Package(
             dependencies: ["QuireModel", "CCmark", "CYAML", "CCrypto", "CGettextPo"],
             swiftSettings: swiftSettings),
         .target(name: "QuireWatch", dependencies: ["QuireCore", "CInotifyTools"], swiftSettings: swiftSettings),
+        // The dashboard's editing service: SCGI on a Unix socket behind nginx, and the dashboard's
+        // own files (Web/), compiled into the binary.
+        .target(
+            name: "QuireDashboard", dependencies: ["QuireModel", "QuireCore"], resources: [.embedInCode("Web")],
+            swiftSettings: swiftSettings),
         // What both executables share: the option tables and their parser, the console, and the
         // allocator (importing CMimalloc here links mimalloc into each executable).
         .target(name: "QuireCommandLine", dependencies: ["QuireModel", "QuireCore", "CMimalloc"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "quire", dependencies: ["QuireModel", "QuireCore", "QuireWatch", "QuireCommandLine"], swiftSettings: swiftSettings),
+            name: "quire", dependencies: ["QuireModel", "QuireCore", "QuireWatch", "QuireDashboard", "QuireCommandLine"],
+            swiftSettings: swiftSettings),
         // The benchmark: drives the `quire` built next to it (and `hugo server`) on generated sites.
         .executableTarget(
-            name: "quire-bench", dependencies: ["QuireModel", "QuireCore", "QuireCommandLine"], swiftSettings: swiftSettings),
+            name: "quire-bench", dependencies: ["QuireModel", "QuireCore", "QuireDashboard", "QuireCommandLine"],
+            swiftSettings: swiftSettings),
 
         .testTarget(
             name: "QuireModelTests", dependencies: ["QuireModel"],
@@ -53,6 +60,8 @@ let package = Package(
             name: "QuireCoreTests", dependencies: ["QuireCore", "QuireModel", "QuireTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "QuireWatchTests", dependencies: ["QuireWatch", "QuireCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "QuireDashboardTests", dependencies: ["QuireDashboard", "QuireCore", "QuireModel"], swiftSettings: swiftSettings),
         .testTarget(name: "QuireCLITests", dependencies: ["QuireCore", "QuireTestSupport"], swiftSettings: swiftSettings),
     ]
 )

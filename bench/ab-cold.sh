@@ -8,7 +8,7 @@
 #
 # PAGES is a pages folder, for instance from `quire-bench generate --out DIR --pages-count 10000`.
 # Each build writes into a new folder under ${AB_OUT:-/tmp}; they are removed at the end (a
-# removal right before a build would slow it: see bench/RESULTS.md, recently_deleted).
+# removal right before a build would slow it: bench/RESULTS.md, recently_deleted).
 set -euo pipefail
 [ $# -ge 3 ] || { sed -n '2,9p' "$0"; exit 2; }
 pages=$1; rounds=$2; shift 2

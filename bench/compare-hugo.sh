@@ -85,7 +85,7 @@ trap cleanup EXIT
 say() { echo "compare-hugo: $*" >&2; }
 
 # The machine's busy CPU time and the part of it the host took (steal), from /proc/stat: on a
-# shared VM a slow stretch shows there (bench/RESULTS.md, the 4b4b64c runs).
+# shared VM a slow stretch shows there.
 cpu_time() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $9 }' /proc/stat; }
 fs_type=$(stat -f -c %T "$work")
 load() { cut -d' ' -f1-3 /proc/loadavg; }

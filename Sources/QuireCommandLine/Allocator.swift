@@ -3,8 +3,8 @@ import Glibc
 
 /// The process's allocator. Both executables link mimalloc (Debian's `libmimalloc`) through this
 /// module's import, which then serves `malloc` for the whole process, Swift runtime and C
-/// libraries included: a cold build spends about a fifth less CPU than with glibc's malloc
-/// (bench/RESULTS.md, the 726aae6 runs).
+/// libraries included: allocation is a third of what it costs with glibc's malloc
+/// (bench/RESULTS.md, "What this machine does").
 package enum Allocator {
     /// `mimalloc 2.0.9` when mimalloc serves `malloc`; `not mimalloc` when another one does (a
     /// link order that put glibc first, a sanitizer's allocator, an `LD_PRELOAD`).
@@ -19,8 +19,7 @@ package enum Allocator {
     /// For a process that lives on between builds (`quire watch`): memory freed is given back to
     /// the system at once, not 25 ms later. mimalloc runs a delayed decommit only when the thread
     /// that freed the memory allocates again, and a watcher's threads sit idle between saves
-    /// holding what the last build let go of: 10,000 pages x 3 locales in one folder held 305 MiB
-    /// after the first build with the delay, 236 MiB without (bench/RESULTS.md).
+    /// holding what the last build let go of (bench/RESULTS.md, "What this machine does").
     /// `MIMALLOC_DECOMMIT_DELAY` in the environment, when set, wins.
     package static func returnFreedMemoryAtOnce() {
         guard getenv("MIMALLOC_DECOMMIT_DELAY") == nil else { return }

@@ -84,6 +84,15 @@ struct BenchCommand {
                     OptionSpec("port", "PORT", default: "\(BenchOptions().port)", help: "hugo server's port"), format,
                 ],
                 example: "quire-bench hugo-edits --out /tmp/g --pages-count 10000 --layout nested --saves 60"),
+            CommandSpec(
+                program: "quire-bench", "draft-checks",
+                abstract: "Ask the dashboard's service to check and render drafts of a generated DIR/pages, and to list its pages.",
+                options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + [
+                    OptionSpec(
+                        "saves", "N", unit: "checks", default: "\(BenchOptions().saves)", help: "drafts checked, each of another page"),
+                    format,
+                ],
+                example: "quire-bench draft-checks --out /tmp/g --pages-count 10000 --saves 200"),
         ])
 
     var options: BenchOptions
@@ -100,8 +109,10 @@ struct BenchCommand {
                 let site = options.site(pages: options.sizes[0], layout: options.layouts[0])
                 let run = try BenchRestart.measure(site, out: out, options: options) { Console.shared.error("quire-bench: \($0)") }
                 return show(run.json, options)
+            case "draft-checks": return try draftChecks(options)
             case let other?:
-                throw UsageError("unknown subcommand '\(other)': use generate, watch-edits, watch-restart or hugo-edits", spec: Self.spec)
+                throw UsageError(
+                    "unknown subcommand '\(other)': use generate, watch-edits, watch-restart, hugo-edits or draft-checks", spec: Self.spec)
             }
         } catch let error as BenchError {
             throw CommandFailure(.operational, error.description)
@@ -177,6 +188,12 @@ struct BenchCommand {
             "rss_at_end_mib": BenchFormat.number(BenchFormat.mebibytes(server.process.residentKilobytes)), "latency": latency.json,
         ]
         return show(report, options)
+    }
+
+    private func draftChecks(_ options: BenchOptions) throws -> ExitCode {
+        let out = try folder(options)
+        let site = options.site(pages: options.sizes[0], layout: options.layouts[0])
+        return show(try BenchDraftChecks(site: site, pagesRoot: "\(out)/pages", count: options.saves).run(), options)
     }
 
     /// An edit run's figures: one JSON document, compact for `--format json`, else indented.

@@ -19,9 +19,11 @@ struct BuildCommand {
 
     func run() throws -> ExitCode {
         let format = try arguments.format()
-        let sites = try Sites.names(pages: arguments.pages, only: arguments.site)
+        let folders = try Sites.folders(pages: arguments.pages, only: arguments.site)
+        let sites = folders.names
         if sites.isEmpty { Console.shared.error("quire: warning: no sites in \(arguments.pages)/ (one folder per site)") }
-        var worst = ExitCode.ok
+        // A folder left out is a problem in the content, like a page that does not validate.
+        var worst = folders.refused.isEmpty ? ExitCode.ok : .contentProblems
         var reports: [JSONValue] = []
         for site in sites {
             var options = BuildOptions()

@@ -2,9 +2,15 @@ import Foundation
 import QuireCommandLine
 import QuireCore
 
-/// The sites under `--pages`: every folder that is not hidden, or just `--site`.
+/// The sites under `--pages` (`SiteFolders`: a folder whose name breaks the id rule is reported
+/// and left out), or just `--site`.
 enum Sites {
     static func names(pages: String, only site: String?) throws(CommandFailure) -> [String] {
+        try folders(pages: pages, only: site).names
+    }
+
+    /// The sites, and the folders refused (each reported on stderr as it is found).
+    static func folders(pages: String, only site: String?, reportRefused: Bool = true) throws(CommandFailure) -> SiteFolders {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: pages, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw CommandFailure(.operational, "\(pages): no such folder: give the pages folder with --pages DIR")
@@ -14,13 +20,10 @@ enum Sites {
             guard FileManager.default.fileExists(atPath: "\(pages)/\(site)", isDirectory: &isDirectory), isDirectory.boolValue else {
                 throw CommandFailure(.usage, "no site '\(site)' in \(pages)/")
             }
-            return [site]
+            return SiteFolders(names: [site])
         }
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: pages)) ?? []).sorted().filter { name in
-            guard !EditorTempFiles.isIgnored(name) else { return false }
-            var info = stat()
-            return lstat("\(pages)/\(name)", &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-        }
-        return names
+        let folders = SiteFolders(pages: pages)
+        if reportRefused { for diagnostic in folders.refused { Console.shared.diagnostic(diagnostic) } }
+        return folders
     }
 }

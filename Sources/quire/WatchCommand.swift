@@ -1,6 +1,7 @@
 import Foundation
 import QuireCommandLine
 import QuireCore
+import QuireDashboard
 import QuireWatch
 
 /// `quire watch`: listens for changes, publishes every site once, then again on every settled change. One
@@ -21,11 +22,25 @@ final class WatchCommand: @unchecked Sendable {
             .noPreview, .timings, .lockTimeout(30),
             OptionSpec(
                 "serve", "[HOST:]PORT", absent: .meaning("not served"),
-                help: "serve dist/ with nginx: apps on PORT, editors (status pages, previews) on PORT+1; HOST: 127.0.0.1 if omitted"),
+                help:
+                    "serve dist/ with nginx: apps on PORT (HOST: 127.0.0.1 if omitted), editors (status pages, previews) on 127.0.0.1:PORT+1"
+            ),
             .flag("serve-next-free", help: "with --serve: take the next free pair of ports when these are taken"),
             OptionSpec(
                 "serve-auth", "URL", absent: .meaning("audience variants refused"),
                 help: "with --serve: the app's auth service, asked before an audience variant is served"),
+            OptionSpec(
+                "editors-listen", "[HOST:]PORT", absent: .meaning("127.0.0.1, the port after --serve's"),
+                help: "with --serve: where the editors' listener listens; an address other machines reach needs --editors-auth"),
+            OptionSpec(
+                "editors-auth", "URL", absent: .meaning("no sign-in (loopback only)"),
+                help: "with --serve: the editors' sign-in service (as oauth2-proxy), asked about every request on the editors' listener"),
+            OptionSpec(
+                "editors-user-header", "NAME", default: "X-Auth-Request-User",
+                help: "with --editors-auth: the header of the sign-in service's answer that names the user"),
+            OptionSpec(
+                "editors-groups-header", "NAME", default: "X-Auth-Request-Groups",
+                help: "with --editors-auth: the header of the sign-in service's answer that names the user's groups"),
         ],
         example: "quire watch --pages pages --dist dist --serve 127.0.0.1:8080")
 
@@ -39,8 +54,12 @@ final class WatchCommand: @unchecked Sendable {
     private static let longestRetryDelay: Double = 30
     /// Per site, the pushes to its `replicas:` (touched on `buildQueue` only).
     private var pushes: [String: BackgroundPush] = [:]
+    /// Folders under pages/ already reported as not sites (touched on `buildQueue` only).
+    private var refusedFolders = Set<String>()
     /// nginx serving dist/ (`--serve`), started before the first build.
     private var serving: WatchServing?
+    /// The dashboard's editing service (`--serve`): told who caused each change set and each build.
+    private var dashboard: DashboardService?
 
     init(arguments: Arguments) { self.arguments = arguments }
 
@@ -51,13 +70,18 @@ final class WatchCommand: @unchecked Sendable {
         if let window = try arguments.number("quiet-window") { options.quietWindow = window }
         options.pollInterval = try arguments.number("poll")
         _ = try arguments.number("lock-timeout")  // a bad value is a usage error now, not at the first build
-        let sites = try Sites.names(pages: pages, only: arguments.site)
+        let folders = try Sites.folders(pages: pages, only: arguments.site)
+        let sites = folders.names
+        refusedFolders = Set(folders.refusedNames)
         let stopped = DispatchSemaphore(value: 0)
         if let settings = try WatchServing.Settings(arguments) {
             // SIGINT and SIGTERM are handled from before nginx starts: the watcher never dies of
             // one while its nginx is not yet tied to it, and nginx always stops with it.
             stopOnSignals(stopped)
-            let serving = WatchServing(settings, dist: arguments.dist, previews: !arguments.flag("no-preview"))
+            let (pagesFolder, only) = (arguments.pages, arguments.site)
+            let dashboard = DashboardService(pagesRoot: pages, sites: { (try? Sites.names(pages: pagesFolder, only: only)) ?? [] })
+            self.dashboard = dashboard
+            let serving = WatchServing(settings, dist: arguments.dist, previews: !arguments.flag("no-preview"), dashboard: dashboard)
             try serving.start()
             self.serving = serving
         }
@@ -105,8 +129,15 @@ final class WatchCommand: @unchecked Sendable {
     /// Which sites a change touches: the first path component under the pages folder.
     private func handle(_ change: ChangeSet, pagesRoot: String) {
         let sites = change.bySite(
-            pagesRoot: pagesRoot, allSites: (try? Sites.names(pages: arguments.pages, only: arguments.site)) ?? [],
-            isSite: { Identifier.isValid($0) && (arguments.site == nil || arguments.site == $0) })
+            pagesRoot: pagesRoot,
+            allSites: (try? Sites.folders(pages: arguments.pages, only: arguments.site, reportRefused: false).names) ?? [],
+            isSite: { name in
+                guard Identifier.isValid(name) else {
+                    reportRefusedFolder(name)
+                    return false
+                }
+                return arguments.site == nil || arguments.site == name
+            })
         for (site, paths) in sites.sorted(by: { $0.key < $1.key }) {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: "\(arguments.pages)/\(site)", isDirectory: &isDirectory), isDirectory.boolValue {
@@ -118,6 +149,15 @@ final class WatchCommand: @unchecked Sendable {
         }
         // The burst is over: what the sites it left alone still hold is published now.
         if !change.moreComing { publishHeld(except: Set(sites.keys)) }
+    }
+
+    /// A folder made while watching whose name breaks the id rule: said once, never built.
+    private func reportRefusedFolder(_ name: String) {
+        guard arguments.site == nil, !EditorTempFiles.isIgnored(name), refusedFolders.insert(name).inserted else { return }
+        var isDirectory: ObjCBool = false
+        let path = "\(arguments.pages)/\(name)"
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return }
+        Console.shared.diagnostic(.error("\(arguments.pages)/\(SiteFolders.printable(name))", SiteFolders.problem(name)))
     }
 
     /// Publishes what builders hold from a burst (see `SiteBuilder.build(changed:hold:)`).
@@ -149,10 +189,14 @@ final class WatchCommand: @unchecked Sendable {
                 builders[site] = created
                 return created
             }()
-        let result = builder.build(changed: changed, hold: hold)
+        if let dashboard {
+            builder.options.published = { result in dashboard.published(result, changed: changed) }
+        }
+        let result = builder.build(changed: changed, hold: hold, user: dashboard?.user(site: site, changed: changed))
         _ = BuildCommand.report(result, format: .text, publishing: true)
         if arguments.flag("timings") { BuildCommand.reportStages(result) }
         serving?.built(result)
+        dashboard?.built(result, changed: changed)
         if result.outcome != nil, let replicas = result.replicas, !replicas.isEmpty { requestPush(site, to: replicas) }
         if result.operationalError != nil {
             // The change set is not dropped: the site is built again from what is on disk (the

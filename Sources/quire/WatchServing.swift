@@ -1,6 +1,7 @@
 import Foundation
 import QuireCommandLine
 import QuireCore
+import QuireDashboard
 
 /// `quire watch --serve [HOST:]PORT`: nginx, as the watcher's child, serving `dist/` with the rules
 /// of deploy/nginx.conf (`NginxRules`): the public server on PORT, the editors' on PORT+1. It
@@ -10,14 +11,20 @@ import QuireCore
 final class WatchServing: @unchecked Sendable {
     struct Settings {
         var address: ListenAddress
+        /// `--editors-listen`; nil: loopback, on the port after the apps'.
+        var editorsAddress: ListenAddress?
         /// Take the next free pair of ports when these are taken (`./watch`), instead of failing.
         var nextFree: Bool
         var auth: NginxRules.AuthService?
+        var editorsAuth: NginxRules.EditorsAuth?
 
         /// Nil without `--serve`.
         init?(_ arguments: Arguments) throws(UsageError) {
             guard let text = arguments.option("serve") else {
-                for name in ["serve-auth", "serve-next-free"] where arguments.option(name) != nil || arguments.flag(name) {
+                let needing = [
+                    "serve-auth", "serve-next-free", "editors-listen", "editors-auth", "editors-user-header", "editors-groups-header",
+                ]
+                for name in needing where arguments.isGiven(name) {
                     throw UsageError("--\(name) needs --serve [HOST:]PORT")
                 }
                 return nil
@@ -27,16 +34,54 @@ final class WatchServing: @unchecked Sendable {
             }
             self.address = address
             nextFree = arguments.flag("serve-next-free")
-            auth = try arguments.option("serve-auth").map { (url: String) throws(UsageError) in try Self.authService(url) }
+            auth = try arguments.option("serve-auth").map { (url: String) throws(UsageError) in
+                try Self.authService(url, option: "serve-auth")
+            }
+            editorsAddress = try arguments.option("editors-listen").map { (text: String) throws(UsageError) in
+                guard let editors = ListenAddress(text) else {
+                    throw UsageError("--editors-listen must be [HOST:]PORT (for example 127.0.0.1:8081), not '\(text)'")
+                }
+                return editors
+            }
+            editorsAuth = try arguments.option("editors-auth").map { (url: String) throws(UsageError) in
+                var gate = NginxRules.EditorsAuth(service: try Self.authService(url, option: "editors-auth"))
+                for (option, header) in [
+                    ("editors-user-header", \NginxRules.EditorsAuth.userHeader), ("editors-groups-header", \.groupsHeader),
+                ] {
+                    guard let name = arguments.option(option) else { continue }
+                    guard NginxRules.EditorsAuth.isHeaderName(name) else {
+                        throw UsageError("--\(option) must be a header name (letters, digits and '-'), not '\(name)'")
+                    }
+                    gate[keyPath: header] = name
+                }
+                return gate
+            }
+            if editorsAuth == nil {
+                for name in ["editors-user-header", "editors-groups-header"] where arguments.isGiven(name) {
+                    throw UsageError("--\(name) needs --editors-auth URL")
+                }
+            }
+            if let editorsAddress, !editorsAddress.isLoopback, editorsAuth == nil {
+                throw UsageError(
+                    "--editors-listen \(editorsAddress) is reachable from other machines, and the editors' listener serves drafts, "
+                        + "status and audience-only sections: gate it with --editors-auth URL (a sign-in service such as oauth2-proxy), "
+                        + "or listen on 127.0.0.1")
+            }
         }
 
-        static func authService(_ text: String) throws(UsageError) -> NginxRules.AuthService {
+        static func authService(_ text: String, option: String) throws(UsageError) -> NginxRules.AuthService {
             guard let url = URLComponents(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme),
                 let host = url.host, !host.isEmpty, NginxRules.unservablePathCharacter(text) == nil
-            else { throw UsageError("--serve-auth must be an http:// or https:// URL, not '\(text)'") }
+            else { throw UsageError("--\(option) must be an http:// or https:// URL, not '\(text)'") }
             let port = url.port ?? (scheme == "https" ? 443 : 80)
             let path = (url.percentEncodedPath.isEmpty ? "/" : url.percentEncodedPath) + (url.percentEncodedQuery.map { "?\($0)" } ?? "")
             return NginxRules.AuthService(scheme: scheme, server: "\(host.contains(":") ? "[\(host)]" : host):\(port)", path: path)
+        }
+
+        /// The editors' address for apps on `address`: as given, else loopback on the next port.
+        func editors(for address: ListenAddress) -> ListenAddress {
+            editorsAddress
+                ?? ListenAddress(host: address.host == "::1" || address.host == "::" ? "::1" : "127.0.0.1", port: address.port + 1)
         }
     }
 
@@ -45,13 +90,16 @@ final class WatchServing: @unchecked Sendable {
     /// dist as the command line gave it, for messages.
     private let shownDist: String
     private var nginx: NginxProcess?
-    private var folder: String?
+    private var folder: NginxFolder?
     private(set) var address: ListenAddress
+    private(set) var editorsAddress: ListenAddress
     private let lock = NSLock()
     /// Per site, the identity of the TTL map nginx last loaded (device, inode, size, mtime).
     private var ttlMaps: [String: [Int]] = [:]
     private let previews: Bool
     private var links: EditorLinks?
+    /// The dashboard's editing service, started on a socket in nginx's folder before nginx.
+    private let dashboard: DashboardService?
     /// `current` also moves without a build here (a rollback or unpin from the command line, or
     /// another process): every site's TTL map is looked at twice a second. A stat a site costs
     /// nothing, and unlike inotify on each site's folder it needs no watch added for a site made
@@ -59,16 +107,18 @@ final class WatchServing: @unchecked Sendable {
     private var currentCheck: (any DispatchSourceTimer)?
     private static let currentCheckInterval = DispatchTimeInterval.milliseconds(500)
 
-    init(_ settings: Settings, dist: String, previews: Bool) {
+    init(_ settings: Settings, dist: String, previews: Bool, dashboard: DashboardService?) {
         self.previews = previews
+        self.dashboard = dashboard
         self.settings = settings
         self.dist = URL(fileURLWithPath: dist).standardizedFileURL.path
         shownDist = dist
         address = settings.address
+        editorsAddress = settings.editors(for: settings.address)
     }
 
     /// Starts nginx and returns once it listens. Exit 3 when nginx is missing, the ports are
-    /// taken, or nginx does not start.
+    /// taken, its workers could not read dist/, or nginx does not start.
     func start() throws(CommandFailure) {
         guard let executable = NginxProcess.locate() else {
             throw CommandFailure(.operational, "--serve needs nginx, which is not installed (Debian: apt-get install nginx-light)")
@@ -76,30 +126,34 @@ final class WatchServing: @unchecked Sendable {
         if let character = NginxRules.unservablePathCharacter(dist) {
             throw CommandFailure(.operational, "\(dist): nginx cannot serve a folder whose path holds '\(character)'")
         }
-        Self.removeLeftovers()
-        address = try freeAddress()
-        let folder = "\(Self.folderPrefix)\(getpid())"
-        try? FileManager.default.removeItem(atPath: folder)
+        let worker = NginxWorkerUser.forThisProcess()
+        if let worker, let problem = worker.cannotRead(dist) {
+            throw CommandFailure(.operational, problem)
+        }
+        NginxFolder.removeLeftovers()
+        (address, editorsAddress) = try freeAddresses()
+        let folder: NginxFolder
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let rules = NginxRules(
-                dist: dist, publicListen: address.description, editorsListen: address.next.description, auth: settings.auth)
-            try rules.standalone(folder: folder, user: Self.rootUser()).write(
-                toFile: "\(folder)/nginx.conf", atomically: true, encoding: .utf8)
+            folder = try NginxFolder.make(worker: worker)
+            var rules = NginxRules(
+                dist: dist, publicListen: address.description, editorsListen: editorsAddress.description, auth: settings.auth,
+                editorsAuth: settings.editorsAuth)
+            rules.dashboardSocket = try startDashboard(in: folder, worker: worker)
+            try folder.write(configuration: rules.standalone(folder: folder.path, user: worker.map { ($0.name, $0.group) }))
         } catch {
-            throw CommandFailure(.operational, "cannot write nginx's configuration in \(folder): \(error.localizedDescription)")
+            throw CommandFailure(.operational, "cannot write nginx's configuration: \(error)")
         }
         self.folder = folder
         // The maps nginx is about to load: the first build reloads it only if it changes one.
         for site in (try? FileManager.default.contentsOfDirectory(atPath: dist)) ?? [] { ttlMaps[site] = ttlMapIdentity(site) }
-        let nginx = NginxProcess(executable: executable, configuration: "\(folder)/nginx.conf", pidFile: "\(folder)/nginx.pid") {
+        let nginx = NginxProcess(executable: executable, configuration: folder.configuration, pidFile: folder.pidFile) {
             Console.shared.error("quire: \($0)")
         }
         do {
             try nginx.start()
         } catch {
             stop()
-            throw CommandFailure(.operational, "cannot serve on \(address): \(error)")
+            throw CommandFailure(.operational, "cannot serve on \(address) and \(editorsAddress): \(error)")
         }
         self.nginx = nginx
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "quire.serve.current", qos: .utility))
@@ -107,60 +161,56 @@ final class WatchServing: @unchecked Sendable {
         timer.setEventHandler { [weak self] in self?.reloadForMovedCurrents() }
         timer.resume()
         currentCheck = timer
-        links = EditorLinks(dist: dist, editors: address.next.url, previews: previews)
+        links = EditorLinks(dist: dist, editors: editorsAddress.url, previews: previews)
         let gate = settings.auth.map { "audience variants checked by \($0.server)" } ?? "audience variants refused"
-        Console.shared.error("quire: nginx serves \(shownDist): \(address.url)/ for apps (\(gate)), \(address.next.url)/ for editors")
+        let editorsGate = settings.editorsAuth.map { "signed in through \($0.service.server)" } ?? "no sign-in"
+        Console.shared.error(
+            "quire: nginx serves \(shownDist): apps on \(address) (\(address.url)/; \(gate)), "
+                + "editors on \(editorsAddress) (\(editorsAddress.url)/; \(editorsGate))")
+        if dashboard != nil { Console.shared.error("quire: the dashboard: \(editorsAddress.url)/dashboard/") }
     }
 
-    /// nginx's folder: its configuration, pid file and temporary files, named after the watcher.
-    private static let folderPrefix = FileManager.default.temporaryDirectory.appendingPathComponent("quire-nginx-").path
-
-    /// The folders of watchers that are gone (killed with -9), and an nginx still running from one
-    /// (a watcher killed in the instant between starting nginx and nginx tying itself to it).
-    private static func removeLeftovers() {
-        let parent = (folderPrefix as NSString).deletingLastPathComponent
-        let prefix = (folderPrefix as NSString).lastPathComponent
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [] where name.hasPrefix(prefix) {
-            guard let owner = pid_t(name.dropFirst(prefix.count)), owner != getpid(), kill(owner, 0) != 0, errno == ESRCH else { continue }
-            let folder = "\(parent)/\(name)"
-            if let text = try? String(contentsOfFile: "\(folder)/nginx.pid", encoding: .utf8),
-                let nginx = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)),
-                let command = FileManager.default.contents(atPath: "/proc/\(nginx)/cmdline"),
-                String(decoding: command, as: UTF8.self).contains("\(folder)/nginx.conf")
-            {
-                // Gone before the ports are chosen: it may hold the ones this watcher wants.
-                kill(nginx, SIGTERM)
-                for _ in 0..<200 where kill(nginx, 0) == 0 { usleep(10_000) }
-            }
-            try? FileManager.default.removeItem(atPath: folder)
+    /// Starts the dashboard's service on `<folder>/dashboard/scgi.sock`, a socket only the user
+    /// nginx's workers run as can open; returns its path (nil without a dashboard).
+    private func startDashboard(in folder: NginxFolder, worker: NginxWorkerUser?) throws(CommandFailure) -> String? {
+        guard let dashboard else { return nil }
+        let socket = "\(folder.path)/dashboard/scgi.sock"
+        if let character = NginxRules.unservablePathCharacter(socket) {
+            throw CommandFailure(.operational, "\(socket): nginx cannot be given a socket whose path holds '\(character)'")
         }
+        do {
+            try dashboard.start(SocketPlacement(path: socket, owner: worker?.ids))
+        } catch {
+            throw CommandFailure(.operational, "cannot start the dashboard's service: \(error)")
+        }
+        return socket
     }
 
-    /// The address asked for, or with `nextFree` the first free pair of ports after it.
-    private func freeAddress() throws(CommandFailure) -> ListenAddress {
+    /// The addresses asked for, or with `nextFree` the first free pair of ports after them (an
+    /// editors' address given with `--editors-listen` is never moved).
+    private func freeAddresses() throws(CommandFailure) -> (ListenAddress, ListenAddress) {
         var candidate = settings.address
-        for _ in 0..<(settings.nextFree ? 50 : 1) where candidate.next.port < 65535 {
-            let problem = candidate.unavailability() ?? candidate.next.unavailability().map { "\(candidate.next): \($0)" }
+        let advice =
+            "choose another with --serve [HOST:]PORT\(settings.editorsAddress == nil ? "; the editors' listener takes PORT+1" : "")"
+        for _ in 0..<(settings.nextFree ? 50 : 1) where candidate.port < 65534 {
+            let editors = settings.editors(for: candidate)
+            let problem = candidate.unavailability().map { "\(candidate): \($0)" } ?? editors.unavailability().map { "\(editors): \($0)" }
             guard let problem else {
                 if candidate != settings.address {
-                    Console.shared.error("quire: \(settings.address) or \(settings.address.next) is taken: serving on \(candidate) instead")
+                    Console.shared.error(
+                        "quire: \(settings.address) or \(settings.editors(for: settings.address)) is taken: serving on \(candidate) instead"
+                    )
                 }
-                return candidate
+                return (candidate, editors)
             }
-            if !settings.nextFree || !problem.hasSuffix("the port is taken") {
-                throw CommandFailure(
-                    .operational,
-                    "cannot serve on \(candidate): \(problem) (choose another with --serve [HOST:]PORT; the editors' server takes PORT+1)")
+            if !settings.nextFree || !problem.hasSuffix("the port is taken")
+                || settings.editorsAddress.map({ problem.hasPrefix("\($0):") }) == true
+            {
+                throw CommandFailure(.operational, "cannot serve: \(problem) (\(advice))")
             }
             candidate = ListenAddress(host: candidate.host, port: candidate.port + 2)
         }
         throw CommandFailure(.operational, "cannot serve: no two free ports from \(settings.address.port) on \(settings.address.host)")
-    }
-
-    /// Run as root, nginx's worker would become nobody: it runs as this process's user instead.
-    private static func rootUser() -> (name: String, group: String)? {
-        guard geteuid() == 0, let user = getpwuid(geteuid()), let group = getgrgid(getegid()) else { return nil }
-        return (String(cString: user.pointee.pw_name), String(cString: group.pointee.gr_name))
     }
 
     /// After each build of `site`: reloads nginx when the TTL map it serves changed; tells the
@@ -191,6 +241,7 @@ final class WatchServing: @unchecked Sendable {
     func stop() {
         currentCheck?.cancel()
         nginx?.stop()
-        if let folder { try? FileManager.default.removeItem(atPath: folder) }
+        dashboard?.stop()
+        folder?.remove()
     }
 }

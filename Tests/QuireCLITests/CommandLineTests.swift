@@ -51,6 +51,29 @@ import Testing
         #expect(removed.stderr.contains("shop: published v000003, 1 page removed, 0 pages rebuilt"), "\(removed.stderr)")
     }
 
+    /// With `keep:`, a build's publish and its retention share one take of the publish lock: the
+    /// steps it reaches (`QUIRE_STEP_LOG`) hold one `recover`, the one each lock starts with, and
+    /// the gc marks after the swap.
+    @Test func retentionRunsInThePublishLock() throws {
+        let workspace = try L10nWorkspace()
+        defer { workspace.remove() }
+        let dist = ["--dist", workspace.dist]
+        try workspace.write("pages/shop/site.yaml", try workspace.read("pages/shop/site.yaml") + "keep: 1\n")
+        #expect(try workspace.quire(["build"] + dist).status == 0)
+        let store = try workspace.read("pages/shop/store.yaml")
+        try workspace.write(
+            "pages/shop/store.yaml",
+            store.replacingOccurrences(of: "title: ", with: "title: New ", options: [], range: store.range(of: "title: ")))
+        let second = try workspace.quire(["build"] + dist, environment: ["QUIRE_STEP_LOG": workspace.path("steps.log")])
+        #expect(second.status == 0, "\(second.stderr)")
+        let steps = try workspace.read("steps.log").split(separator: "\n")
+        #expect(steps.filter { $0 == "recover" }.count == 1, "\(steps)")
+        let swap = try #require(steps.firstIndex(of: "swap"), "\(steps)")
+        let mark = try #require(steps.firstIndex(of: "mark"), "\(steps)")
+        #expect(swap < mark)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.path("dist/shop/versions")) == ["v000002"])
+    }
+
     @Test func buildRollbackUnpinVerifyAndVersions() throws {
         let workspace = try L10nWorkspace()
         defer { workspace.remove() }

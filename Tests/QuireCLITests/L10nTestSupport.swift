@@ -37,10 +37,11 @@ struct L10nWorkspace {
     /// The commands that take `--pages` (`quire <command> --help`); the others reject it.
     static let commandsTakingPages: Set<String> = ["build", "check", "watch", "rollback", "unpin", "gc", "push", "l10n", "schema"]
 
-    /// Runs `quire` in this workspace's folder, with its `--pages` when the command takes it.
-    func quire(_ arguments: [String]) throws -> CommandRun {
+    /// Runs `quire` in this workspace's folder, with its `--pages` when the command takes it, and
+    /// `environment` added to this process's.
+    func quire(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandRun {
         let pagesOption = arguments.first.map(Self.commandsTakingPages.contains) == true ? ["--pages", pages] : []
-        return try CommandRun.run(try QuireBinary.path(), arguments + pagesOption, in: root)
+        return try CommandRun.run(try QuireBinary.path(), arguments + pagesOption, in: root, environment: environment)
     }
 }
 
@@ -49,13 +50,16 @@ struct CommandRun {
     var stdout: String
     var stderr: String
 
-    static func run(_ executable: String, _ arguments: [String], in folder: URL? = nil) throws -> CommandRun {
+    static func run(_ executable: String, _ arguments: [String], in folder: URL? = nil, environment added: [String: String] = [:])
+        throws -> CommandRun
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let folder { process.currentDirectoryURL = folder }
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
+        environment.merge(added) { _, new in new }
         process.environment = environment
         // Files, not pipes: a chatty child cannot block on a full pipe.
         let outURL = FileManager.default.temporaryDirectory.appendingPathComponent("quire-run-\(UUID().uuidString).out")

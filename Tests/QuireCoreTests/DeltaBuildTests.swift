@@ -118,7 +118,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "\(fixture.dist)/\(fixture.site)/current/en/home.json"))
         try run.step("and comes back", changed: ["home.yaml"]) { try fixture.write(Self.page, to: "home.yaml") }
         try run.step("an asset's bytes", changed: ["assets/banner.jpg"]) {
-            try fixture.write("new image bytes", to: "assets/banner.jpg")
+            try fixture.write(bytes: SiteFixture.jpeg("new image bytes"), to: "assets/banner.jpg")
         }
         try run.step("several pages and a translation at once", changed: ["home.yaml", "other.yaml", "l10n/fr/other.yaml"]) {
             try fixture.write(Self.page.replacingOccurrences(of: "Hero", with: "Hero two"), to: "home.yaml")
@@ -192,12 +192,12 @@ import Testing
         let result = run.builder.build(changed: ["\(run.absolute)/\(names[0])"])
         #expect(result.builtAsDelta && result.operationalError == nil && !run.builder.isHolding)
         // Equal to a full build, but for the broken page, which a full build never had (its files,
-        // and its lines in the cache header files).
+        // its lines in the cache header files, its entries in the page index).
         let published = IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site)
         let fresh = IncrementalBuildTests.fresh(fixture)
         let broken = published.keys.filter { $0.contains("bulk/p-00.") }
         #expect(broken.count == 4, "\(broken)")
-        let headers = ["http/_headers", "http/nginx-ttl.map"]
+        let headers = ["http/_headers", "http/nginx-ttl.map", "en/index.json", "fr/index.json"]
         #expect(headers.allSatisfy { String(decoding: published[$0] ?? Data(), as: UTF8.self).contains("bulk/p-00") })
         for (path, bytes) in published where !broken.contains(path) && !headers.contains(path) && fresh[path] != bytes {
             Issue.record("\(path) differs from a full build")
@@ -386,7 +386,7 @@ import Testing
                         to: "site.yaml")
                 }
             ),
-            (["assets/new.png"], { try fixture.write("png", to: "assets/new.png") }),
+            (["assets/new.png"], { try fixture.write(bytes: SiteFixture.png("png"), to: "assets/new.png") }),
         ] as [([String], () throws -> Void)] {
             try change()
             let result = run.builder.build(changed: Set(paths.map { "\(run.absolute)/\($0)" }))

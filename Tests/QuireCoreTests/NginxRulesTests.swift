@@ -24,7 +24,9 @@ import Testing
         rules.auth = nil
         #expect(!rules.text.contains("auth_request"))
         #expect(!rules.text.contains("upstream"))
-        #expect(rules.text.contains(#"@([a-z0-9_-]+)\.json$" { return 404; }"#))
+        #expect(
+            rules.text.contains(
+                #"@([a-z0-9_-]+)\.json$" { set $quire_cache_control ""; set $quire_csp "default-src 'none'; sandbox"; return 404; }"#))
         #expect(NginxRules.production.text.contains("auth_request /_quire_auth;"))
     }
 
@@ -52,15 +54,21 @@ import Testing
             #expect(text.contains("\(temporary)_temp_path /tmp/q/\(temporary);"))
         }
         #expect(text.contains(NginxRules.production.text))
-        #expect(!NginxRules.production.standalone(folder: "/tmp/q", user: nil).contains("user "))
+        #expect(!NginxRules.production.standalone(folder: "/tmp/q", user: nil).contains("\nuser "))
     }
 
     @Test func listenAddresses() {
         #expect(ListenAddress("8080") == ListenAddress(host: "127.0.0.1", port: 8080))
         #expect(ListenAddress("0.0.0.0:80")?.url == "http://127.0.0.1:80")
         #expect(ListenAddress("[::1]:8080")?.description == "[::1]:8080")
-        #expect(ListenAddress("[::1]:8080")?.next.url == "http://[::1]:8081")
-        #expect(ListenAddress("localhost:9000")?.next.description == "localhost:9001")
+        #expect(ListenAddress("[::1]:8080")?.url == "http://[::1]:8080")
+        #expect(ListenAddress("localhost:9000")?.description == "localhost:9000")
+        for loopback in ["8080", "127.0.0.1:1", "127.1.2.3:1", "[::1]:1", "localhost:1"] {
+            #expect(ListenAddress(loopback)?.isLoopback == true, "\(loopback)")
+        }
+        for reachable in ["0.0.0.0:1", "[::]:1", "10.0.0.1:1", "127.evil.example:1", "example.com:1"] {
+            #expect(ListenAddress(reachable)?.isLoopback == false, "\(reachable)")
+        }
         for wrong in ["", "x", "65535", "0", "host:", ":80", "a b:80", "80/", "８０"] {
             #expect(ListenAddress(wrong) == nil, "\(wrong)")
         }

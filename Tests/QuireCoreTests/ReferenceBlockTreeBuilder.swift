@@ -3,9 +3,9 @@ import QuireModel
 
 @testable import QuireCore
 
-/// The block tree builder as it was before it read cmark's nodes directly: the simple way,
-/// from the events of `CommonMarkDocument.walk`, one dictionary literal per object. The
-/// renderer's writer must write exactly these trees (`FastPathTests`).
+/// The block tree built the simple way, from the events of `CommonMarkDocument.walk`, one
+/// dictionary literal per object, without reading cmark's nodes directly. The renderer's writer
+/// must write exactly these trees (`FastPathTests`).
 ///
 /// Builds the block tree native renderers walk from the events of a `CommonMarkDocument`.
 ///

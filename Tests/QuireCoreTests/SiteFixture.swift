@@ -40,6 +40,16 @@ final class SiteFixture {
         try text.write(toFile: target, atomically: true, encoding: .utf8)
     }
 
+    func write(bytes: [UInt8], to relativePath: String) throws {
+        let target = "\(siteFolder)/\(relativePath)"
+        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(bytes).write(to: URL(fileURLWithPath: target), options: .atomic)
+    }
+
+    /// The first bytes of a JPEG and of a PNG file, then `text`: what an asset must begin with to be published.
+    static func jpeg(_ text: String) -> [UInt8] { [0xFF, 0xD8, 0xFF, 0xE0] + Array(text.utf8) }
+    static func png(_ text: String) -> [UInt8] { [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(text.utf8) }
+
     func remove(_ relativePath: String) throws { try FileManager.default.removeItem(atPath: "\(siteFolder)/\(relativePath)") }
 
     func build(publish: Bool = true) -> SiteBuildResult {

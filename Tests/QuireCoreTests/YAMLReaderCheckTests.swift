@@ -5,14 +5,18 @@ import Testing
 @testable import QuireCore
 
 /// Text put straight into libyaml's character buffer must parse exactly as text its reader
-/// decoded, and the check that lets text through must refuse what the reader refuses.
+/// decoded, and the check that lets text through must refuse what the reader refuses. Both
+/// paths run only on the libyaml preloading was checked against; any other gets the reader.
 @Suite struct YAMLReaderCheckTests {
+    static let otherLibYAML: Comment =
+        "buffer preloading is checked against libyaml 0.2.5 only; this one reads every text through its reader"
+
     /// Every event, or the error, as one comparable line each.
-    static func trace(_ text: [UInt8], preloads: Bool) -> [String] {
+    static func trace(_ text: [UInt8], input: LibYAMLEventReader.Input) -> [String] {
         var lines: [String] = []
         do {
             try text.withUnsafeBufferPointer { (buffer) throws(Diagnostic) in
-                try LibYAMLEventReader.forEachEvent(in: buffer, file: "t.yaml", preloads: preloads) { event in
+                try LibYAMLEventReader.forEachEvent(in: buffer, file: "t.yaml", input: input) { event in
                     lines.append("\(event.kind) \(event.anchor ?? "-") \(event.tag ?? "-") \(event.position)")
                 }
             }
@@ -48,65 +52,123 @@ import Testing
         String(repeating: "k: v\n", count: 40), String(repeating: "é", count: 33),
     ]
 
+    /// Both paths give the same events, the same scalars and the same errors at the same places.
+    static func sameTraces(_ text: [UInt8]) -> Bool {
+        trace(text, input: .preloaded) == trace(text, input: .reader)
+    }
+
+    /// The YAML files under `folder`, found from this file's place in the checkout.
+    static func yamlFiles(under folder: String) throws -> [URL] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(folder).standardized
+        return try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
+            .compactMap { $0 as? URL }.filter { ["yaml", "yml"].contains($0.pathExtension) }
+    }
+
+    /// The version the reader asks libyaml for is the one pkg-config names for the library it
+    /// builds against, and only libyaml 0.2.5 gets its buffer preloaded.
+    @Test func onlyTheCheckedLibYAMLIsPreloaded() throws {
+        let pkgConfig = Process()
+        pkgConfig.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        pkgConfig.arguments = ["pkg-config", "--modversion", "yaml-0.1"]
+        let output = Pipe()
+        pkgConfig.standardOutput = output
+        try pkgConfig.run()
+        pkgConfig.waitUntilExit()
+        let named = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(pkgConfig.terminationStatus == 0)
+        #expect(LibYAMLEventReader.libraryVersion == named)
+        #expect(LibYAMLEventReader.defaultInput == (named == "0.2.5" ? .preloaded : .reader))
+    }
+
     @Test(arguments: samples)
-    func preloadedTextParsesAsTheReadersText(sample: String) {
+    func theCheckCountsAsTheReaderDoes(sample: String) {
         let bytes = Array(sample.utf8)
-        #expect(Self.trace(bytes, preloads: true) == Self.trace(bytes, preloads: false))
         #expect(Self.count(bytes) == Self.scalarCount(bytes))
     }
 
-    @Test func everyYAMLFixtureParsesAsTheReadersText() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
-        let files = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
-            .compactMap { $0 as? URL }.filter { ["yaml", "yml"].contains($0.pathExtension) }
-        #expect(files.count > 100)
-        for file in files {
+    @Test(.enabled(if: LibYAMLEventReader.canPreload, otherLibYAML), arguments: samples)
+    func preloadedTextParsesAsTheReadersText(sample: String) {
+        #expect(Self.sameTraces(Array(sample.utf8)))
+    }
+
+    /// The test fixtures (hostile input included) and the sample sites' sources.
+    @Test(.enabled(if: LibYAMLEventReader.canPreload, otherLibYAML))
+    func everyYAMLFixtureAndSampleSiteParsesAsTheReadersText() throws {
+        let fixtures = try Self.yamlFiles(under: "Fixtures")
+        let sites = try Self.yamlFiles(under: "../../pages")
+        #expect(fixtures.count > 100)
+        #expect(sites.count > 5)
+        for file in fixtures + sites {
             let bytes = Array(try Data(contentsOf: file))
-            #expect(Self.trace(bytes, preloads: true) == Self.trace(bytes, preloads: false), "\(file.path)")
+            #expect(Self.sameTraces(bytes), "\(file.path)")
         }
     }
 
     /// Larger than the character buffer libyaml allocates (48 KiB): the buffer is replaced.
-    @Test func textLargerThanTheReadersBufferParsesTheSame() {
+    @Test(.enabled(if: LibYAMLEventReader.canPreload, otherLibYAML))
+    func textLargerThanTheReadersBufferParsesTheSame() {
         let body = (0..<3000).map { "  line \($0): ünïcödé text and more\n" }.joined()
         let bytes = Array("title: big\nbody: |\n\(body)tail: [a, b]\n".utf8)
         #expect(bytes.count > 100_000)
-        let preloaded = Self.trace(bytes, preloads: true)
-        #expect(preloaded == Self.trace(bytes, preloads: false))
+        let preloaded = Self.trace(bytes, input: .preloaded)
+        #expect(preloaded == Self.trace(bytes, input: .reader))
         #expect(preloaded.count == 14)
     }
 
     /// One byte the reader refuses, or a multi-byte character, at each place around the
     /// sixteen-byte steps and the tail.
-    @Test func oddBytesAnywhereAreFoundAsTheReaderFindsThem() {
+    static let oddTexts: [(bytes: [UInt8], place: Int, text: [UInt8])] = {
         let odd: [[UInt8]] = [
             [0x00], [0x07], [0x1F], [0x7F], [0x80], [0xC2, 0x80], [0xC2, 0x85], [0xC2, 0x9F], [0xC2, 0xA0], [0xC0, 0xAF],
             [0xED, 0xA0, 0x80], [0xEF, 0xBF, 0xBD], [0xEF, 0xBF, 0xBE], [0xF4, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80],
             [0xE2, 0x82], [0xFF], [0x09], [0x0D],
         ]
-        for bytes in odd {
-            for place in 0..<40 {
-                let text = Array("k: ".utf8) + Array(repeating: UInt8(ascii: "x"), count: place) + bytes + Array(" y\n".utf8)
-                #expect(Self.count(text) == Self.scalarCount(text), "\(bytes) at \(place)")
-                #expect(Self.trace(text, preloads: true) == Self.trace(text, preloads: false), "\(bytes) at \(place)")
+        return odd.flatMap { bytes in
+            (0..<40).map { place in
+                (bytes, place, Array("k: ".utf8) + Array(repeating: UInt8(ascii: "x"), count: place) + bytes + Array(" y\n".utf8))
             }
+        }
+    }()
+
+    @Test func oddBytesAnywhereAreCountedAsTheReaderCountsThem() {
+        for odd in Self.oddTexts {
+            #expect(Self.count(odd.text) == Self.scalarCount(odd.text), "\(odd.bytes) at \(odd.place)")
         }
     }
 
-    @Test func randomTextIsCountedAsScalarByScalar() {
+    @Test(.enabled(if: LibYAMLEventReader.canPreload, otherLibYAML))
+    func oddBytesAnywhereAreFoundAsTheReaderFindsThem() {
+        for odd in Self.oddTexts {
+            #expect(Self.sameTraces(odd.text), "\(odd.bytes) at \(odd.place)")
+        }
+    }
+
+    /// Mostly clean text, as sources are: one piece in eight from the whole list.
+    static let randomTexts: [[UInt8]] = {
         var generator = SeededGenerator(seed: 41)
         let pieces: [[UInt8]] = [
             Array("a".utf8), Array(" ".utf8), Array("\n".utf8), Array(": ".utf8), Array("- ".utf8), Array("é".utf8),
             Array("漢".utf8), Array("😀".utf8), [0x09], [0x0D], [0x01], [0x7F], [0xC2, 0x85], [0xC2, 0x90], [0xBF], [0xF0, 0x9F],
         ]
-        for _ in 0..<2000 {
+        return (0..<2000).map { _ in
             let length = Int.random(in: 0...60, using: &generator)
-            // Mostly clean text, as sources are: one piece in eight from the whole list.
-            let text = (0..<length).flatMap { _ in
+            return (0..<length).flatMap { _ in
                 pieces[Int.random(in: 0..<(Int.random(in: 0..<8, using: &generator) == 0 ? pieces.count : 8), using: &generator)]
             }
+        }
+    }()
+
+    @Test func randomTextIsCountedAsScalarByScalar() {
+        for text in Self.randomTexts {
             #expect(Self.count(text) == Self.scalarCount(text), "\(text)")
-            #expect(Self.trace(text, preloads: true) == Self.trace(text, preloads: false), "\(text)")
+        }
+    }
+
+    @Test(.enabled(if: LibYAMLEventReader.canPreload, otherLibYAML))
+    func randomTextParsesAsTheReadersText() {
+        for text in Self.randomTexts {
+            #expect(Self.sameTraces(text), "\(text)")
         }
     }
 }

@@ -22,8 +22,9 @@ public final class RsyncDaemon {
             + "[munged]\npath = \(module)\nread only = no\n"
         try text.write(toFile: config, atomically: true, encoding: .utf8)
         var lastError: (any Error)?
-        for attempt in 0..<20 {
-            let candidate = 20000 + Int(getpid() % 20000) + attempt * 7
+        for _ in 0..<20 {
+            let candidate = Self.nextCandidate()
+            guard Self.isFree(candidate) else { continue }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: try Self.executable ?? { throw CocoaError(.executableNotLoadable) }())
             process.arguments = ["--daemon", "--no-detach", "--address=127.0.0.1", "--port=\(candidate)", "--config=\(config)"]
@@ -40,6 +41,34 @@ public final class RsyncDaemon {
             }
         }
         throw lastError ?? CocoaError(.fileWriteUnknown)
+    }
+
+    /// Ports tried by this process, never the same twice: suites run in parallel start daemons
+    /// at the same moment, and a daemon that lost the race for a port may not have exited yet
+    /// when it is looked at.
+    private static let candidates = NSLock()
+    nonisolated(unsafe) private static var tried = 0
+    private static func nextCandidate() -> Int {
+        candidates.withLock {
+            tried += 1
+            return 20000 + (Int(getpid() % 2000) * 10 + tried * 7) % 40000
+        }
+    }
+
+    /// Whether nothing listens on the port now (another process's daemon, say).
+    private static func isFree(_ port: Int) -> Bool {
+        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketFD >= 0 else { return false }
+        defer { close(socketFD) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var one: Int32 = 1
+        _ = setsockopt(socketFD, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
     }
 
     public func stop() {

@@ -55,7 +55,7 @@ class Workspace:
             site += "keep: %d\n" % keep
         self.write("site.yaml", site)
         with open(os.path.join(self.site_dir, "assets", "banner.jpg"), "wb") as handle:
-            handle.write(bytes(range(256)) * 8)
+            handle.write(b"\xff\xd8\xff\xe0" + bytes(range(256)) * 8)  # a JPEG's first bytes: assets are media
         for page in PAGES:
             self.write_page(page, 0)
         # Pages beside the others: past 512 entries, a folder's manifest is stored in parts.

@@ -23,6 +23,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -120,12 +121,25 @@ def setup():
     return workspace
 
 
+def nginx_folder(watcher_pid):
+    """The watcher's private nginx folder (an unguessable name; it names its watcher in watcher.pid)."""
+    for name in os.listdir("/tmp"):
+        if name.startswith("quire-nginx-"):
+            try:
+                with open("/tmp/%s/watcher.pid" % name) as handle:
+                    if int(handle.read().strip()) == watcher_pid:
+                        return "/tmp/" + name
+            except (OSError, ValueError):
+                pass
+    return None
+
+
 def nginx_processes(watcher_pid):
     """nginx's master (from the pid file in the watcher's folder) and its workers."""
     text = None
     for _ in range(100):
         try:
-            with open("/tmp/quire-nginx-%d/nginx.pid" % watcher_pid) as handle:
+            with open("%s/nginx.pid" % nginx_folder(watcher_pid)) as handle:
                 text = handle.read().strip()
             break
         except OSError:
@@ -258,6 +272,7 @@ def check_live_reload(workspace, watcher, preview_url):
 
 
 def stop_and_check_gone(watcher, ports, how):
+    folder = nginx_folder(watcher.process.pid)
     processes = nginx_processes(watcher.process.pid)
     expect(len(processes) >= 2, "%s: nginx's master and worker not found (%r)" % (how, processes))
     started = time.time()
@@ -278,7 +293,7 @@ def stop_and_check_gone(watcher, ports, how):
     if gone:
         print("serve: nginx and its ports gone %.2f s after %s of the watcher" % (time.time() - started, how), flush=True)
     if how == "SIGTERM":
-        expect(not os.path.exists("/tmp/quire-nginx-%d" % watcher.process.pid), "SIGTERM: nginx's folder left behind")
+        expect(folder and not os.path.exists(folder), "SIGTERM: nginx's folder left behind (%s)" % folder)
 
 
 def check_nginx_gone_first(workspace):
@@ -319,14 +334,16 @@ def check_leftover_nginx(workspace):
     expect(poll(lambda: any(": status page " in l for l in first.lines), timeout=30), "leftover: first watcher: " + first.tail())
     dead = subprocess.Popen(["true"])
     dead.wait()
-    own, left = "/tmp/quire-nginx-%d" % first.process.pid, "/tmp/quire-nginx-%d" % dead.pid
+    own, left = nginx_folder(first.process.pid), tempfile.mkdtemp(prefix="quire-nginx-", dir="/tmp")
     with open(own + "/nginx.conf") as handle:
         config = handle.read().replace(own, left)
     first.process.send_signal(signal.SIGTERM)
     first.process.wait(20)
-    os.makedirs(left, exist_ok=True)
+    os.chmod(left, 0o711)
     with open(left + "/nginx.conf", "w") as handle:
         handle.write(config)
+    with open(left + "/watcher.pid", "w") as handle:
+        handle.write("%d\n" % dead.pid)
     orphan = subprocess.Popen(["nginx", "-e", "stderr", "-c", left + "/nginx.conf"], stderr=subprocess.DEVNULL, start_new_session=True)
     expect(poll(lambda: not port_free(port), timeout=10), "leftover: the stand-in nginx did not listen")
     second = Watcher(workspace, ["--site", SITE, "--no-preview", "--serve", "127.0.0.1:%d" % port])

@@ -1,19 +1,20 @@
-/// What follows a publish and cannot undo it: retention (`keep:` in site.yaml, a gc under the
-/// lock of its own) and the publish hook. Their failures are warnings on site.yaml.
+/// What follows a publish and cannot undo it: retention (`keep:` in site.yaml, a gc in the
+/// publish's lock) and the publish hook. Their failures are warnings on site.yaml.
 struct AfterPublish {
     let site: String
     let distRoot: String
     /// site.yaml as diagnostics name it.
     let siteFile: String
 
-    /// Retention: it comes before the spare folders are made, which may take the folders it removes.
-    func retain(config: SiteConfig, store: SiteStore) -> [Diagnostic] {
+    /// Retention, in the lock the publish took: it comes before the spare folders are made,
+    /// which may take the folders it removes.
+    func retain(config: SiteConfig, store: SiteStore, holding lock: borrowing HeldPublishLock) -> [Diagnostic] {
         guard let keep = config.keep else { return [] }
         // While the new trees' manifests are in memory: no gc reads them from disk later.
         store.learnNewestTrees()
         // Only when there is something to remove: gc walks every kept version's trees.
         guard (try? store.versionCount()).map({ $0 > keep }) ?? true else { return [] }
-        do { try store.gc(keep: keep, reason: "keep: \(keep) in site.yaml") } catch {
+        do { try store.gc(keep: keep, reason: "keep: \(keep) in site.yaml", holding: lock) } catch {
             return [.warning(siteFile, "retention (keep: \(keep)) failed: \(error)")]
         }
         return []

@@ -26,6 +26,10 @@ public struct BuildOptions: Sendable {
     /// Start from what the last watcher of the site knew (`RestartCache`), and leave what this
     /// one knows for the next (`quire watch`).
     public var restartCache = false
+    /// Told the moment a build's version is live (`current` swapped, or recorded while pinned),
+    /// on the building thread, with the build's result so far: the dashboard tells its editors
+    /// then, not after what follows the swap. Keep it short.
+    public var published: (@Sendable (SiteBuildResult) -> Void)?
     /// The time `publish_at` / `expires_at` are judged at; tests fix it.
     public var now: @Sendable () -> Date = { Date() }
 

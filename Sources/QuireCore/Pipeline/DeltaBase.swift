@@ -27,6 +27,8 @@ struct DeltaBase {
     /// Every diagnostic of the last build (before retention and hook warnings).
     var diagnostics: [Diagnostic] = []
     var cacheHeaders: CacheHeaderFiles
+    /// Nil when the build that made the base did not publish.
+    var pageIndex: PageIndexFiles?
     var pageSources: [String: String] = [:]
     var manifest = JSONObject()
     /// Page id -> the page ids it looked up (`ProcessedPage.linkedPageIDs`), and the reverse:
@@ -102,7 +104,7 @@ struct DeltaBase {
     /// The base a full build leaves behind once published.
     static func afterFullBuild(
         version: VersionID, settings: SiteSettings, context: ValidationContext, pages: [PageBuild],
-        files: [OutputFile], cacheHeaders: CacheHeaderFiles,
+        files: [OutputFile], cacheHeaders: CacheHeaderFiles, pageIndex: PageIndexFiles?,
         result: SiteBuildResult, manifest: JSONObject
     ) -> DeltaBase {
         var pagePaths: [String: Set<String>] = [:]
@@ -118,6 +120,7 @@ struct DeltaBase {
             base.setLinks(page.pageID, page.linkedPageIDs)
             if page.usesDrillCarousel { base.drillCarouselPages.insert(page.pageID) }
         }
+        base.pageIndex = pageIndex
         base.diagnostics = result.diagnostics
         base.pageSources = result.pageSources
         base.manifest = manifest

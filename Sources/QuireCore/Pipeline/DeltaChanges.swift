@@ -16,6 +16,8 @@ struct DeltaChanges {
     private var pageChanges: [String: PageChange] = [:]
     /// A page file came, went or changed its cache lifetime: the cache header files change.
     var headersChanged = false
+    /// Locales whose page index changed.
+    var indexLocales: Set<String> = []
 
     private enum PageChange { case added, changed, removed }
 
@@ -33,8 +35,11 @@ struct DeltaChanges {
 
     mutating func setDiagnostics(_ diagnostics: [Diagnostic], of pageID: String) { pageDiagnostics[pageID] = diagnostics }
 
-    /// Takes a page's new output against what the base has of it; returns its new paths.
-    mutating func apply(_ output: PageOutput, of pageID: String, base: inout DeltaBase) -> Set<String> {
+    /// Takes a page's new output against what the base has of it (`published`: the base
+    /// version's files of the page; `now`: the build's time); returns its new paths.
+    mutating func apply(
+        _ output: PageOutput, of pageID: String, base: inout DeltaBase, published: [String: PublishedFile], now: String
+    ) -> Set<String> {
         let before = base.pagePaths[pageID] ?? []
         let inBase = basePaths[pageID] ?? before
         basePaths[pageID] = inBase
@@ -49,6 +54,12 @@ struct DeltaChanges {
         for file in output.files {
             guard let entry = CacheHeaderFiles.entry(file.metadata) else { continue }
             if base.cacheHeaders.set(file.path, entry) { headersChanged = true }
+        }
+        if base.pageIndex != nil {
+            let listings = PageIndexFiles.listings(output.files)[pageID] ?? [:]
+            let changed = PageIndexFiles.changedLocales(written, published: published)[pageID] ?? []
+            let version = VersionID(base.version.number + 1)
+            indexLocales.formUnion(base.pageIndex!.set(pageID, listings: listings, changed: changed, version: version, now: now))
         }
         let served = { (paths: Set<String>) in paths.contains(where: OutputPath.servesPage) }
         switch (served(inBase), served(after)) {

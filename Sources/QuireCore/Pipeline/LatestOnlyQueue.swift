@@ -8,9 +8,8 @@ import Foundation
 ///
 /// With `idlePriority` the thread runs under `SCHED_IDLE`: it takes a core only when no other
 /// thread wants it, so a save that comes while the status files are written is not slowed
-/// (200 saves 50 ms apart at 10,000 pages: p99 9.4–12.0 ms against 12.4–16.8 ms; bench/RESULTS.md,
-/// the e86ae93 runs). The thread is its own because a thread cannot leave `SCHED_IDLE` again
-/// without privileges, so it must not go back to Dispatch's pool.
+/// (bench/RESULTS.md, "What this machine does"). The thread is its own because a thread cannot
+/// leave `SCHED_IDLE` again without privileges, so it must not go back to Dispatch's pool.
 final class LatestOnlyQueue: @unchecked Sendable {
     /// `SCHED_IDLE` from <linux/sched.h>, which Glibc declares only under `_GNU_SOURCE`.
     static let schedIdle: Int32 = 5

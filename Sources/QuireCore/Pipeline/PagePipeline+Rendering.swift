@@ -44,8 +44,7 @@ extension PagePipeline {
         // published beside its preview only, which the preview's script reads instead.
         let isDraft = model.isDraft || !model.schedule.isLive(at: now)
         let audiences = isDraft ? [] : PageRenderer.audiences(of: model)
-        let minimumAppVersions = Dictionary(
-            context.vocabulary.types.compactMap { type in type.minimumAppVersion.map { (type.name, $0) } }, uniquingKeysWith: { $1 })
+        let minimumAppVersions = Self.minimumAppVersions(context.vocabulary)
         let scheduleState = model.scheduleState(at: now)
         // Every locale of the page shares one preview shell: looked up once.
         var shell: [UInt8]?
@@ -67,12 +66,9 @@ extension PagePipeline {
             inputs.update("schedule:" + scheduleState)
             for catalog in catalogs where chain.contains(catalog.locale) { inputs.update(catalog.locale + catalog.digest) }
             let inputDigest = inputs.finalize()
-            let renderer = PageRenderer(
-                locale: locale, defaultTTL: config.ttl, now: now, minimumAppVersions: minimumAppVersions,
-                renderMarkdown: markdown.render
-            ) { string in
-                translations.resolve(string, chain: chain, defaultLocale: config.defaultLocale, stalePolicy: config.stalePolicy).text
-            }
+            let renderer = Self.renderer(
+                locale: locale, chain: chain, config: config, translations: translations, markdown: markdown,
+                minimumAppVersions: minimumAppVersions, now: now)
             if previews {
                 output.files.append(
                     clock.measure(.preview) {
@@ -96,10 +92,7 @@ extension PagePipeline {
                 }
                 let rendered = clock.measure(.markdown) { renderer.render(model, audience: audience) }
                 if locale == config.defaultLocale && audience == nil {
-                    for (string, what) in rendered.removed {
-                        output.diagnostics.append(
-                            .warning(page.file, at: string.position, keyPath: string.keyPath, "removed \(what): apps never receive it"))
-                    }
+                    output.diagnostics += Self.removedWarnings(rendered, file: page.file)
                 }
                 if isDraft {
                     output.files += draftParts(rendered.parts, digest: digest, published: published, blobs: blobs, clock: clock) {
@@ -117,6 +110,10 @@ extension PagePipeline {
                         metadata["part"] = .integer(index + 1)
                         metadata["parts"] = .integer(rendered.parts.count)
                     }
+                    // What the page index lists of the page, on the file it lists (PageIndexFiles).
+                    if index == 0 && audience == nil {
+                        for (key, value) in PageIndexFiles.metadata(of: model, page: part) { metadata[key] = value }
+                    }
                     if published[partPath]?.inputDigest == digest && published[partPath]?.metadata == .object(metadata) {
                         output.files.append(OutputFile(path: partPath, content: .carried, inputDigest: digest, metadata: .object(metadata)))
                         continue
@@ -132,6 +129,31 @@ extension PagePipeline {
             }
         }
         return output
+    }
+
+    /// What the markdown stage removed from a page as unsafe, said once (for its default locale).
+    static func removedWarnings(_ rendered: PageRenderer.Output, file: String) -> [Diagnostic] {
+        rendered.removed.map { string, what in
+            .warning(file, at: string.position, keyPath: string.keyPath, "removed \(what): apps never receive it")
+        }
+    }
+
+    /// Per section type, the first app version that renders it (published beside a `fallback`).
+    static func minimumAppVersions(_ vocabulary: Vocabulary) -> [String: String] {
+        Dictionary(vocabulary.types.compactMap { type in type.minimumAppVersion.map { (type.name, $0) } }, uniquingKeysWith: { $1 })
+    }
+
+    /// The renderer of one locale of a page: its strings resolved along the locale's fallback
+    /// `chain`, its markdown rendered through the page's memo.
+    static func renderer(
+        locale: String, chain: [String], config: SiteConfig, translations: PageTranslations, markdown: MarkdownMemo,
+        minimumAppVersions: [String: String], now: Date
+    ) -> PageRenderer {
+        PageRenderer(
+            locale: locale, defaultTTL: config.ttl, now: now, minimumAppVersions: minimumAppVersions, renderMarkdown: markdown.render
+        ) { string in
+            translations.resolve(string, chain: chain, defaultLocale: config.defaultLocale, stalePolicy: config.stalePolicy).text
+        }
     }
 
     /// Per section type, the first app version that renders it (manifest `vocabulary`).

@@ -18,7 +18,7 @@ struct PagePipeline: Sendable {
     /// Bump when published output changes for equal input, so every file is rebuilt once.
     static let outputFormat = "quire-output-3"
     /// Bump when previews change for equal pages.
-    static let previewFormat = "quire-preview-6"
+    static let previewFormat = "quire-preview-7"
 
     /// What decides whether a page's output can be carried: its source, its translations, the
     /// settings, previews on or off, where it stands in its schedule, and which of the pages it
@@ -42,8 +42,8 @@ struct CachedSource {
 }
 
 /// A translation file as last read: what its parse said, not the catalog itself. The catalogs of
-/// 10,000 pages held a watcher's every translated string (110 MiB at 10,000 pages x 3 locales),
-/// for the few pages a change set renders again; those read their files again instead.
+/// every page would hold a watcher's every translated string for the few pages a change set
+/// renders again; those read their files again instead.
 struct CachedTranslation {
     var digest: String
     var parsed: Result<TranslationSummary, Diagnostic>

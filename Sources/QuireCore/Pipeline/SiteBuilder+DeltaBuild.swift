@@ -34,6 +34,7 @@ extension SiteBuilder {
         do {
             var paths: [String] = pageIDs.flatMap { base.pagePaths[$0] ?? [] }
             paths += scope.assets.map { "assets/\($0)" } + [CacheHeaderFiles.nginxMapName, CacheHeaderFiles.headersName]
+            paths += config.locales.map(PageIndexFiles.path)
             published = try store.files(paths, of: base.version)
         } catch {
             BurstHold.discard(held, from: &state)
@@ -61,7 +62,7 @@ extension SiteBuilder {
         var holding = false
         defer { if !holding { pass.blobs?.close() } }
         for page in pipeline.renderPages(pageIDs, in: pass, clock: clock, keep: { $0 }) {
-            apply(page, to: &changes, base: &base, scope: &scope, result: &result, now: pass.now)
+            apply(page, to: &changes, base: &base, scope: &scope, result: &result, now: pass.now, published: published)
         }
         for (pageID, relativePath) in scoped.removedPages {
             remove(
@@ -87,6 +88,12 @@ extension SiteBuilder {
             changedAssets(scope.assets, inventory: inventory, published: published, diagnostics: &changes.otherDiagnostics)
         }
         for file in assetFiles { changes.add(file) }
+        if !changes.indexLocales.isEmpty, base.pageIndex != nil {
+            for file in base.pageIndex!.files(published: published, only: changes.indexLocales) {
+                if case .carried = file.content { continue }
+                changes.add(file)
+            }
+        }
         if changes.headersChanged {
             for file in base.cacheHeaders.files(published: published) {
                 if case .carried = file.content { continue }
@@ -112,13 +119,17 @@ extension SiteBuilder {
             started: started, clock: clock, pages: changes.records, result: result)
         do {
             var outcome = PublishOutcome.unchanged(base.version)
+            var retention: [Diagnostic] = []
             if !changes.isEmpty {
-                let delta = PublishDelta(
+                var delta = PublishDelta(
                     base: base.version, files: Array(changes.files.values), removed: changes.removed.sorted(),
                     manifest: base.manifest, buildRecord: record)
-                outcome = try clock.measure(.publish) {
+                delta.user = publishingUser
+                (outcome, retention) = try clock.measure(.publish) {
                     try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in
-                        try store.publish(delta, holding: lock)
+                        let outcome = try store.publish(delta, holding: lock)
+                        announce(outcome, result)
+                        return (outcome, outcome.isPublished ? afterPublish.retain(config: config, store: store, holding: lock) : [])
                     }
                 }
             }
@@ -129,7 +140,7 @@ extension SiteBuilder {
             base.diagnostics = result.diagnostics
             state.setDeltaBase(base)
             if case .published(let version, _) = outcome {
-                result.diagnostics += afterPublish.retain(config: config, store: store)
+                result.diagnostics += retention
                 prepareSpareFolders()
                 result.diagnostics += afterPublish.runHook(version, config: config)
             }
@@ -144,7 +155,7 @@ extension SiteBuilder {
     /// Takes one rendered page into the builder's caches, the base and the changes.
     private func apply(
         _ rendered: RenderedPage, to changes: inout DeltaChanges, base: inout DeltaBase, scope: inout DeltaScope,
-        result: inout SiteBuildResult, now: Date
+        result: inout SiteBuildResult, now: Date, published: [String: PublishedFile]
     ) {
         let page = rendered.page
         let pageID = page.pageID
@@ -163,7 +174,7 @@ extension SiteBuilder {
             changes.records[pageID] = ["ms": 0, "rendered": 0, "ok": false]
             return
         }
-        let after = changes.apply(output, of: pageID, base: &base)
+        let after = changes.apply(output, of: pageID, base: &base, published: published, now: PageIndexFiles.timestamp(now))
         base.update(pageID, summary: PageSummary(counted: page.counted, coverage: output.coverage), paths: after)
         result.filesRendered += output.rendered
         if output.rendered > 0 { result.pagesRebuilt.append(pageID) }
@@ -179,7 +190,7 @@ extension SiteBuilder {
         _ pageID: String, source relativePath: String, inventory: SiteInventory, reader: SourceFileReader,
         changed: Set<String>, changes: inout DeltaChanges, base: inout DeltaBase, scope: inout DeltaScope
     ) {
-        _ = changes.apply(PageOutput(), of: pageID, base: &base)
+        _ = changes.apply(PageOutput(), of: pageID, base: &base, published: [:], now: "")
         base.remove(pageID)
         base.pageSources["\(displayRoot)/\(relativePath)"] = nil
         state.forgetPage(pageID, sourcePath: "\(siteRoot)/\(relativePath)")
@@ -202,34 +213,33 @@ extension SiteBuilder {
             let relative = String(path.dropFirst(siteRoot.count + 1))
             if relative.split(separator: "/").contains(where: { EditorTempFiles.isIgnored(String($0)) }) { continue }
             let display = "\(displayRoot)/\(relative)"
-            let (stem, pathExtension) = SiteInventory.splitExtension(relative)
-            if relative.hasPrefix("l10n/") {
-                let parts = stem.split(separator: "/", maxSplits: 2).map(String.init)
-                if parts.count == 3 && SiteInventory.translationExtensions.contains(pathExtension) {
-                    // Of a page built now (checked below), or of a page this change set removes.
-                    if inventory.pages[parts[2]] != nil { scope.pages.insert(parts[2]) } else { translatesRemoved.insert(parts[2]) }
-                }
-            } else if relative.hasPrefix("assets/") {
-                let name = String(relative.dropFirst("assets/".count))
+            switch SitePath(relative) {
+            case .siteFile, .vocabularyFile:
+                return nil  // settings: full path
+            case .translation(let name?) where name.isTranslationFormat:
+                // Of a page built now (checked below), or of a page this change set removes.
+                if inventory.pages[name.pageID] != nil { scope.pages.insert(name.pageID) } else { translatesRemoved.insert(name.pageID) }
+            case .asset(let name):
                 guard base.context.assets.contains(name), inventory.assets[name]?.path == path else { return nil }
                 scope.assets.insert(name)
-            } else if SiteInventory.pageExtensions.contains(pathExtension) {
-                if let sources = inventory.pages[stem] {
+            case .page(let id, let pathExtension) where SitePath.isPageSource(extension: pathExtension):
+                if let sources = inventory.pages[id] {
                     guard sources.count == 1, sources[0].path == path else { return nil }
                     // The drill catalog is data, not a page: full path.
-                    if base.pages[stem] == nil {
-                        guard stem != base.settings.drillCatalogPageID else { return nil }
-                        scope.addedPages.insert(stem)
+                    if base.pages[id] == nil {
+                        guard id != base.settings.drillCatalogPageID else { return nil }
+                        scope.addedPages.insert(id)
                     }
-                    scope.pages.insert(stem)
+                    scope.pages.insert(id)
                 } else {
-                    // Settings and vocabulary are not pages of the base: full path.
-                    guard base.pages[stem] != nil else { return nil }
-                    scope.removedPages[stem] = relative
+                    guard base.pages[id] != nil else { return nil }
+                    scope.removedPages[id] = relative
                 }
+            case .translation, .page:
+                // Ignored with a warning (`SiteInventory.classify`): only its diagnostics change
+                // (a tool's `page.yaml.new` before its rename, a README).
+                break
             }
-            // Anything else is ignored with a warning (`SiteInventory.classify`): only its
-            // diagnostics change (a tool's `page.yaml.new` before its rename, a README).
             scope.files.insert(display)
         }
         // A translation file of a page neither built before nor added now (the drill catalog, a
@@ -245,20 +255,20 @@ extension SiteBuilder {
         _ names: Set<String>, inventory: SiteInventory, published: [String: PublishedFile],
         diagnostics: inout [Diagnostic]
     ) -> [OutputFile] {
-        let reader = SourceFileReader(maxBytes: 64 * 1024 * 1024)
+        let reader = AssetReader()
         var files: [OutputFile] = []
         for name in names.sorted() {
             guard let file = inventory.assets[name] else { continue }
-            do throws(SourceReadError) {
-                let bytes = try reader.read(file.path)
+            switch reader.read(file, display: "\(displayRoot)/\(file.relativePath)") {
+            case .success(let bytes):
                 let digest = SHA256.hash(bytes)
                 state.setAssetDigest(digest, of: file.path)
                 if published["assets/\(name)"]?.sha256 != digest {
                     files.append(OutputFile(path: "assets/\(name)", content: .bytes(bytes), inputDigest: digest))
                 }
-            } catch {
+            case .failure(let diagnostic):
                 // The asset keeps its last good copy.
-                diagnostics.append(.error("\(displayRoot)/\(file.relativePath)", "this file \(error.message)"))
+                diagnostics.append(diagnostic)
             }
         }
         return files

@@ -136,6 +136,16 @@ extension SiteBuilder {
         let (cacheHeaders, headerFiles, pageLists) = Self.cacheHeadersAndPageLists(
             site: site, files: files, published: published, listingPages: options.publish, alongside: prepareStatus)
         files += headerFiles
+        var pageIndex: PageIndexFiles?
+        var version: (parent: VersionID?, next: VersionID)?
+        if options.publish {
+            let parent = (try? openStore().newestVersion()).flatMap { $0 }
+            let next = VersionID((parent?.number ?? 0) + 1)
+            var index = newPageIndex(config: context.config, parent: parent, published: published)
+            index.setEvery(files, published: published, version: next, now: PageIndexFiles.timestamp(now))
+            files += index.files(published: published)
+            (pageIndex, version) = (index, (parent, next))
+        }
         result.pagesTotal = pages.reduce(0) { $0 + ($1.counted ? 1 : 0) }  // not `filter`: it copied every page
         result.coverage = coverage
 
@@ -146,14 +156,19 @@ extension SiteBuilder {
         manifest["vocabulary"] = PagePipeline.vocabularyManifest(context.vocabulary)
         (result.pagesAdded, result.pagesRemoved) = (changes.added, changes.removed)
         let record = buildRecord(
-            parent: (try? openStore().newestVersion()).flatMap { $0 }, locales: context.config.locales,
+            parent: version?.parent, locales: context.config.locales,
             changes: Self.changesJSON(added: changes.added, changed: changes.changed, removed: changes.removed),
             started: started, clock: clock, pages: JSONObject(distinctKeys: pageRecords), result: result)
         do {
             let store = try openStore()
-            let outcome = try clock.measure(.publish) {
+            let (outcome, retention) = try clock.measure(.publish) {
                 try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in
-                    try store.publish(PublishRequest(files: files, manifest: manifest, buildRecord: record), holding: lock)
+                    var request = PublishRequest(files: files, manifest: manifest, buildRecord: record, user: publishingUser)
+                    // The page index names it.
+                    request.expectedVersion = version?.next
+                    let outcome = try store.publish(request, holding: lock)
+                    announce(outcome, result)
+                    return (outcome, outcome.isPublished ? afterPublish.retain(config: context.config, store: store, holding: lock) : [])
                 }
             }
             result.outcome = outcome
@@ -166,9 +181,9 @@ extension SiteBuilder {
                     ? nil
                     : DeltaBase.afterFullBuild(
                         version: version, settings: settings, context: context, pages: pages, files: files, cacheHeaders: cacheHeaders,
-                        result: result, manifest: manifest))
+                        pageIndex: pageIndex, result: result, manifest: manifest))
             if case .published(let version, _) = outcome {
-                result.diagnostics += afterPublish.retain(config: context.config, store: store)
+                result.diagnostics += retention
                 prepareSpareFolders()
                 result.diagnostics += afterPublish.runHook(version, config: context.config)
             }
@@ -251,13 +266,27 @@ extension SiteBuilder {
         return (after.subtracting(before).sorted(), changed.sorted(), before.subtracting(after).sorted())
     }
 
+    // MARK: The page index
+
+    /// The page index as the newest version left it (`parent`), for this build to update.
+    func newPageIndex(config: SiteConfig, parent: VersionID?, published: [String: PublishedFile]) -> PageIndexFiles {
+        var previous: [String: [String: PageIndexFiles.Entry]] = [:]
+        if let parent, let store = try? openStore() {
+            for locale in config.locales where published[PageIndexFiles.path(locale: locale)] != nil {
+                let bytes = try? store.bytes(of: PageIndexFiles.path(locale: locale), in: parent)
+                previous[locale] = bytes.flatMap(PageIndexFiles.read)
+            }
+        }
+        return PageIndexFiles(locales: config.locales, appRoutes: config.appRoutes, previous: previous)
+    }
+
     // MARK: Assets
 
     private func assetFiles(
         _ inventory: SiteInventory, published: [String: PublishedFile], canReuse: (String) -> Bool,
         into result: inout SiteBuildResult
     ) -> [OutputFile] {
-        let reader = SourceFileReader(maxBytes: 64 * 1024 * 1024)
+        let reader = AssetReader()
         var files: [OutputFile] = []
         var digests: [String: String] = [:]
         defer { state.replaceAssetDigests(digests) }
@@ -269,14 +298,14 @@ extension SiteBuilder {
                 files.append(OutputFile(path: path, content: .carried, inputDigest: digest))
                 continue
             }
-            do throws(SourceReadError) {
-                let bytes = try reader.read(file.path)
+            switch reader.read(file, display: display) {
+            case .success(let bytes):
                 let digest = SHA256.hash(bytes)
                 digests[file.path] = digest
                 let content: OutputFile.Content = published[path]?.sha256 == digest ? .carried : .bytes(bytes)
                 files.append(OutputFile(path: path, content: content, inputDigest: digest))
-            } catch {
-                result.diagnostics.append(.error(display, "this file \(error.message)"))
+            case .failure(let diagnostic):
+                result.diagnostics.append(diagnostic)
             }
         }
         return files

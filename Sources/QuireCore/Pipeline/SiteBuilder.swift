@@ -37,6 +37,9 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Whether the restart file was looked for (at the first build only), and its reading.
     var restartCacheRead = false
     var pendingRestartCache: BackgroundValue<RestartCache?>?
+    /// Who caused the changes the next publish carries (a dashboard editor), for its history
+    /// line; kept while a burst is held, so the build that publishes it names them too.
+    var publishingUser: String?
 
     public init(site: String, pagesRoot: String, distRoot: String, options: BuildOptions = BuildOptions()) {
         self.site = site
@@ -65,7 +68,11 @@ public final class SiteBuilder: @unchecked Sendable {
     /// `hold` (the watcher, while a burst is still being written): when the changes can be
     /// published as a delta, render them but publish nothing yet; the next build adds its own
     /// changes (an empty set adds none) and publishes all of them as one version (`BurstHold`).
-    public func build(changed: Set<String>? = nil, hold: Bool = false) -> SiteBuildResult {
+    ///
+    /// `user`: who caused these changes, when not this process's user (the history line says so).
+    public func build(changed: Set<String>? = nil, hold: Bool = false, user: String? = nil) -> SiteBuildResult {
+        if let user { publishingUser = user }
+        defer { if !isHolding { publishingUser = nil } }
         let started = DispatchTime.now().uptimeNanoseconds
         let generation = spareFolders.buildStarts()
         let clock = StageClock()
@@ -99,6 +106,15 @@ public final class SiteBuilder: @unchecked Sendable {
         guard options.spareFolders, options.publish, let store else { return }
         sparesStartedBy = spareFolders.builds
         spareFolders.prepare(store, untilBuild: spareFolders.builds + 1, made: options.spareFoldersMade)
+    }
+
+    /// Tells `options.published` of a new version the moment it is live, before retention, the
+    /// spare folders, the hook and the status: `result` as it stands, with its outcome.
+    func announce(_ outcome: PublishOutcome, _ result: SiteBuildResult) {
+        guard outcome.isPublished, let published = options.published else { return }
+        var announced = result
+        announced.outcome = outcome
+        published(announced)
     }
 
     /// Whether rendered pages wait for the next build to be published (see `build(changed:hold:)`).

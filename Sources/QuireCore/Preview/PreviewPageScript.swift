@@ -14,6 +14,10 @@
 /// banner of the page, and through `current/` a redraw when a newer version is published.
 /// Through `versions/<v>/` it only says that a newer one exists. A navigate button links to the
 /// preview of the page it names once `status.json` lists that page.
+///
+/// With `<html data-source="draft">` (the dashboard's preview frame) it fetches nothing: its
+/// parent, from the same origin only, posts `{page, locale, pageID, assetRoot, serial}` (a
+/// draft's page as the pipeline rendered it in memory) and it draws that the same way.
 enum PreviewPageScript {
     static let source = #"""
         (function () {
@@ -28,6 +32,7 @@ enum PreviewPageScript {
           var locale = slash > 0 ? where.slice(0, slash) : '';
           var pageID = slash > 0 ? where.slice(slash + 1).replace(/\.html$/, '') : '';
           var fromPreview = root.getAttribute('data-source') === 'preview';
+          var fromDraft = root.getAttribute('data-source') === 'draft';
           var match = /^(.*?\/)(current|versions\/[^\/]+)\/preview\//.exec(own);
           var statusURL = match ? match[1] + 'status/status.json' : null;
           var viaCurrent = match ? match[2] === 'current' : true;
@@ -375,7 +380,7 @@ enum PreviewPageScript {
             box.textContent = message;
             box.hidden = !message;
           }
-          var drawing = load(fromPreview, false);
+          var drawing = fromDraft ? Promise.resolve() : load(fromPreview, false);
           function apply(status) {
             linkedPages = get(status, 'pages');
             linkPages();
@@ -395,7 +400,30 @@ enum PreviewPageScript {
               .catch(function () {})
               .then(function () { setTimeout(check, 1500); });
           }
-          if (statusURL) check();
+          if (statusURL && !fromDraft) check();
+
+          // The dashboard's draft: drawn from what the parent posts, never fetched.
+          function drawDraft(event) {
+            if (event.origin !== location.origin || event.source !== window.parent) return;
+            var draft = event.data;
+            if (!draft || typeof draft !== 'object') return;
+            locale = text(draft.locale) || '';
+            pageID = text(draft.pageID) || '';
+            if (text(draft.assetRoot)) versionRoot = new URL(draft.assetRoot, location.href).href;
+            setText('quire-page', pageID);
+            setText('quire-locale', locale);
+            setText('quire-version', 'draft');
+            if (get(draft, 'page') && typeof draft.page === 'object') {
+              drawPage(draft.page, Array.isArray(draft.page.sections) ? draft.page.sections : []);
+              root.setAttribute('data-drawn', 'draft-' + (text(draft.serial) || '0'));
+            } else {
+              missing(text(draft.message) || 'Nothing to preview.');
+            }
+          }
+          if (fromDraft) {
+            window.addEventListener('message', drawDraft);
+            window.parent.postMessage({ previewReady: true }, location.origin);
+          }
         })();
         """#
 }

@@ -24,13 +24,15 @@ public struct HistoryEntry: Sendable, Hashable {
             ]))
     }
 
-    init(action: Action, from: VersionID?, to: VersionID?, reason: String) {
+    /// `user`: who caused it, when known better than by this process's user (a dashboard
+    /// editor whose save the publish carries).
+    init(action: Action, from: VersionID?, to: VersionID?, reason: String, user: String? = nil) {
         self.when = Timestamp.now()
         self.action = action
         self.from = from
         self.to = to
         self.reason = reason
-        self.user = Self.currentUser
+        self.user = user ?? Self.currentUser
     }
 
     init?(json value: JSONValue) {

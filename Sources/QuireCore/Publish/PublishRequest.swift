@@ -7,8 +7,14 @@ public struct PublishRequest: Sendable {
     public var manifest: JSONObject
     /// The build record (timings, warnings, ...), stored as `build.json` in the version.
     public var buildRecord: JSONObject
+    /// Who caused the publish, for its history line; nil: this process's user.
+    public var user: String?
+    /// The version the files were made for (the page index names it): the publish fails when
+    /// the store would number it otherwise (another process published meanwhile).
+    public var expectedVersion: VersionID?
 
-    public init(files: [OutputFile], manifest: JSONObject, buildRecord: JSONObject) {
+    public init(files: [OutputFile], manifest: JSONObject, buildRecord: JSONObject, user: String? = nil) {
+        self.user = user
         self.files = files
         self.manifest = manifest
         self.buildRecord = buildRecord
@@ -20,4 +26,9 @@ public enum PublishOutcome: Sendable, Equatable {
     case published(VersionID, isCurrent: Bool)
     /// The output equals the newest version: nothing was written.
     case unchanged(VersionID)
+
+    public var isPublished: Bool {
+        if case .published = self { return true }
+        return false
+    }
 }

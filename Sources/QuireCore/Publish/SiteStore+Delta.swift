@@ -11,6 +11,8 @@ public struct PublishDelta: Sendable {
     /// Site-level manifest fields, as in `PublishRequest`.
     public var manifest: JSONObject
     public var buildRecord: JSONObject
+    /// Who caused the publish, for its history line; nil: this process's user.
+    public var user: String?
 
     public init(base: VersionID, files: [OutputFile], removed: [String], manifest: JSONObject, buildRecord: JSONObject) {
         self.base = base
@@ -46,7 +48,10 @@ extension SiteStore {
         var applied = false
         // Unchanged or failed: the base stays the newest, with its index.
         defer { if !applied { restoreCachedIndex(index, of: newest) } }
-        return try commit(plan.topLevel, base: newest, baseManifest: manifest, siteFields: delta.manifest, buildRecord: delta.buildRecord) {
+        return try commit(
+            plan.topLevel, base: newest, baseManifest: manifest, siteFields: delta.manifest, buildRecord: delta.buildRecord,
+            user: delta.user, holding: lock
+        ) {
             applied = true
             index.apply(plan, layout: layout)
             return index

@@ -80,19 +80,14 @@ extension SiteStore {
                 "version \(target) is incomplete (the tree of '\(entry.name)' is gone); run 'quire verify --version \(target)'")
         }
         try recovery.makeDurable(target)
-        // Pin, history, swap: a process stopped after the pin is finished by the next lock holder
-        // (`current` follows the pin), so the history entry comes true either way.
+        // Pin, then history and swap: a process stopped after the pin is finished by the next lock
+        // holder (`current` follows the pin).
         let pinFile = PinFile(path: layout.pin)
         let previousPin = try pinFile.bytes()
         CrashPoint.pin.reach()
         try pinFile.write(target, reason: reason)
         do throws(StoreError) {
-            CrashPoint.history.reach()
-            try History(path: layout.history).append(HistoryEntry(action: action, from: current, to: target, reason: reason))
-            if current != target {
-                CrashPoint.swap.reach()
-                try CurrentLink(layout: layout).point(at: target)
-            }
+            try recordAndSwap(HistoryEntry(action: action, from: current, to: target, reason: reason), holding: lock)
         } catch {
             try? pinFile.restore(previousPin)
             throw error
@@ -102,7 +97,7 @@ extension SiteStore {
     /// Removes the pin and points `current` at the newest version again.
     @discardableResult
     public func unpin(reason: String) throws(StoreError) -> VersionID? {
-        try withOperationLock { (_) throws(StoreError) -> VersionID? in
+        try withOperationLock { (lock) throws(StoreError) -> VersionID? in
             let current = try currentVersion()
             let pinFile = PinFile(path: layout.pin)
             let previousPin = try pinFile.bytes()
@@ -110,12 +105,7 @@ extension SiteStore {
             try pinFile.remove()
             let newest = try newestVersion()
             do throws(StoreError) {
-                CrashPoint.history.reach()
-                try History(path: layout.history).append(HistoryEntry(action: .unpin, from: current, to: newest, reason: reason))
-                if let newest, newest != current {
-                    CrashPoint.swap.reach()
-                    try CurrentLink(layout: layout).point(at: newest)
-                }
+                try recordAndSwap(HistoryEntry(action: .unpin, from: current, to: newest, reason: reason), holding: lock)
             } catch {
                 try? pinFile.restore(previousPin)
                 throw error
@@ -149,25 +139,31 @@ extension SiteStore {
     /// removes the others and every tree no kept version reaches.
     @discardableResult
     public func gc(keep: Int, reason: String = "") throws(StoreError) -> CollectionReport {
-        try withOperationLock { (_) throws(StoreError) -> CollectionReport in
-            let all = try allVersions()
-            let current = try currentVersion()
-            let kept = GarbageCollector.kept(all, keep: keep, current: current, pinned: try pinnedVersion())
-            // The trees it removes may become spare folders of their folders' newer trees.
-            let recycled = spareFolders?.recycled
-            let report = try GarbageCollector(layout: layout, children: treeChildren).collect(versions: all, keeping: kept) {
-                recycled?.offer($0, at: $1) ?? false
-            }
-            let detail = "removed \(report.removedVersions.count) versions, \(report.removedTrees) trees"
-            CrashPoint.history.reach()
-            // A gc that removed nothing is not history worth reading.
-            guard !report.removedVersions.isEmpty || report.removedTrees > 0 else { return report }
-            try History(path: layout.history).append(
-                HistoryEntry(
-                    action: .gc, from: report.removedVersions.first, to: report.removedVersions.last,
-                    reason: reason.isEmpty ? detail : reason + " (" + detail + ")"))
-            return report
+        try withOperationLock { (lock) throws(StoreError) -> CollectionReport in try gc(keep: keep, reason: reason, holding: lock) }
+    }
+
+    /// `gc(keep:reason:)` under the lock the caller holds: retention (`keep:`) runs in the
+    /// lock its publish took.
+    @discardableResult
+    public func gc(keep: Int, reason: String = "", holding lock: borrowing HeldPublishLock) throws(StoreError) -> CollectionReport {
+        lock.check(for: self)
+        let all = try allVersions()
+        let current = try currentVersion()
+        let kept = GarbageCollector.kept(all, keep: keep, current: current, pinned: try pinnedVersion())
+        // The trees it removes may become spare folders of their folders' newer trees.
+        let recycled = spareFolders?.recycled
+        let report = try GarbageCollector(layout: layout, children: treeChildren).collect(versions: all, keeping: kept) {
+            recycled?.offer($0, at: $1) ?? false
         }
+        let detail = "removed \(report.removedVersions.count) versions, \(report.removedTrees) trees"
+        CrashPoint.history.reach()
+        // A gc that removed nothing is not history worth reading.
+        guard !report.removedVersions.isEmpty || report.removedTrees > 0 else { return report }
+        try History(path: layout.history).append(
+            HistoryEntry(
+                action: .gc, from: report.removedVersions.first, to: report.removedVersions.last,
+                reason: reason.isEmpty ? detail : reason + " (" + detail + ")"))
+        return report
     }
 
     /// Writes `version` (default: current) as plain files into the new folder `destination`.

@@ -14,19 +14,27 @@ extension SiteStore {
     public func publish(_ request: PublishRequest, holding lock: borrowing HeldPublishLock) throws(StoreError) -> PublishOutcome {
         lock.check(for: self)
         let newest = try newestVersion()
+        if let expected = request.expectedVersion, expected.number != (newest?.number ?? 0) + 1 {
+            throw StoreError("another process published meanwhile (this build was made for \(expected)): build again")
+        }
         let previousIndex = try newest.map { version throws(StoreError) in try index(of: version) } ?? FileIndex()
         let planned = try TreePlanner(previous: previousIndex).plan(request.files)
         // Indexing a cold build's 60,000 files takes as long as writing and syncing its trees:
         // both at once.
         let newIndex = BackgroundValue { [layout] in FileIndex(planned: planned, layout: layout) }
-        return try commit(planned, base: newest, siteFields: request.manifest, buildRecord: request.buildRecord) { newIndex.value }
+        return try commit(
+            planned, base: newest, siteFields: request.manifest, buildRecord: request.buildRecord, user: request.user, holding: lock
+        ) {
+            newIndex.value
+        }
     }
 
     /// Writes the planned version (unless it equals `base`), then records and swaps it in.
     /// `makeIndex` gives the new version's file index once it is written.
     func commit(
         _ planned: [(name: String, tree: PlannedTree)], base newest: VersionID?, baseManifest: VersionManifest? = nil,
-        siteFields: JSONObject, buildRecord: JSONObject, makeIndex: () -> FileIndex
+        siteFields: JSONObject, buildRecord: JSONObject, user: String? = nil, holding lock: borrowing HeldPublishLock,
+        makeIndex: () -> FileIndex
     ) throws(StoreError) -> PublishOutcome {
         let version = VersionID((newest?.number ?? 0) + 1)
         let folders: [(name: String, folder: VersionManifest.Folder)] = planned.map { entry in
@@ -41,23 +49,15 @@ extension SiteStore {
 
         let staging = try VersionWriter(layout: layout, spares: spareFolders).write(next, planned: planned, buildRecord: buildRecord)
 
-        // History before the swap: a process killed between the two leaves a complete newest
-        // version that the next lock holder puts live (`completeInterruptedSwap`), so the entry
-        // comes true either way. A failure (disk full) takes the version back out instead.
-        // The line is synced after the swap, with `current`'s folder, so readers do not wait for
-        // it: once written it outlives this process, and should a system crash lose it, the
-        // next process to take the lock writes it again (`recordUnrecordedPublish`).
+        // A process killed before the swap leaves a complete newest version that the next lock
+        // holder puts live; a failure (disk full) takes the version back out instead.
         let before = try currentVersion()
         let pin = try PinFile(path: layout.pin).read()
         let reason = pin.map { "current stays at \($0.version): pinned" } ?? ""
         do throws(StoreError) {
-            CrashPoint.history.reach()
-            try History(path: layout.history).append(
-                HistoryEntry(action: .publish, from: before, to: version, reason: reason), durable: pin != nil)
-            if pin == nil {
-                CrashPoint.swap.reach()
-                try CurrentLink(layout: layout).point(at: version, alsoSyncing: [layout.history])
-            }
+            try recordAndSwap(
+                HistoryEntry(action: .publish, from: before, to: version, reason: reason, user: user), swap: pin == nil,
+                lineSync: .withSwap, holding: lock)
         } catch {
             retire(version)
             try? VersionWriter.removeStaging(staging)

@@ -133,6 +133,11 @@ public final class SiteStore: @unchecked Sendable {
         try index(of: version).files
     }
 
+    /// The bytes of a file of a version (`en/index.json`).
+    func bytes(of path: String, in version: VersionID) throws(StoreError) -> [UInt8] {
+        try FileSystem.readFile(layout.version(version) + "/" + path)
+    }
+
     /// Takes the newest version's cached index out of the cache, so that the caller holds its
     /// only copy and can update it in place (a delta publish) without copying every entry.
     func takeCachedIndex(of version: VersionID) -> FileIndex? {

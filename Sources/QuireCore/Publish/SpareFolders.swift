@@ -7,8 +7,7 @@ import Synchronization
 ///
 /// A delta publish writes a new tree for every folder on the way to a change; without a spare
 /// it hard-links each entry the folder keeps (on the nested 10,000-page site a one-page save
-/// edits 13 folders, most of about 100 entries: 1,200 links at 8–10 µs each in this VM's kernel, the
-/// largest part of a save). With one, it renames the spare into place as the new tree's folder
+/// edits 13 folders, most of about 100 entries: 1,200 links, the largest part of a save). With one, it renames the spare into place as the new tree's folder
 /// and changes only the entries the edit names (`TreeWriter`). `quire watch` makes the spares
 /// in the background after each publish (`prepare`), in the pauses between an editor's saves.
 /// A publish that finds no spare links as before. With `keep:`, the trees retention removes become

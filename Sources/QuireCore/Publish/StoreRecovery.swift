@@ -75,14 +75,12 @@ final class StoreRecovery: Sendable {
         guard manifest.folders.allSatisfy({ trees.isStored($0.folder.tree) }) else { return }
         let pinned = try store.pinnedVersion() != nil
         try makeDurable(target)
-        try History(path: layout.history).append(
+        try store.recordAndSwap(
             HistoryEntry(
                 action: pinned ? .rollback : .publish, from: current, to: target,
                 reason:
                     "completing the swap of a process that was stopped before it (current follows the \(pinned ? "pin" : "newest version"))"
-            ))
-        CrashPoint.swap.reach()
-        try CurrentLink(layout: layout).point(at: target)
+            ), holding: lock)
     }
 
     /// Every publish appends a line to the history naming its version, and versions are

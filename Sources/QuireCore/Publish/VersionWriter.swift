@@ -7,7 +7,7 @@ import QuireModel
 /// is removed and the version is not in `versions/` (`current` is swapped later, by the caller).
 ///
 /// The renames come before the sync, not after it with a sync of their folders of their own:
-/// that is one device barrier fewer per save (about 0.4 ms of 5.5). Staged whole, what they
+/// that is one device barrier fewer per save. Staged whole, what they
 /// move in is complete for every process; only a system crash before the sync can leave it
 /// incomplete on disk, and the caller's history line, written after the sync, tells which
 /// versions are past it (`StoreRecovery.checkAfterRestart`, `StoreRecovery.makeDurable`).

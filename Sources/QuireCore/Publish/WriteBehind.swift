@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// The kernel starts writeback on its own only past `dirty_background_ratio` of memory (gigabytes)
 /// or after 30 s, so without this a cold build renders for seconds with the disk idle, then waits
-/// on it (about 0.8 s for the 1 GB of a 10,000-page build, nearly all of it device time, not CPU).
+/// on it.
 /// Every `threshold` bytes staged, one `syncfs` runs on a background queue, never two at once.
 /// It is only a head start: durability still comes from the publish's own sync, and a failure
 /// here is left for that sync to report.

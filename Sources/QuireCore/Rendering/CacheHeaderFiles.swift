@@ -120,7 +120,8 @@ public struct CacheHeaderFiles: Sendable {
     /// cold build's time here.
     private func render(_ folder: Folder, named name: String) -> (map: [UInt8], headers: [UInt8]) {
         let prefix = name.isEmpty ? "" : name + "/"
-        let mapPrefix = Array("\"/\(site)/current/\(prefix)".utf8)
+        var mapPrefix = Array("\"".utf8)
+        NginxQuoting.appendEscaped("/\(site)/current/\(prefix)", to: &mapPrefix)
         let headerPrefix = Array("/\(prefix)".utf8)
         var map: [UInt8] = []
         var headers: [UInt8] = []
@@ -131,7 +132,7 @@ public struct CacheHeaderFiles: Sendable {
             if page.ttl != ttl.value { ttl = (page.ttl, String(page.ttl)) }
             if !page.isPrivate {
                 map += mapPrefix
-                map += file.utf8
+                NginxQuoting.appendEscaped(file, to: &map)
                 map += "\" ".utf8
                 map += ttl.text.utf8
                 map += ";\n".utf8

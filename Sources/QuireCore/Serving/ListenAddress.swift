@@ -26,13 +26,16 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         self.init(host: host, port: port)
     }
 
-    /// The same host, the next port: the editors' server.
-    public var next: ListenAddress { ListenAddress(host: host, port: port + 1) }
-
     private var bracketedHost: String { host.contains(":") ? "[\(host)]" : host }
 
     /// What nginx's `listen` says.
     public var description: String { "\(bracketedHost):\(port)" }
+
+    /// Whether only this machine can reach it: 127.0.0.0/8, ::1 or `localhost`.
+    public var isLoopback: Bool {
+        host == "localhost" || host == "::1"
+            || (host.hasPrefix("127.") && host.split(separator: ".").count == 4 && host.allSatisfy { $0.isNumber || $0 == "." })
+    }
 
     /// The address to open in a browser (a wildcard host is reached through loopback).
     public var url: String {

@@ -137,14 +137,14 @@ public struct SiteInventory: Sendable {
             vocabularyFile = nil
             wasFile = true
         }
-        // A page is filed under its path without the extension (see `classify`).
-        let id = Self.splitExtension(relativePath).stem
-        if let files = pages[id], files.contains(where: { $0.path == path }) {
-            let rest = files.filter { $0.path != path }
-            pages[id] = rest.isEmpty ? nil : rest
-            wasFile = true
-        }
-        if relativePath.hasPrefix("l10n/") {
+        switch SitePath(relativePath) {
+        case .page(let id, _):
+            if let files = pages[id], files.contains(where: { $0.path == path }) {
+                let rest = files.filter { $0.path != path }
+                pages[id] = rest.isEmpty ? nil : rest
+                wasFile = true
+            }
+        case .translation:
             if let index = translations.firstIndex(where: { $0.file.path == path }) {
                 wasFile = true
                 let pageID = translations.remove(at: index).pageID
@@ -152,11 +152,12 @@ public struct SiteInventory: Sendable {
                 if translationsByPage[pageID]?.isEmpty == true { translationsByPage[pageID] = nil }
             }
             refusedTranslations.removeAll { $0.file.path == path }
+        case .asset(let name):
+            if assets.removeValue(forKey: name) != nil { wasFile = true }
+        case .siteFile, .vocabularyFile:
+            break
         }
         if let refused = refusedSettingsFile, "\(root)/\(refused)" == path { refusedSettingsFile = nil }
-        if relativePath.hasPrefix("assets/"), assets.removeValue(forKey: String(relativePath.dropFirst("assets/".count))) != nil {
-            wasFile = true
-        }
         diagnostics.removeAll { $0.file == display }
         return wasFile
     }
@@ -224,16 +225,17 @@ public struct SiteInventory: Sendable {
     }
 
     private mutating func noteRefused(_ relativePath: String) {
-        if Self.siteFileNames.contains(relativePath) || Self.vocabularyFileNames.contains(relativePath) {
+        switch SitePath(relativePath) {
+        case .siteFile, .vocabularyFile:
             refusedSettingsFile = relativePath
-        }
-        if relativePath.hasPrefix("l10n/") {
-            let parts = Self.splitExtension(relativePath).stem.split(separator: "/", maxSplits: 2).map(String.init)
-            if parts.count == 3 {
-                refusedTranslations.append(
-                    TranslationFile(
-                        file: SourceFile(path: "\(root)/\(relativePath)", relativePath: relativePath), locale: parts[1], pageID: parts[2]))
-            }
+        case .translation(let name?):
+            // Whatever its extension: a refused file is never read.
+            refusedTranslations.append(
+                TranslationFile(
+                    file: SourceFile(path: "\(root)/\(relativePath)", relativePath: relativePath), locale: name.locale, pageID: name.pageID)
+            )
+        case .translation(nil), .asset, .page:
+            break
         }
     }
 
@@ -249,45 +251,38 @@ public struct SiteInventory: Sendable {
 
     /// `display` becomes a string only for a diagnostic: most files have none.
     private mutating func classify(_ file: SourceFile, display: @autoclosure () -> String) {
-        let relativePath = file.relativePath
-        if Self.siteFileNames.contains(relativePath) {
+        switch SitePath(file.relativePath) {
+        case .siteFile:
             if siteFile == nil { siteFile = file } else { diagnostics.append(.error(display(), "a second site file: keep only site.yaml")) }
-            return
-        }
-        if Self.vocabularyFileNames.contains(relativePath) {
+        case .vocabularyFile:
             if vocabularyFile == nil {
                 vocabularyFile = file
             } else {
                 diagnostics.append(.error(display(), "a second vocabulary file: keep only one"))
             }
-            return
-        }
-        if relativePath.hasPrefix("assets/") {
-            assets[String(relativePath.dropFirst("assets/".count))] = file
-            return
-        }
-        let (stem, pathExtension) = Self.splitExtension(relativePath)
-        if relativePath.hasPrefix("l10n/") {
-            let parts = Self.segments(of: stem, maxSplits: 2)
-            guard parts.count == 3, Self.translationExtensions.contains(pathExtension) else {
+        case .asset(let name):
+            guard MediaType.named(name) != nil else { return diagnostics.append(.error(display(), MediaType.unknownExtension)) }
+            assets[name] = file
+        case .translation(let name):
+            guard let name, name.isTranslationFormat else {
                 diagnostics.append(
                     .warning(display(), "not a translation file: translations go in l10n/<locale>/<page_id>.(yaml|json|xlf|po); ignored"))
                 return
             }
-            let translation = TranslationFile(file: file, locale: parts[1], pageID: parts[2])
+            let translation = TranslationFile(file: file, locale: name.locale, pageID: name.pageID)
             translations.append(translation)
             translationsByPage[translation.pageID, default: []].append(translation)
-            return
+        case .page(let id, let pathExtension):
+            guard SitePath.isPageSource(extension: pathExtension) else {
+                diagnostics.append(.warning(display(), "not a page source (.json, .yaml or .yml): ignored"))
+                return
+            }
+            if let problem = PageID.problem(id) {
+                diagnostics.append(.error(display(), "'\(id)' is not a valid page id: \(problem); rename the file"))
+                return
+            }
+            pages[id, default: []].append(file)
         }
-        guard Self.pageExtensions.contains(pathExtension) else {
-            diagnostics.append(.warning(display(), "not a page source (.json, .yaml or .yml): ignored"))
-            return
-        }
-        if let problem = PageID.problem(stem) {
-            diagnostics.append(.error(display(), "'\(stem)' is not a valid page id: \(problem); rename the file"))
-            return
-        }
-        pages[stem, default: []].append(file)
     }
 
     /// `path` split at `/` (empty segments omitted), as `split(separator: "/", maxSplits:)`
@@ -340,6 +335,7 @@ public enum PageID {
             if segment == "." || segment == ".." { return "'..' and '.' are not allowed" }
             if !Identifier.isValid(String(segment)) { return "'\(segment)' has characters outside [a-z0-9_-] (\(Identifier.rule))" }
         }
+        if id == "index" { return "'index' is reserved: '<locale>/index.json' is the page index" }
         if ["site", "vocabulary"].contains(id) { return "'\(id)' is reserved" }
         return nil
     }
@@ -356,6 +352,6 @@ public enum PageID {
             }
             previous = byte
         }
-        return previous != UInt8(ascii: "/") && id != "site" && id != "vocabulary"
+        return previous != UInt8(ascii: "/") && id != "site" && id != "vocabulary" && id != "index"
     }
 }

@@ -15,7 +15,7 @@ public struct SiteSettings: Sendable {
     }
 
     /// `site.yaml` alone, without scanning the site's pages (what a push after each save needs:
-    /// a scan of a 30,000-file site took more CPU than the save). Nil when it cannot be read or
+    /// a scan of a 30,000-file site costs more CPU than the save). Nil when it cannot be read or
     /// has errors; the defaults when there is none.
     public static func config(siteRoot: String, site: String, displayRoot: String) -> SiteConfig? {
         guard let name = SiteInventory.siteFileNames.first(where: { FileSystem.exists(siteRoot + "/" + $0) }) else {

@@ -30,8 +30,38 @@ struct YAMLEvent {
 /// event to `body` as a `YAMLEvent`. Parser and events are freed before it returns, also when
 /// `body` throws; a libyaml error becomes a diagnostic at libyaml's own problem position.
 enum LibYAMLEventReader {
+    /// How a text reaches libyaml's scanner.
+    enum Input: Sendable {
+        /// Through libyaml's reader (`yaml_parser_set_input_string`, its public API), which
+        /// decodes, checks and copies one character at a time.
+        case reader
+        /// Straight into the parser's character buffer, when the reader would take the text
+        /// whole (`YAMLReaderCheck`); else through the reader. Only on `preloadCheckedVersion`.
+        case preloaded
+    }
+
+    /// The libyaml whose reader fields (`buffer`, `unread`, `offset`, `eof`) preloading was
+    /// checked against, Debian's: another version may use them otherwise, and a wrong field
+    /// would corrupt memory rather than fail, so it gets the reader.
+    static let preloadCheckedVersion = "0.2.5"
+
+    /// The linked libyaml's version, as `yaml_get_version` says.
+    static let libraryVersion: String = {
+        var major: Int32 = 0
+        var minor: Int32 = 0
+        var patch: Int32 = 0
+        yaml_get_version(&major, &minor, &patch)
+        return "\(major).\(minor).\(patch)"
+    }()
+
+    /// Whether the linked libyaml is the one preloading was checked against.
+    static let canPreload = libraryVersion == preloadCheckedVersion
+
+    /// What a build uses: preloaded where that was checked, the reader otherwise.
+    static let defaultInput: Input = canPreload ? .preloaded : .reader
+
     static func forEachEvent(
-        in text: UnsafeBufferPointer<UInt8>, file: String, preloads: Bool = true,
+        in text: UnsafeBufferPointer<UInt8>, file: String, input: Input = defaultInput,
         _ body: (YAMLEvent) throws(Diagnostic) -> Void
     ) throws(Diagnostic) {
         let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
@@ -39,7 +69,7 @@ enum LibYAMLEventReader {
         guard yaml_parser_initialize(parser) != 0 else { throw .error(file, "invalid YAML: libyaml could not start (out of memory)") }
         defer { yaml_parser_delete(parser) }
         guard text.baseAddress != nil else { return }  // no text, no events
-        setInput(parser, text, preloads: preloads)
+        setInput(parser, text, input)
 
         var event = yaml_event_t()
         while true {
@@ -58,7 +88,7 @@ enum LibYAMLEventReader {
         guard yaml_parser_initialize(parser) != 0 else { return nil }
         defer { yaml_parser_delete(parser) }
         guard text.baseAddress != nil else { return 0 }
-        setInput(parser, text)
+        setInput(parser, text, defaultInput)
         var event = yaml_event_t()
         var count = 0
         while true {
@@ -69,16 +99,17 @@ enum LibYAMLEventReader {
         }
     }
 
-    /// Gives `text` to `parser`. A text the reader would take whole (`YAMLReaderCheck`) goes
-    /// straight into the parser's character buffer, left as the reader leaves it at the end of
-    /// its input: the text and a NUL, their count of characters unread, end of input seen and
-    /// nothing left in the raw buffer, so the reader is never called. `preloads` false (for
-    /// tests) leaves all of it to the reader.
-    static func setInput(_ parser: UnsafeMutablePointer<yaml_parser_t>, _ text: UnsafeBufferPointer<UInt8>, preloads: Bool = true) {
+    /// Gives `text` to `parser`. Preloaded, a text the reader would take whole goes straight
+    /// into the parser's character buffer, left as libyaml 0.2.5's reader leaves it at the end
+    /// of its input: the text and a NUL, their count of characters unread, end of input seen and
+    /// nothing left in the raw buffer, so the reader is never called.
+    private static func setInput(_ parser: UnsafeMutablePointer<yaml_parser_t>, _ text: UnsafeBufferPointer<UInt8>, _ input: Input) {
         guard let base = text.baseAddress else { return }
         yaml_parser_set_input_string(parser, base, text.count)
         yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
-        guard preloads, let characters = YAMLReaderCheck.characterCount(text) else { return }
+        guard input == .preloaded else { return }
+        precondition(canPreload, "libyaml \(libraryVersion) is not \(preloadCheckedVersion), whose buffer preloading was checked against")
+        guard let characters = YAMLReaderCheck.characterCount(text) else { return }
         // The scanner looks a few characters ahead, also past the NUL: zeros there, as in a
         // buffer the reader filled.
         let size = text.count + 1 + 16

@@ -1,7 +1,7 @@
 /// What libyaml's reader would say of a text, found without it. The reader decodes, checks and
-/// copies one character at a time (in a build, a third of libyaml's time); this walks sixteen
-/// bytes at a time and stops at the first character the reader would refuse.
-/// `LibYAMLEventReader` puts a text that passes straight into libyaml's character buffer.
+/// copies one character at a time; this walks sixteen bytes at a time and stops at the first
+/// character the reader would refuse. `LibYAMLEventReader` puts a text that passes straight into
+/// libyaml's character buffer, where the libyaml linked is the one that was checked.
 enum YAMLReaderCheck {
     /// The number of characters in `text` when the reader takes every one: well-formed UTF-8
     /// (`SourceTextCheck.sequenceLength`) of YAML's printable set (tab, line feed, carriage

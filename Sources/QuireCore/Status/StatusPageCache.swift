@@ -4,8 +4,7 @@ import QuireModel
 /// The pages of the status files, kept between writes. A page's member of `status.json` and its
 /// row in `index.html` depend only on its id, the site's locales and its source's diagnostics,
 /// so a write renders the pages whose diagnostics changed (or that are new) and copies the rest.
-/// At 10,000 pages that is nearly all of both files (about 7 MB), which `quire watch` wrote
-/// from scratch after every save. While the set of pages stays the same (every save but one that
+/// At 10,000 pages that is nearly all of both files (about 7 MB) after every save. While the set of pages stays the same (every save but one that
 /// adds or removes a page), their order is kept too, and only pages with diagnostics now or at
 /// the last write are looked at.
 final class StatusPageCache: @unchecked Sendable {

@@ -7,7 +7,7 @@ public struct SHA256: ~Copyable {
     private var context: OpaquePointer
 
     /// Fetched once: OpenSSL 3 looks `EVP_sha256()` up in its provider tables, under a lock, on
-    /// every init that names it (about 2% of a cold build's CPU, for 100,000 small digests).
+    /// every init that names it, and a cold build makes 100,000 small digests.
     /// A fetched algorithm is immutable and may be shared by threads.
     private nonisolated(unsafe) static let algorithm: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
 

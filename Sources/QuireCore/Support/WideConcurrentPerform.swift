@@ -6,9 +6,8 @@ import Synchronization
 /// cache no longer holds (or for an inode table block) leaves its core idle. Here another
 /// thread takes the core. The calling thread is one of the `width` threads.
 enum WideConcurrentPerform {
-    /// Two threads per core: a 10,000-page build with the page cache dropped went from
-    /// 7.2–8.1 s to 5.5–6.2 s on 2 cores; with the cache warm, the two were within this VM's
-    /// noise (bench/RESULTS.md, the 20a28a5 runs).
+    /// Two threads per core: a build whose sources the page cache let go waits for the disk
+    /// less, one whose sources are cached pays nothing for it (bench/RESULTS.md).
     ///
     /// Read once: Foundation reads two cgroup files for `activeProcessorCount` each time it is
     /// asked, four system calls at the start of every one-page save.

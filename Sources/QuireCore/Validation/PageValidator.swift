@@ -25,10 +25,7 @@ public struct ValidationContext: Sendable {
 /// Every problem is a positioned diagnostic with the key path; the page is usable only when
 /// there are no errors.
 public struct PageValidator {
-    static let pageKeys: Set<String> = [
-        "$schema", "page_id", "title", "sections", "ttl", "refresh", "draft", "publish_at", "expires_at",
-        "redirect_to", "nav", "header", "footer", "page_size",
-    ]
+    static let pageKeys = PageEnvelope.pageKeys
 
     let context: ValidationContext
     let pageID: String

@@ -1,9 +1,9 @@
-import Foundation
+public import Foundation
 
 /// ISO 8601 times of `publish_at` and `expires_at`: `2025-12-01T09:00:00Z`, with an offset, with
 /// fractional seconds, or a bare date (midnight UTC).
-enum ScheduleDate {
-    static func parse(_ text: String) -> Date? {
+public enum ScheduleDate {
+    public static func parse(_ text: String) -> Date? {
         for options: ISO8601DateFormatter.Options in [
             [.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds], [.withFullDate],
         ] {

@@ -122,6 +122,7 @@ final class WatchCommand: @unchecked Sendable {
             for builder in builders.values {
                 builder.flushStatus()
                 builder.closeSpareFolders()
+                builder.saveRestartCache()
             }
         }
         return .ok
@@ -182,6 +183,7 @@ final class WatchCommand: @unchecked Sendable {
                 options.lockTimeout = (try? arguments.number("lock-timeout")) ?? options.lockTimeout
                 options.statusInBackground = true
                 options.spareFolders = true
+                options.restartCache = true
                 options.log = { Console.shared.error("quire: \($0)") }
                 if arguments.flag("timings") {
                     options.spareFoldersMade = { made, stopped, milliseconds in

@@ -23,6 +23,9 @@ public struct BuildOptions: Sendable {
     /// Told after each round of spare folders that made some (`quire watch --timings`): how many,
     /// whether the next build stopped it, and how long after its publish it ended.
     public var spareFoldersMade: (@Sendable (_ made: Int, _ stopped: Bool, _ milliseconds: Double) -> Void)?
+    /// Start from what the last watcher of the site knew (`RestartCache`), and leave what this
+    /// one knows for the next (`quire watch`).
+    public var restartCache = false
     /// Told the moment a build's version is live (`current` swapped, or recorded while pinned),
     /// on the building thread, with the build's result so far: the dashboard tells its editors
     /// then, not after what follows the swap. Keep it short.

@@ -12,11 +12,15 @@ struct IncrementalState {
     /// The last scan, reused for whatever a change set leaves alone.
     private var inventory: SiteInventory?
     /// Per page, its output as the last build left it and the key it was built under.
-    private var outputs: [String: (key: String, output: PageOutput)] = [:]
+    private(set) var outputs: [String: (key: String, output: PageOutput)] = [:]
     /// Per asset (absolute path), the digest of its bytes as last read.
-    private var assetDigests: [String: String] = [:]
+    private(set) var assetDigests: [String: String] = [:]
     /// What validation looked at besides each page, at the last build.
-    private var lastContext: (settings: String, pageIDs: Set<String>, assets: Set<String>)?
+    private(set) var lastContext: (settings: String, pageIDs: Set<String>, assets: Set<String>)?
+    /// Whether the caches came from a restart file (`RestartCache`) and their outputs are not yet
+    /// checked against the newest version.
+    private(set) var isRestored = false
+    private var restoredFilesDigests: [String: String] = [:]
     /// True when the newest version holds every output of the last build (so it can be carried).
     private(set) var lastBuildPublished = false
     /// What the next change set can be published against as a delta (`DeltaBase`).
@@ -25,12 +29,48 @@ struct IncrementalState {
     /// Forgets what may no longer match the disk (a failed build: another process may have
     /// published). Parses stay: they are checked against the bytes.
     mutating func forget() {
+        isRestored = false
+        restoredFilesDigests = [:]
         inventory = nil
         outputs = [:]
         assetDigests = [:]
         lastContext = nil
         lastBuildPublished = false
         deltaBase = nil
+    }
+
+    /// A restarted watcher's caches, as the last watcher left them (`RestartCache`): sources and
+    /// translation files are used only where their bytes still hash the same, outputs only once
+    /// `keepOutputs(matching:)` found each file in the newest version.
+    mutating func restore(_ cache: RestartCache) {
+        sources = cache.sources
+        translations = cache.translations
+        outputs = cache.outputs
+        restoredFilesDigests = cache.filesDigests
+        assetDigests = cache.assetDigests
+        lastContext = cache.context
+        lastBuildPublished = true
+        isRestored = true
+    }
+
+    /// Keeps the restored outputs whose every file the newest version holds with the same input
+    /// digest (another process may have published since), with the metadata published there.
+    mutating func keepOutputs(matching published: [String: PublishedFile]) {
+        guard isRestored else { return }
+        isRestored = false
+        var kept: [String: (key: String, output: PageOutput)] = [:]
+        kept.reserveCapacity(outputs.count)
+        outputs: for (pageID, entry) in outputs {
+            var output = entry.output
+            for (index, file) in output.files.enumerated() {
+                guard let held = published[file.path] else { continue outputs }
+                output.files[index] = OutputFile(path: file.path, content: .carried, inputDigest: held.inputDigest, metadata: held.metadata)
+            }
+            guard RestartCache.filesDigest(output.files) == restoredFilesDigests[pageID] else { continue }
+            kept[pageID] = (entry.key, output)
+        }
+        outputs = kept
+        restoredFilesDigests = [:]
     }
 
     // MARK: The scan

@@ -22,6 +22,9 @@ struct PagePass: Sendable {
     var cachedTranslations: [String: CachedTranslation]
     var reuseSource: @Sendable (String) -> Bool
     var reuseTranslation: @Sendable (String) -> Bool
+    /// A restarted watcher's first build: sources (those this says may be) and translation files
+    /// whose bytes hash as the restored cache's are not parsed again.
+    var reuseSameBytes: (@Sendable (String) -> Bool)?
     /// Outputs of the last build that a page with the same output key carries.
     var previousOutputs: [String: (key: String, output: PageOutput)] = [:]
     var blobs: StagingBlobs?
@@ -83,13 +86,16 @@ extension PagePipeline {
         let cachedSource = source.flatMap { pass.cachedSources[$0.path] }
         var (page, cached) = processPage(
             pageID, sources: sources, context: pass.context, reader: pass.reader, clock: clock,
-            cached: cachedSource, reuse: source.map { pass.reuseSource($0.path) } ?? false)
+            cached: cachedSource, reuse: source.map { pass.reuseSource($0.path) } ?? false,
+            reuseSameBytes: source.map { pass.reuseSameBytes?($0.path) ?? false } ?? false)
         let files = pass.translationFiles[pageID] ?? []
         let refused = pass.refusedTranslations[pageID] ?? []
         let loadTranslations = { (cache: [String: CachedTranslation], reuse: @Sendable (String) -> Bool) in
             let started = DispatchTime.now().uptimeNanoseconds
             defer { clock.add(.translations, DispatchTime.now().uptimeNanoseconds - started) }
-            return self.loadTranslations(files, refused: refused, reader: pass.reader, context: pass.context, cache: cache, reuse: reuse)
+            return self.loadTranslations(
+                files, refused: refused, reader: pass.reader, context: pass.context, cache: cache, reuse: reuse,
+                reuseSameBytes: pass.reuseSameBytes != nil && !cache.isEmpty)
         }
         var (translations, translationsCache) = loadTranslations(pass.cachedTranslations, pass.reuseTranslation)
         var linkState = page.linkState(in: pass.context.pageIDs)

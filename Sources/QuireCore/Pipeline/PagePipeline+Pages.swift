@@ -26,6 +26,16 @@ struct ProcessedPage: Sendable {
         setModel(model)
     }
 
+    /// A page as a restart file recorded it (`RestartCache`), without its model.
+    init(
+        restoring pageID: String, file: String, sourceDigest: String, hasModel: Bool, isDraft: Bool, timetable: PageTimetable?,
+        usesDrillCarousel: Bool, diagnostics: [Diagnostic], linkedPageIDs: Set<String>
+    ) {
+        (self.pageID, self.file, self.sourceDigest, self.diagnostics, self.linkedPageIDs) =
+            (pageID, file, sourceDigest, diagnostics, linkedPageIDs)
+        (self.hasModel, self.isDraft, self.timetable, self.usesDrillCarousel) = (hasModel, isDraft, timetable, usesDrillCarousel)
+    }
+
     mutating func setModel(_ model: PageModel?) {
         self.model = model
         hasModel = model != nil
@@ -97,10 +107,11 @@ final class PageBuild: Sendable {
 }
 
 extension PagePipeline {
-    /// One page: `cached` is its last read, reused as is when `reuse`. Returns the page and what to cache for it (nil: cache nothing).
+    /// One page: `cached` is its last read, reused as is when `reuse`, or once its bytes are read
+    /// and hash the same when `reuseSameBytes`. Returns the page and what to cache for it (nil: cache nothing).
     func processPage(
         _ pageID: String, sources: [SiteInventory.SourceFile], context: ValidationContext, reader: SourceFileReader,
-        clock: StageClock, cached: CachedSource?, reuse: Bool
+        clock: StageClock, cached: CachedSource?, reuse: Bool, reuseSameBytes: Bool = false
     ) -> (ProcessedPage, CachedSource?) {
         let display = sources.map { "\(self.displayRoot)/\($0.relativePath)" }
         guard sources.count == 1, let source = sources.first else {
@@ -127,6 +138,8 @@ extension PagePipeline {
             )
         }
         let digest = clock.measure(.hash) { SHA256.hash(bytes) }
+        // Read again (a restarted watcher's first build): the same bytes validate the same.
+        if reuseSameBytes, let cached, cached.digest == digest { return (cached.page, cached) }
         let format = SourceFormat(pathExtension: SiteInventory.splitExtension(source.relativePath).pathExtension) ?? .yaml
         let limits = context.config.limits
         let parsed = clock.measure(.parse) {

@@ -22,19 +22,20 @@ struct LoadedCatalog: Sendable {
 
 extension PagePipeline {
     /// Reads translation files (those of one page, in a build), reusing `cache` entries while
-    /// `reuse` says a file is unchanged: such a file is not read, and its catalog is not loaded
-    /// (`LoadedCatalog.catalog` nil). Returns what was loaded and what to cache for each file.
+    /// `reuse` says a file is unchanged, or with `reuseSameBytes` once its bytes hash the same:
+    /// its catalog is not loaded (`LoadedCatalog.catalog` nil). Returns what was loaded and what to cache for each file.
     func loadTranslations(
         _ files: [SiteInventory.TranslationFile], refused: [SiteInventory.TranslationFile], reader: SourceFileReader,
         context: ValidationContext, cache: [String: CachedTranslation],
-        reuse: (String) -> Bool
+        reuse: (String) -> Bool, reuseSameBytes: Bool = false
     ) -> (LoadedTranslations, [String: CachedTranslation]) {
         var loaded = LoadedTranslations()
         var cached: [String: CachedTranslation] = [:]
         for file in refused { loaded.failed[file.pageID, default: []].insert(file.locale) }
         for file in files {
             cached[file.file.path] = load(
-                file, into: &loaded, reader: reader, context: context, cached: cache[file.file.path], reuse: reuse(file.file.path))
+                file, into: &loaded, reader: reader, context: context, cached: cache[file.file.path], reuse: reuse(file.file.path),
+                reuseSameBytes: reuseSameBytes)
         }
         return (loaded, cached)
     }
@@ -49,7 +50,7 @@ extension PagePipeline {
     /// Reads (or reuses) one translation file into `loaded`; returns what to cache for it.
     private func load(
         _ translation: SiteInventory.TranslationFile, into loaded: inout LoadedTranslations, reader: SourceFileReader,
-        context: ValidationContext, cached: CachedTranslation?, reuse: Bool
+        context: ValidationContext, cached: CachedTranslation?, reuse: Bool, reuseSameBytes: Bool
     ) -> CachedTranslation? {
         let display = "\(displayRoot)/\(translation.file.relativePath)"
         if let why = TranslationFileRules.unusedReason(locale: translation.locale, config: context.config) {
@@ -68,6 +69,10 @@ extension PagePipeline {
                 return nil
             }
             digest = SHA256.hash(bytes)
+            if reuseSameBytes, let cached, cached.digest == digest {
+                return load(
+                    translation, into: &loaded, reader: reader, context: context, cached: cached, reuse: true, reuseSameBytes: false)
+            }
             let format =
                 TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml
             parsed = Result { () throws(Diagnostic) in try TranslationFileReader.read(bytes, file: display, format: format) }

@@ -23,6 +23,7 @@ extension SiteBuilder {
         }
         result.replicas = context.config.replicas
         let reader = SourceFileReader(maxBytes: context.config.limits.maxFileBytes)
+        let restored = restoreCaches()
         // What may be reused: sources the change set does not name, while settings and the assets
         // (what validation looks at besides the page) are the same, unless the page links to a
         // page that came or went.
@@ -49,6 +50,10 @@ extension SiteBuilder {
             inventory: inventory, cachedSources: state.sources, cachedTranslations: state.translations,
             reuseSource: canReuse, reuseTranslation: isUnchanged)
         // An output is carried by its key, which holds which of the pages it links to exist.
+        if restored {
+            state.keepOutputs(matching: published)
+            pass.reuseSameBytes = { path in sameContext && !relinked.contains(path) }
+        }
         pass.previousOutputs = state.carriableOutputs(sameContext: sameContext)
         // Publishing: rendered files go to disk as they are produced, not into memory (issue 8).
         pass.blobs = options.publish ? try? openStore().openStagingBlobs() : nil

@@ -34,6 +34,9 @@ public final class SiteBuilder: @unchecked Sendable {
     private let spareFolders = SpareFolderMaker()
     /// The build whose publish started the spare folders already (`prepareSpareFolders`).
     private var sparesStartedBy = 0
+    /// Whether the restart file was looked for (at the first build only), and its reading.
+    var restartCacheRead = false
+    var pendingRestartCache: BackgroundValue<RestartCache?>?
     /// Who caused the changes the next publish carries (a dashboard editor), for its history
     /// line; kept while a burst is held, so the build that publishes it names them too.
     var publishingUser: String?
@@ -73,6 +76,7 @@ public final class SiteBuilder: @unchecked Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         let generation = spareFolders.buildStarts()
         let clock = StageClock()
+        startReadingRestartCache()
         var result = build(clock: clock, changed: changed, hold: hold)
         if result.operationalError != nil {
             // Another process may have published meanwhile: start again from what is on disk.

@@ -1,0 +1,264 @@
+import Foundation
+import QuireModel
+
+/// What a watcher knew when it stopped (`IncrementalState`), so that a restarted one costs what
+/// changed: `state/watch-cache.json`, never served or pushed. Nothing in it is trusted as it is:
+/// a source or translation file is reused only while its bytes hash the same and the validation
+/// context (settings, assets, page ids) is the same, and a page's output only while its key is
+/// the same and the newest version holds each of its files with the same input digest
+/// (`IncrementalState.keepOutputs(matching:)`). A file that is missing, damaged or of another
+/// format is no cache at all.
+///
+///     { "format", "previews", "root", "context": [settings, [page ids], [assets]],
+///       "sources": [[path, digest, page id, file, flags, timetable, [links], [diagnostics]]],
+///       "translations": [[path, digest, locale | null, [warnings] | diagnostic]],
+///       "outputs": [[page id, key without the settings digest, [paths], files digest, [diagnostics],
+///                    [[locale, translated, stale, missing]]]],
+///       "assets": [[path, digest]] }
+struct RestartCache: @unchecked Sendable {
+    static let format = 1
+    var sources: [String: CachedSource] = [:]
+    var translations: [String: CachedTranslation] = [:]
+    /// Outputs whose files' input digests are not known yet: `filesDigests` says what they were.
+    var outputs: [String: (key: String, output: PageOutput)] = [:]
+    /// Per page, the digest of its output's files' paths and input digests (`filesDigest`).
+    var filesDigests: [String: String] = [:]
+    var assetDigests: [String: String] = [:]
+    var context: (settings: String, pageIDs: Set<String>, assets: Set<String>)?
+
+    static func path(_ layout: SiteLayout) -> String { layout.state + "/watch-cache.json" }
+
+    init(_ state: IncrementalState) {
+        sources = state.sources
+        translations = state.translations
+        outputs = state.outputs
+        assetDigests = state.assetDigests
+        context = state.lastContext
+    }
+
+    /// The cache at `path` when it was written by a watcher with the same `previews`, naming the
+    /// site's folder as `displayRoot` (diagnostics kept in it say it).
+    static func read(_ path: String, previews: Bool, displayRoot: String) -> RestartCache? {
+        guard let bytes = try? FileSystem.readFile(path), let root = StoredJSONReader.parse(bytes),
+            root["format"]?.intValue == format, root["previews"]?.boolValue == previews, root["root"]?.stringValue == displayRoot
+        else { return nil }
+        return RestartCache(decoding: root)
+    }
+
+    /// Replaces the file in one rename, so a reader never sees half of it.
+    func write(_ path: String, previews: Bool, displayRoot: String) throws(StoreError) {
+        try FileSystem.replaceFile(path, JSONWriter(pretty: false).bytes(encoded(previews: previews, displayRoot: displayRoot)))
+    }
+
+    // MARK: Encoding
+
+    private func encoded(previews: Bool, displayRoot: String) -> JSONValue {
+        var root = JSONObject()
+        root["format"] = .integer(Self.format)
+        root["previews"] = .bool(previews)
+        root["root"] = .string(displayRoot)
+        if let context {
+            root["context"] = [.string(context.settings), Self.strings(context.pageIDs.sorted()), Self.strings(context.assets.sorted())]
+        }
+        root["sources"] = .array(sources.map { path, cached in Self.encode(path: path, cached) })
+        root["translations"] = .array(
+            translations.map { path, cached in
+                let parsed: [JSONValue]
+                switch cached.parsed {
+                case .success(let summary):
+                    parsed = [summary.locale.map(JSONValue.string) ?? .null, .array(summary.warnings.map(Self.encode))]
+                case .failure(let diagnostic): parsed = [.null, Self.encode(diagnostic)]
+                }
+                return .array([.string(path), .string(cached.digest)] + parsed)
+            })
+        // Every key starts with the settings' digest, which the context holds once.
+        let prefix = (context?.settings ?? "") + "|"
+        root["outputs"] = .array(
+            outputs.map { pageID, entry in
+                [
+                    .string(pageID), .string(entry.key.hasPrefix(prefix) ? "|" + entry.key.dropFirst(prefix.count) : entry.key),
+                    .array(entry.output.files.map { .string($0.path) }), .string(Self.filesDigest(entry.output.files)),
+                    .array(entry.output.diagnostics.map(Self.encode)),
+                    .array(
+                        entry.output.coverage.sorted { $0.key < $1.key }.map { locale, counts in
+                            [.string(locale), .integer(counts.translated), .integer(counts.stale), .integer(counts.missing)]
+                        }),
+                ]
+            })
+        root["assets"] = .array(assetDigests.map { [.string($0.key), .string($0.value)] })
+        return .object(root)
+    }
+
+    private static func encode(path: String, _ cached: CachedSource) -> JSONValue {
+        let page = cached.page
+        let flags = (page.hasModel ? 1 : 0) | (page.isDraft ? 2 : 0) | (page.usesDrillCarousel ? 4 : 0)
+        return [
+            .string(path), .string(cached.digest), .string(page.pageID), .string(page.file), .integer(flags),
+            page.timetable.map(encode) ?? .null, strings(page.linkedPageIDs.sorted()), .array(page.diagnostics.map(encode)),
+        ]
+    }
+
+    private static func encode(_ timetable: PageTimetable) -> JSONValue {
+        .array([encode(timetable.schedule)] + timetable.sections.map { [.string($0.name), encode($0.schedule)] })
+    }
+
+    /// Dates as the bits of their `Double`: read back equal, not rounded.
+    private static func encode(_ schedule: Schedule) -> JSONValue {
+        .array([schedule.publishAt, schedule.expiresAt].map { $0.map { .string(String($0.timeIntervalSince1970.bitPattern)) } ?? .null })
+    }
+
+    private static func encode(_ diagnostic: Diagnostic) -> JSONValue {
+        [
+            .string(diagnostic.severity.rawValue), .string(diagnostic.file), .integer(diagnostic.position.line),
+            .integer(diagnostic.position.column), .string(diagnostic.keyPath), .string(diagnostic.message),
+        ]
+    }
+
+    private static func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
+
+    // MARK: Decoding
+
+    /// Entries that do not decode are left out (their files are read and parsed again).
+    private init(decoding root: JSONValue) {
+        if let context = root["context"]?.arrayValue, context.count == 3, let settings = context[0].stringValue {
+            self.context = (settings, Set(Self.strings(context[1])), Set(Self.strings(context[2])))
+        }
+        for entry in root["sources"]?.arrayValue ?? [] {
+            guard let fields = entry.arrayValue, fields.count == 8, let path = fields[0].stringValue, let digest = fields[1].stringValue,
+                let pageID = fields[2].stringValue, let file = fields[3].stringValue, let flags = fields[4].intValue,
+                let diagnostics = Self.diagnostics(fields[7])
+            else { continue }
+            var timetable: PageTimetable?
+            if fields[5] != .null {
+                guard let decoded = Self.timetable(fields[5], pageID: pageID) else { continue }
+                timetable = decoded
+            }
+            let page = ProcessedPage(
+                restoring: pageID, file: file, sourceDigest: digest, hasModel: flags & 1 != 0, isDraft: flags & 2 != 0,
+                timetable: timetable, usesDrillCarousel: flags & 4 != 0, diagnostics: diagnostics,
+                linkedPageIDs: Set(Self.strings(fields[6])))
+            sources[path] = CachedSource(digest: digest, page: page)
+        }
+        for entry in root["translations"]?.arrayValue ?? [] {
+            guard let fields = entry.arrayValue, fields.count == 4, let path = fields[0].stringValue, let digest = fields[1].stringValue
+            else { continue }
+            if let warnings = Self.diagnostics(fields[3]) {
+                translations[path] = CachedTranslation(
+                    digest: digest, parsed: .success(TranslationSummary(locale: fields[2].stringValue, warnings: warnings)))
+            } else if let diagnostic = Self.diagnostic(fields[3]) {
+                translations[path] = CachedTranslation(digest: digest, parsed: .failure(diagnostic))
+            }
+        }
+        let settings = context?.settings ?? ""
+        for entry in root["outputs"]?.arrayValue ?? [] {
+            guard let fields = entry.arrayValue, fields.count == 6, let pageID = fields[0].stringValue, var key = fields[1].stringValue,
+                let files = fields[2].arrayValue, let filesDigest = fields[3].stringValue, let diagnostics = Self.diagnostics(fields[4]),
+                let coverage = fields[5].arrayValue
+            else { continue }
+            if key.hasPrefix("|") { key = settings + key }
+            var output = PageOutput()
+            output.diagnostics = diagnostics
+            output.files = files.compactMap { file in file.stringValue.map { OutputFile(path: $0, content: .carried, inputDigest: "") } }
+            for item in coverage {
+                guard let fields = item.arrayValue, fields.count == 4, let locale = fields[0].stringValue,
+                    let translated = fields[1].intValue, let stale = fields[2].intValue, let missing = fields[3].intValue
+                else { continue }
+                output.coverage[locale] = LocaleCoverage(locale: locale, translated: translated, stale: stale, missing: missing)
+            }
+            guard output.files.count == files.count, output.coverage.count == coverage.count else { continue }
+            outputs[pageID] = (key, output)
+            filesDigests[pageID] = filesDigest
+        }
+        for entry in root["assets"]?.arrayValue ?? [] {
+            guard let pair = entry.arrayValue, pair.count == 2, let path = pair[0].stringValue, let digest = pair[1].stringValue else {
+                continue
+            }
+            assetDigests[path] = digest
+        }
+    }
+
+    /// What a page's output files were: each path with its input digest.
+    static func filesDigest(_ files: some Sequence<(path: String, inputDigest: String)>) -> String {
+        var hash = SHA256()
+        for file in files { hash.update(file.path + "\t" + file.inputDigest + "\n") }
+        return hash.finalize()
+    }
+
+    static func filesDigest(_ files: [OutputFile]) -> String { filesDigest(files.lazy.map { ($0.path, $0.inputDigest) }) }
+
+    private static func strings(_ value: JSONValue) -> [String] { value.arrayValue?.compactMap(\.stringValue) ?? [] }
+
+    private static func diagnostics(_ value: JSONValue) -> [Diagnostic]? {
+        guard let items = value.arrayValue else { return nil }
+        let decoded = items.compactMap(diagnostic)
+        return decoded.count == items.count ? decoded : nil
+    }
+
+    private static func diagnostic(_ value: JSONValue) -> Diagnostic? {
+        guard let fields = value.arrayValue, fields.count == 6, let severity = fields[0].stringValue.flatMap(Diagnostic.Severity.init),
+            let file = fields[1].stringValue, let line = fields[2].intValue, let column = fields[3].intValue,
+            let keyPath = fields[4].stringValue, let message = fields[5].stringValue
+        else { return nil }
+        return Diagnostic(severity, file: file, at: SourcePosition(line: line, column: column), keyPath: keyPath, message)
+    }
+
+    private static func timetable(_ value: JSONValue, pageID: String) -> PageTimetable? {
+        guard let items = value.arrayValue, let first = items.first, let pageSchedule = schedule(first) else { return nil }
+        var sections: [PageTimetable.Section] = []
+        for item in items.dropFirst() {
+            guard let pair = item.arrayValue, pair.count == 2, let name = pair[0].stringValue, let sectionSchedule = schedule(pair[1])
+            else { return nil }
+            sections.append(PageTimetable.Section(name: name, schedule: sectionSchedule))
+        }
+        return PageTimetable(pageID: pageID, schedule: pageSchedule, sections: sections)
+    }
+
+    private static func schedule(_ value: JSONValue) -> Schedule? {
+        guard let pair = value.arrayValue, pair.count == 2 else { return nil }
+        var dates: [Date?] = []
+        for item in pair {
+            if item == .null {
+                dates.append(nil)
+            } else if let bits = item.stringValue.flatMap(UInt64.init) {
+                dates.append(Date(timeIntervalSince1970: Double(bitPattern: bits)))
+            } else {
+                return nil
+            }
+        }
+        return Schedule(publishAt: dates[0], expiresAt: dates[1])
+    }
+}
+
+extension PageTimetable {
+    init(pageID: String, schedule: Schedule, sections: [Section]) {
+        self.pageID = pageID
+        self.schedule = schedule
+        self.sections = sections
+    }
+}
+
+extension SiteBuilder {
+    /// At a watcher's first build: what the last watcher left, if it is there and this builder
+    /// knows nothing yet. Returns whether the caches were restored.
+    func restoreCaches() -> Bool {
+        guard let pending = pendingRestartCache else { return false }
+        pendingRestartCache = nil
+        guard state.lastContext == nil, let cache = pending.value else { return false }
+        state.restore(cache)
+        return true
+    }
+
+    /// Starts reading the restart file beside the scan, before the first build needs it.
+    func startReadingRestartCache() {
+        guard options.restartCache, options.publish, !restartCacheRead, let store = try? openStore() else { return }
+        restartCacheRead = true
+        let (path, previews, root) = (RestartCache.path(store.layout), options.previews, displayRoot)
+        pendingRestartCache = BackgroundValue { RestartCache.read(path, previews: previews, displayRoot: root) }
+    }
+
+    /// Leaves what this watcher knows for the next one (when it stops).
+    public func saveRestartCache() {
+        guard options.restartCache, options.publish, state.lastBuildPublished, let store = try? openStore() else { return }
+        try? RestartCache(state).write(RestartCache.path(store.layout), previews: options.previews, displayRoot: displayRoot)
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+@testable import QuireCore
+
+/// A restarted `quire watch` starts from what the stopped one knew (`state/watch-cache.json`):
+/// it parses nothing whose bytes it has seen, and publishes exactly what a fresh build publishes.
+@Suite struct RestartCacheTests {
+    private func watcher(_ fixture: SiteFixture) -> SiteBuilder {
+        var options = BuildOptions()
+        options.restartCache = true
+        options.now = { Date(timeIntervalSince1970: 1_760_000_000) }
+        return SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: options)
+    }
+
+    private func site() throws -> SiteFixture {
+        let fixture = try SiteFixture()
+        try fixture.write(
+            "title: A\nsections:\n  - type: cta_button\n    id: go\n    label: To B\n    action: navigate\n    destination: /b\n"
+                + "  - type: divider\n    id: later\n    publish_at: 2030-01-01T00:00:00Z\n", to: "a.yaml")
+        try fixture.write("title: B\nsections:\n  - type: markdown_block\n    id: text\n    body: \"Hello *there*\"\n", to: "b.yaml")
+        try fixture.write("title: B (fr)\ntext.body: \"Bonjour *là*\"\nnot.a.key: x\n", to: "l10n/fr/b.yaml")
+        return fixture
+    }
+
+    private func parsed(_ result: SiteBuildResult) -> Double {
+        result.stageMilliseconds.first { $0.stage == "parse" }?.ms ?? 0
+    }
+
+    @Test func aRestartParsesNothingItHasSeenAndPublishesTheSame() throws {
+        let fixture = try site()
+        let first = watcher(fixture)
+        let built = first.build()
+        #expect(!built.hasErrors && parsed(built) > 0)
+        first.saveRestartCache()
+        let cache = try #require(FileManager.default.contents(atPath: "\(fixture.dist)/site/state/watch-cache.json"))
+        #expect(cache.count > 100)
+
+        let restarted = watcher(fixture).build()
+        #expect(built.outcome == .published(VersionID(1), isCurrent: true))
+        #expect(restarted.outcome == .unchanged(VersionID(1)))
+        #expect(parsed(restarted) == 0, "\(restarted.stageMilliseconds)")
+        #expect(restarted.filesRendered == 0)
+        // What the build reports is what the stopped watcher's first build reported.
+        #expect(fixture.lines(restarted) == fixture.lines(built))
+        #expect(restarted.scheduled.map(\.pageID) == built.scheduled.map(\.pageID) && !built.scheduled.isEmpty)
+        #expect(restarted.coverage == built.coverage)
+        #expect(restarted.pagesTotal == built.pagesTotal)
+
+        // A page edited while no watcher ran: only it is rendered, and the version is a fresh build's.
+        try fixture.write("title: B2\nsections:\n  - type: markdown_block\n    id: text\n    body: \"Hello *there*\"\n", to: "b.yaml")
+        let edited = watcher(fixture).build()
+        #expect(edited.pagesRebuilt == ["b"], "\(edited.pagesRebuilt)")
+        #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
+    }
+
+    @Test func anOutputAnotherProcessReplacedIsRenderedAgain() throws {
+        let fixture = try site()
+        let first = watcher(fixture)
+        _ = first.build()
+        first.saveRestartCache()
+        // While no watcher runs: b changes and is published by `quire build`, then changes back.
+        let original = try String(contentsOfFile: "\(fixture.siteFolder)/b.yaml", encoding: .utf8)
+        try fixture.write(original.replacingOccurrences(of: "title: B", with: "title: Other"), to: "b.yaml")
+        var once = BuildOptions()
+        once.keepsSources = false
+        _ = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: once).build()
+        #expect(try fixture.published("en/b.json").contains("Other"))
+        try fixture.write(original, to: "b.yaml")
+        // b's source hashes as the cache says, but the newest version holds other files for it.
+        let restarted = watcher(fixture).build()
+        #expect(restarted.pagesRebuilt == ["b"], "\(restarted.pagesRebuilt)")
+        #expect(try fixture.published("en/b.json").contains("\"B\""))
+        #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
+    }
+
+    @Test func aDamagedOrForeignCacheIsNoCache() throws {
+        let fixture = try site()
+        let first = watcher(fixture)
+        _ = first.build()
+        first.saveRestartCache()
+        let path = "\(fixture.dist)/site/state/watch-cache.json"
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        for damaged in [bytes.prefix(bytes.count / 2), Data("{}".utf8)] {
+            try damaged.write(to: URL(fileURLWithPath: path))
+            let result = watcher(fixture).build()
+            #expect(!result.hasErrors && parsed(result) > 0)
+            #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
+        }
+        // Written by a watcher without previews: not this one's.
+        var options = BuildOptions()
+        options.restartCache = true
+        options.previews = false
+        let other = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: options)
+        _ = other.build()
+        other.saveRestartCache()
+        #expect(parsed(watcher(fixture).build()) > 0)
+    }
+}

@@ -40,6 +40,9 @@ struct PageIndexFiles: Sendable {
 
     let header: [String: [UInt8]]
     private var locales: [String: LocaleIndex] = [:]
+    /// The keys of `locales`, in a copy of their own: a loop over `locales.keys` holds the
+    /// dictionary, so each change to it in the loop copied it, every page's entry included.
+    private var localeNames: [String] { Array(locales.keys) }
     /// Page id -> the feeds that list it (`FeedFiles`).
     var feedsOfPage: @Sendable (String) -> [String] = { _ in [] }
 
@@ -118,7 +121,7 @@ struct PageIndexFiles: Sendable {
         _ pageID: String, listings: [String: Listing], changed: Set<String>, version: VersionID, now: String
     ) -> Set<String> {
         var touched = Set<String>()
-        for locale in locales.keys {
+        for locale in localeNames {
             let old = locales[locale]?.entries[pageID]?.entry
             var new: Entry?
             if let listing = listings[locale] {
@@ -146,7 +149,7 @@ struct PageIndexFiles: Sendable {
 
     /// Drops every page not in `pageIDs`.
     private mutating func keep(only pageIDs: Set<String>) {
-        for locale in locales.keys {
+        for locale in localeNames {
             let gone = locales[locale]?.entries.keys.filter { !pageIDs.contains($0) } ?? []
             if gone.isEmpty { continue }
             for id in gone { locales[locale]?.entries[id] = nil }
@@ -159,7 +162,7 @@ struct PageIndexFiles: Sendable {
         var touched = Set<String>()
         for pageID in pageIDs {
             let feeds = feedsOfPage(pageID)
-            for locale in locales.keys {
+            for locale in localeNames {
                 guard var entry = locales[locale]?.entries[pageID]?.entry, entry.feeds != feeds else { continue }
                 entry.feeds = feeds
                 locales[locale]?.entries[pageID] = (entry, Self.encode(pageID, entry))

@@ -29,7 +29,15 @@ struct WatcherEventsTests {
         #expect(event["outcome"]?.stringValue == "published")
         #expect(event["version"]?.stringValue == "v000043")
         #expect(event["saves"]?.arrayValue?.first?["save_id"] == saved.body["save_id"])
-        #expect((event["saves"]?.arrayValue?.first?["ms"].map { if case .number(let ms) = $0 { ms } else { -1 } } ?? -1) >= 0)
+        // A whole number of milliseconds is written without a fraction, and read back as an integer.
+        let milliseconds = event["saves"]?.arrayValue?.first?["ms"].flatMap { value -> Double? in
+            switch value {
+            case .number(let ms): return ms
+            case .integer(let ms): return Double(ms)
+            default: return nil
+            }
+        }
+        #expect((milliseconds ?? -1) >= 0)
         // A save is told once.
         fixture.service.built(result, changed: [path])
         #expect(

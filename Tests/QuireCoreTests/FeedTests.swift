@@ -130,7 +130,7 @@ import Testing
         #expect(
             try run.fixture.published("preview/fr/feeds/news.html")
                 == String(
-                    decoding: PagePreview.sharedShell(site: run.fixture.site, pageID: "feeds/news", source: .published), as: UTF8.self))
+                    decoding: PagePreview.shell(site: run.fixture.site, pageID: "feeds/news", source: .published), as: UTF8.self))
         // The cache header files give the feed's files the site's ttl.
         #expect(try run.fixture.published("http/nginx-ttl.map").contains("/en/feeds/news.json\" 120;"))
     }

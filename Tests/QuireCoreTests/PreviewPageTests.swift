@@ -104,11 +104,20 @@ enum ContentSecurity {
         #expect(PagePreview.shellDigest(site: "trex", source: .published) != PagePreview.shellDigest(site: "trex", source: .preview))
     }
 
-    @Test func theSharedShellIsTheShellOfItsDepth() {
+    @Test func aBuildsShellsAreTheShellsOfTheirDepths() {
+        let shells = PreviewShells(site: "trex", pageIDs: ["home", "a/b"])
+        let unshared = shells.unshared
         for (pageID, source) in [("home", PagePreview.Source.published), ("a/b", .published), ("home", .preview), ("x/y/z", .preview)] {
-            #expect(PagePreview.sharedShell(site: "trex", pageID: pageID, source: source) == Array(shell(pageID, source: source).utf8))
+            let bytes = shells.shell(pageID: pageID, source: source)
+            #expect(bytes == Array(shell(pageID, source: source).utf8))
+            let copy = unshared.shell(pageID: pageID, source: source)
+            #expect(copy == bytes)
+            // Another buffer: threads holding the two copies never touch one reference count.
+            let addresses = (bytes.withUnsafeBytes { $0.baseAddress }, copy.withUnsafeBytes { $0.baseAddress })
+            #expect(addresses.0 != addresses.1)
         }
-        #expect(PagePreview.sharedShell(site: "other", pageID: "home", source: .published) == Array(shell("home", site: "other").utf8))
+        let other = PreviewShells(site: "other", pageIDs: ["home"])
+        #expect(other.shell(pageID: "home", source: .published) == Array(shell("home", site: "other").utf8))
     }
 
     @Test func theDocumentHoldsTheFrameTheScriptFills() {

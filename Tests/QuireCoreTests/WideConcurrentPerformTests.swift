@@ -67,4 +67,29 @@ import Testing
         #expect(record.ranIndices == Array(0..<iterations))
         #expect(record.onlyOnCaller)
     }
+
+    /// A worker number names one thread: state kept per worker is never shared between threads,
+    /// and every iteration is counted in exactly one worker's state.
+    @Test func eachWorkerNumberIsOneThread() {
+        let iterations = 500
+        let width = 4
+        let threads = WideConcurrentPerform.threads(iterations: iterations, width: width)
+        #expect(threads == width)
+        let counts = ResultSlots<Int>(count: iterations)
+        let owners = ResultSlots<UInt>(count: iterations)
+        let workers = ResultSlots<Int>(count: iterations)
+        WideConcurrentPerform.run(iterations: iterations, width: width) { worker, index in
+            counts.set(index, 1)
+            owners.set(index, UInt(pthread_self()))
+            workers.set(index, worker)
+        }
+        #expect(counts.values.compactMap { $0 }.count == iterations)
+        var threadOfWorker: [Int: UInt] = [:]
+        for (worker, owner) in zip(workers.values, owners.values) {
+            guard let worker, let owner else { continue }
+            #expect((0..<threads).contains(worker))
+            #expect(threadOfWorker[worker, default: owner] == owner)
+            threadOfWorker[worker] = owner
+        }
+    }
 }

@@ -80,7 +80,8 @@ struct RenderedPage: Sendable {
 }
 
 extension PagePipeline {
-    func renderPage(_ pageID: String, in pass: PagePass, clock: StageClock) -> RenderedPage {
+    /// `clock` and `shells`: the calling thread's own (see `renderPages`).
+    func renderPage(_ pageID: String, in pass: PagePass, clock: StageClock, shells: PreviewShells) -> RenderedPage {
         let sources = pass.sources[pageID] ?? []
         let source = sources.first
         let cachedSource = source.flatMap { pass.cachedSources[$0.path] }
@@ -126,7 +127,8 @@ extension PagePipeline {
                 output = render(
                     page, context: pass.context, chains: pass.chains, catalogs: catalogs,
                     failedLocales: translations.failed[pageID] ?? [],
-                    settingsDigest: pass.settingsDigest, published: pass.published, now: pass.now, clock: clock, blobs: pass.blobs)
+                    settingsDigest: pass.settingsDigest, published: pass.published, now: pass.now, clock: clock, shells: shells,
+                    blobs: pass.blobs)
             }
         }
         return RenderedPage(
@@ -143,12 +145,20 @@ extension PagePipeline {
     ) -> [Kept] {
         let done = Atomic<Int>(0)
         let slots = ResultSlots<Kept>(count: pageIDs.count)
+        // Nothing shared is written per page: each thread has its own clock and its own copy of
+        // the preview shells (made here, for the depths the pages have), added up once joined.
+        let shells = PreviewShells(site: site, pageIDs: previews ? pageIDs : [])
+        let workers = (0..<WideConcurrentPerform.threads(iterations: pageIDs.count)).map { _ in
+            (clock: StageClock(), shells: shells.unshared)
+        }
         // Reading sources blocks when the page cache has let them go: more threads than cores.
-        WideConcurrentPerform.run(iterations: pageIDs.count) { index in
-            slots.set(index, keep(renderPage(pageIDs[index], in: pass, clock: clock)))
+        WideConcurrentPerform.run(iterations: pageIDs.count) { worker, index in
+            let own = workers[worker]
+            slots.set(index, keep(renderPage(pageIDs[index], in: pass, clock: own.clock, shells: own.shells)))
             let count = done.add(1, ordering: .relaxed).newValue
             if count % 100 == 0 || count == pageIDs.count { progress?(count, pageIDs.count) }
         }
+        for worker in workers { clock.add(worker.clock) }
         return slots.values.compactMap { $0 }
     }
 }

@@ -23,7 +23,7 @@ extension PagePipeline {
     func render(
         _ page: ProcessedPage, context: ValidationContext, chains: [String: [String]],
         catalogs: [LoadedCatalog], failedLocales: Set<String>,
-        settingsDigest: String, published: [String: PublishedFile], now: Date, clock: StageClock,
+        settingsDigest: String, published: [String: PublishedFile], now: Date, clock: StageClock, shells: PreviewShells,
         blobs: StagingBlobs? = nil
     ) -> PageOutput {
         let started = DispatchTime.now().uptimeNanoseconds
@@ -46,8 +46,6 @@ extension PagePipeline {
         let audiences = isDraft ? [] : PageRenderer.audiences(of: model)
         let minimumAppVersions = Self.minimumAppVersions(context.vocabulary)
         let scheduleState = model.scheduleState(at: now)
-        // Every locale of the page shares one preview shell: looked up once.
-        var shell: [UInt8]?
         for locale in config.locales {
             let chain = chains[locale] ?? [locale]
             // A broken translation file never replaces a good translated page with a fallback:
@@ -72,7 +70,7 @@ extension PagePipeline {
             if previews {
                 output.files.append(
                     clock.measure(.preview) {
-                        previewShell(pageID: page.pageID, locale: locale, isDraft: isDraft, published: published, shell: &shell)
+                        previewShell(pageID: page.pageID, locale: locale, isDraft: isDraft, published: published, shells: shells)
                     })
             }
             // Without previews a draft has nothing to render.
@@ -182,16 +180,14 @@ extension PagePipeline {
     }
 
     /// The page's preview: the shell every page at its depth shares, carried while it is the same.
-    /// `shell`: the shell's bytes once a locale of the page has looked them up.
     func previewShell(
-        pageID: String, locale: String, isDraft: Bool, published: [String: PublishedFile], shell: inout [UInt8]?
+        pageID: String, locale: String, isDraft: Bool, published: [String: PublishedFile], shells: PreviewShells
     ) -> OutputFile {
         let path = "preview/\(locale)/\(pageID).html"
         let source: PagePreview.Source = isDraft ? .preview : .published
         let digest = PagePreview.shellDigest(site: site, source: source)
         if published[path]?.inputDigest == digest { return OutputFile(path: path, content: .carried, inputDigest: digest) }
-        let bytes = shell ?? PagePreview.sharedShell(site: site, pageID: pageID, source: source)
-        shell = bytes
+        let bytes = shells.shell(pageID: pageID, source: source)
         return OutputFile(path: path, content: .bytes(bytes), inputDigest: digest)
     }
 

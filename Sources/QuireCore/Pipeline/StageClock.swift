@@ -1,17 +1,19 @@
 import Foundation
+import Synchronization
 
 /// Time spent per pipeline stage, summed across worker threads (so it can exceed wall time).
 ///
-/// Guarded by an `NSLock` (a pthread mutex), not `Synchronization.Mutex`: on Linux the latter
-/// is futex-based inside the uninstrumented standard library, so ThreadSanitizer cannot see
-/// its ordering and reports every `concurrentPerform` worker's update as a race.
-public final class StageClock: @unchecked Sendable {
+/// One atomic counter per stage: no lock, so threads adding to it never wait for each other
+/// (ThreadSanitizer sees the atomics, which `Synchronization.Mutex` hides from it on Linux).
+/// The page loop gives each worker thread its own clock and adds them up at the end
+/// (`add(_:)`), so the workers do not even share the counters' cache line.
+public final class StageClock: Sendable {
     public enum Stage: String, CaseIterable, Sendable {
         case scan, read, parse, validate, translations, merge, markdown, encode, hash, preview, publish, status
     }
 
-    private var nanoseconds = [Int](repeating: 0, count: Stage.allCases.count)
-    private let lock = NSLock()
+    private static let stageCount = 12
+    private let nanoseconds = InlineArray<12, Atomic<Int>> { _ in Atomic(0) }
     /// `allCases` makes its array anew on each call: about 300,000 calls in a large build.
     private static let stages = Stage.allCases
 
@@ -26,28 +28,37 @@ public final class StageClock: @unchecked Sendable {
 
     public func add(_ stage: Stage, _ elapsed: UInt64) {
         let index = Self.stages.firstIndex(of: stage) ?? 0
-        lock.withLock { nanoseconds[index] += Int(elapsed) }
+        nanoseconds[index].add(Int(elapsed), ordering: .relaxed)
+    }
+
+    /// Adds what `other` measured (a worker's clock, once its thread has been joined).
+    func add(_ other: StageClock) {
+        for index in 0..<Self.stageCount { nanoseconds[index].add(other.nanoseconds[index].load(ordering: .relaxed), ordering: .relaxed) }
     }
 
     /// Milliseconds per stage, in stage order.
     public var milliseconds: [(stage: Stage, ms: Double)] {
-        let totals = lock.withLock { nanoseconds }
-        return Stage.allCases.enumerated().map { ($1, Double(totals[$0]) / 1e6) }
+        Self.stages.enumerated().map { ($1, Double(nanoseconds[$0].load(ordering: .relaxed)) / 1e6) }
     }
 }
 
-/// Fixed slots filled from `concurrentPerform`: each index is written by exactly one iteration.
+/// Fixed slots filled from `WideConcurrentPerform`: each index is written by exactly one
+/// iteration, and read only once every worker has been joined (the join orders the writes), so
+/// no lock: a slot's writer never waits for another's.
 final class ResultSlots<Element>: @unchecked Sendable {
-    private var storage: [Element?]
-    private let lock = NSLock()
+    private let storage: UnsafeMutableBufferPointer<Element?>
 
-    init(count: Int) { storage = Array(repeating: nil, count: count) }
-
-    func set(_ index: Int, _ value: Element) {
-        lock.lock()
-        storage[index] = value
-        lock.unlock()
+    init(count: Int) {
+        storage = .allocate(capacity: count)
+        storage.initialize(repeating: nil)
     }
 
-    var values: [Element?] { storage }
+    deinit {
+        storage.deinitialize()
+        storage.deallocate()
+    }
+
+    func set(_ index: Int, _ value: Element) { storage[index] = value }
+
+    var values: [Element?] { Array(storage) }
 }

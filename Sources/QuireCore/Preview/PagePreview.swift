@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The preview of a published page, drawn as the app's design system would draw it inside a phone
 /// frame. The file at `preview/<locale>/<page_id>.html` holds no content: it is the same small
 /// document for every page of a site at one folder depth, and its script (`preview/preview.js`,
@@ -21,7 +19,12 @@ public enum PagePreview {
 
     /// The preview document of `pageID` (its folder depth decides the relative URLs) in `site`.
     public static func shell(site: String, pageID: String, source: Source) -> [UInt8] {
-        let versionFolder = versionFolder(fromPageID: pageID)
+        shell(site: site, depth: UTF8Scan.slashes(in: pageID), source: source)
+    }
+
+    /// The preview document of every page `depth` folders deep in `site`.
+    static func shell(site: String, depth: Int, source: Source) -> [UInt8] {
+        let versionFolder = versionFolder(depth: depth)
         var html = HTMLWriter()
         html.raw("<!DOCTYPE html>\n<html dir=\"ltr\"")
         html.attribute("data-site", site)
@@ -52,27 +55,6 @@ public enum PagePreview {
         return html.bytes
     }
 
-    /// `shell`, made once per site, depth and source: every preview of a build shares the
-    /// bytes (one buffer, not one copy per file held until the publish).
-    static func sharedShell(site: String, pageID: String, source: Source) -> [UInt8] {
-        let key = ShellKey(site: site, depth: UTF8Scan.slashes(in: pageID), source: source)
-        if let shell = shells.withLock({ $0[key] }) { return shell }
-        let shell = shell(site: site, pageID: pageID, source: source)
-        return shells.withLock { cached in
-            if let earlier = cached[key] { return earlier }
-            cached[key] = shell
-            return shell
-        }
-    }
-
-    private struct ShellKey: Hashable {
-        var site: String
-        var depth: Int
-        var source: Source
-    }
-
-    private static let shells = Mutex<[ShellKey: [UInt8]]>([:])
-
     /// What the shell of a page depends on besides its path: a preview file carries while this
     /// stays the same.
     static func shellDigest(site: String, source: Source) -> String {
@@ -81,9 +63,7 @@ public enum PagePreview {
 
     /// `../../` for `trex-store` (preview/<locale>/ up to the version folder), one more `../`
     /// per folder in the page id.
-    static func versionFolder(fromPageID pageID: String) -> String {
-        String(repeating: "../", count: UTF8Scan.slashes(in: pageID) + 2)
-    }
+    static func versionFolder(depth: Int) -> String { String(repeating: "../", count: depth + 2) }
 
     /// The style sheet every preview links to, published with the previews.
     public static let stylesheetPath = "preview/preview.css"

@@ -244,18 +244,26 @@ struct TreePlanner {
     }
 }
 
-/// SHA-256 of byte arrays, hashed once per buffer: a folder's previews are all one shared
-/// buffer (`PagePreview.sharedShell`), 10,000 files of a folder that would each be hashed again.
-/// An array's storage address identifies its bytes while the array lives: the files being planned
-/// hold every buffer until the folder is planned, and none is mutated meanwhile.
+/// SHA-256 of byte arrays, hashed once per buffer: a folder's previews share a few buffers
+/// (`PreviewShells`, one per render thread), 10,000 files of a folder that would each be hashed
+/// again. An array's storage address identifies its bytes while the array lives: the files
+/// being planned hold every buffer until the folder is planned, and none is mutated meanwhile.
 private struct SharedBufferDigests {
-    private var last: (address: UnsafeRawPointer, count: Int, sha256: String)?
+    private struct Buffer: Hashable {
+        var address: UnsafeRawPointer
+        var count: Int
+    }
+
+    private var known: [Buffer: String] = [:]
+    /// Enough for every thread's shells; buffers of their own (a page's bytes) are not kept.
+    private static let limit = 1024
 
     mutating func sha256(of bytes: [UInt8]) -> String {
-        let address = bytes.withUnsafeBytes { $0.baseAddress }
-        if let address, let last, last.address == address, last.count == bytes.count { return last.sha256 }
+        guard let address = bytes.withUnsafeBytes({ $0.baseAddress }) else { return SHA256.hash(bytes) }
+        let buffer = Buffer(address: address, count: bytes.count)
+        if let sha256 = known[buffer] { return sha256 }
         let sha256 = SHA256.hash(bytes)
-        if let address { last = (address, bytes.count, sha256) }
+        if known.count < Self.limit { known[buffer] = sha256 }
         return sha256
     }
 }

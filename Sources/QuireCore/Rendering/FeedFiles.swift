@@ -111,7 +111,7 @@ struct FeedFiles: Sendable {
                 let path = "preview/\(locale)/\(feed.pageID).html"
                 if published[path]?.inputDigest == digest { return OutputFile(path: path, content: .carried, inputDigest: digest) }
                 return OutputFile(
-                    path: path, content: .bytes(PagePreview.sharedShell(site: site, pageID: feed.pageID, source: .published)),
+                    path: path, content: .bytes(PagePreview.shell(site: site, pageID: feed.pageID, source: .published)),
                     inputDigest: digest)
             }
         }

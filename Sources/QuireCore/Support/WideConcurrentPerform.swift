@@ -14,16 +14,26 @@ enum WideConcurrentPerform {
     static let defaultWidth = 2 * ProcessInfo.processInfo.activeProcessorCount
 
     static func run(iterations: Int, width: Int = defaultWidth, _ work: (Int) -> Void) {
-        let threads = min(width, iterations)
+        run(iterations: iterations, width: width) { _, index in work(index) }
+    }
+
+    /// How many threads `run` uses for `iterations`: its workers are numbered `0..<threads`.
+    static func threads(iterations: Int, width: Int = defaultWidth) -> Int { max(1, min(width, iterations)) }
+
+    /// `work(worker, index)`: `worker` (below `threads(iterations:width:)`) names the thread, so a
+    /// caller can give each thread its own state and merge it once this returns.
+    static func run(iterations: Int, width: Int = defaultWidth, _ work: (_ worker: Int, _ index: Int) -> Void) {
+        let threads = threads(iterations: iterations, width: width)
         guard threads > 1 else {
-            for index in 0..<iterations { work(index) }
+            for index in 0..<iterations { work(0, index) }
             return
         }
         // Every thread is joined before this returns, so `work` never outlives the call.
         withoutActuallyEscaping(work) { work in
             let queue = IndexQueue(count: iterations, work: work)
-            let started = (1..<threads).compactMap { _ in PosixThread(queue.drain) }  // one refused: the others do its share
-            queue.drain()
+            // One refused: the others do its share.
+            let started = (1..<threads).compactMap { worker in PosixThread { queue.drain(worker: worker) } }
+            queue.drain(worker: 0)
             for thread in started { thread.join() }
         }
     }
@@ -32,18 +42,18 @@ enum WideConcurrentPerform {
     private final class IndexQueue: @unchecked Sendable {
         private let next = Atomic<Int>(0)
         private let count: Int
-        private let work: (Int) -> Void
+        private let work: (Int, Int) -> Void
 
-        init(count: Int, work: @escaping (Int) -> Void) {
+        init(count: Int, work: @escaping (Int, Int) -> Void) {
             self.count = count
             self.work = work
         }
 
-        func drain() {
+        func drain(worker: Int) {
             while true {
                 let index = next.add(1, ordering: .relaxed).oldValue
                 guard index < count else { return }
-                work(index)
+                work(worker, index)
             }
         }
     }

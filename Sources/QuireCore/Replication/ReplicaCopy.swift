@@ -92,7 +92,12 @@ struct ReplicaCopy {
         if let problem = problem(comparison, vanishing: true) { return problem }
         let differences = comparison.output.split(separator: "\n").filter(Rsync.isItemized)
         guard differences.isEmpty else {
-            return .failed("the copy differs from the origin after rsync: \(differences.prefix(3).joined(separator: "; "))")
+            let shown = differences.prefix(3).joined(separator: "; ")
+            // Only links differ: the destination rewrote the links it received (a daemon's munging).
+            if differences.allSatisfy({ $0.dropFirst().hasPrefix("L") }) {
+                return .failed("it changes the symbolic links it receives (\(shown)): " + ReplicaLinks.fix(destination))
+            }
+            return .failed("the copy differs from the origin after rsync: \(shown)")
         }
         // rsync compares links as the destination lists them, which hides a daemon's munging.
         return try readBack(snapshot.current, current: false)

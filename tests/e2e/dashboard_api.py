@@ -29,7 +29,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import quire_e2e  # noqa: E402
 from dashboard_client import Events, Service, sha, snapshot  # noqa: E402
-from quire_e2e import poll  # noqa: E402
+from quire_e2e import SignIn, poll  # noqa: E402
 
 ROOT = quire_e2e.ROOT
 failures = []
@@ -281,21 +281,6 @@ def check_flows(service, workspace, events, editors):
     got, schema, _ = service.request("GET", "/api/sites/trex/schema")
     expect(got == 200 and "hero_banner" in [t["name"] for t in schema["types"]] and "/assets/badge.png" in schema["assets"],
            "schema: %r" % (schema or {}).get("assets"))
-
-
-class SignIn(http.server.BaseHTTPRequestHandler):
-    """The editors' sign-in (as oauth2-proxy's /oauth2/auth): a session cookie names the user."""
-
-    def do_GET(self):  # noqa: N802
-        if self.headers.get("Cookie") == "session=alice":
-            self.send_response(200)
-            self.send_header("X-Auth-Request-User", "alice")
-        else:
-            self.send_response(401)
-        self.end_headers()
-
-    def log_message(self, *arguments):
-        pass
 
 
 def check_signed_in(workspace):

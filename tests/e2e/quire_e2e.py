@@ -2,6 +2,7 @@
 0755 temporary folder, edits that give each publish distinct content, and a reader of the
 published tree (version manifests -> tree manifests -> path: sha256)."""
 
+import http.server
 import json
 import os
 import shutil
@@ -175,6 +176,21 @@ class Watcher:
 
     def tail(self):
         return " | ".join(self.since(max(self.mark() - 6, 0)))
+
+
+class SignIn(http.server.BaseHTTPRequestHandler):
+    """The editors' sign-in (as oauth2-proxy's /oauth2/auth): a session cookie names the user."""
+
+    def do_GET(self):  # noqa: N802
+        if self.headers.get("Cookie") == "session=alice":
+            self.send_response(200)
+            self.send_header("X-Auth-Request-User", "alice")
+        else:
+            self.send_response(401)
+        self.end_headers()
+
+    def log_message(self, *arguments):
+        pass
 
 
 # What a script's checks found; it fails at its end when the list is not empty.

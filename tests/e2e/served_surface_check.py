@@ -28,7 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import quire_e2e  # noqa: E402
-from quire_e2e import QUIRE, ROOT, SITE, Workspace, poll  # noqa: E402
+from quire_e2e import QUIRE, ROOT, SITE, SignIn, Workspace, poll  # noqa: E402
 from serve_check import free_pair, get, nginx_folder, nginx_processes  # noqa: E402
 
 failures = []
@@ -178,19 +178,6 @@ def listens(port):
             if fields[3] == "0A" and int(hex_port, 16) == port:
                 found.append(socket.inet_ntoa(bytes.fromhex(address)[::-1]))
     return found
-
-
-class SignIn(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):  # noqa: N802
-        if self.headers.get("Cookie") == "session=alice":
-            self.send_response(200)
-            self.send_header("X-Auth-Request-User", "alice")
-        else:
-            self.send_response(401)
-        self.end_headers()
-
-    def log_message(self, *arguments):
-        pass
 
 
 def check_editors_listener(workspace):

@@ -79,6 +79,13 @@ struct BenchCommand {
                 ],
                 example: "quire-bench watch-restart --out /tmp/g --pages-count 10000 --saves 30 --save-gap 100"),
             CommandSpec(
+                program: "quire-bench", "feed-saves",
+                abstract: "Write a site with a feed of every page to DIR/pages-feed, run quire watch on it, and measure saves and what each version writes of the feeds and the page index.",
+                options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + saveOptions(gaps: "1000") + [
+                    .flag("no-preview", help: "watch without HTML previews"), format,
+                ],
+                example: "quire-bench feed-saves --out /tmp/g --pages-count 10000 --saves 60"),
+            CommandSpec(
                 program: "quire-bench", "hugo-edits", abstract: "Run hugo server --renderToDisk on a generated DIR/hugo and measure edits.",
                 options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + saveOptions(gaps: "1000") + [
                     OptionSpec("port", "PORT", default: "\(BenchOptions().port)", help: "hugo server's port"), format,
@@ -110,9 +117,13 @@ struct BenchCommand {
                 let run = try BenchRestart.measure(site, out: out, options: options) { Console.shared.error("quire-bench: \($0)") }
                 return show(run.json, options)
             case "draft-checks": return try draftChecks(options)
+            case "feed-saves":
+                let out = try folder(options)
+                let site = options.site(pages: options.sizes[0], layout: options.layouts[0])
+                return show(try BenchFeedSaves.measure(site, out: out, options: options) { Console.shared.error("quire-bench: \($0)") }, options)
             case let other?:
                 throw UsageError(
-                    "unknown subcommand '\(other)': use generate, watch-edits, watch-restart, hugo-edits or draft-checks", spec: Self.spec)
+                    "unknown subcommand '\(other)': use generate, watch-edits, watch-restart, feed-saves, hugo-edits or draft-checks", spec: Self.spec)
             }
         } catch let error as BenchError {
             throw CommandFailure(.operational, error.description)

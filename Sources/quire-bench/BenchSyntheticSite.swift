@@ -22,6 +22,8 @@ struct SyntheticSite {
     var seed: UInt64 = 2024
     /// `keep:` in site.yaml: the watcher's gc keeps the newest N versions (nil: every version stays).
     var keepVersions: Int? = nil
+    /// A feed of every page (`feeds: {<name>: {pages: "**", page_size: N}}`), or none.
+    var feed: (name: String, pageSize: Int)? = nil
 
     static let pagesPerFolder = 100
 
@@ -138,6 +140,7 @@ struct SyntheticSite {
     var siteYAML: String {
         "title: Synthetic benchmark site\ndefault_locale: \(defaultLocale)\nlocales: [\(locales.joined(separator: ", "))]\n"
             + (keepVersions.map { "keep: \($0)\n" } ?? "")
+            + (feed.map { "feeds:\n  \($0.name):\n    pages: \"**\"\n    order: newest\n    page_size: \($0.pageSize)\n" } ?? "")
     }
 
     // MARK: Page content

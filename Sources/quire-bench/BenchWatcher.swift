@@ -97,7 +97,10 @@ final class BenchWatcher {
     /// gap of 0, back to back, the moment the previous one was read back. Stops early when
     /// `budget` seconds have gone by (a slow watcher on a large site), and says so. At the end,
     /// every page saved must hold its last save's text, or it counts as lost.
-    func measureSaves(count: Int, gap: Double, timeout: Double = 30, budget: Double = .infinity) throws -> Latency {
+    /// `published`: called after each save read back published, before the gap.
+    func measureSaves(
+        count: Int, gap: Double, timeout: Double = 30, budget: Double = .infinity, published: (() -> Void)? = nil
+    ) throws -> Latency {
         var latency = Latency()
         var lastToken: [Int: String] = [:]
         let deadline = BenchClock.now + UInt64(min(budget, 1e9) * 1e9)
@@ -119,6 +122,7 @@ final class BenchWatcher {
             defer { if latency.tornReads > tornBefore { latency.savesWithTornReads += 1 } }
             if let arrived = poll(target, for: Array(token.utf8), since: started, timeout: timeout, into: &latency, before: before) {
                 latency.milliseconds.append(BenchClock.milliseconds(from: started, to: arrived))
+                published?()
             } else {
                 latency.timeouts += 1
             }

@@ -59,14 +59,25 @@ import Testing
             return files
         }
 
+        /// The inode of each feed file of the current version, by path: a file the publish
+        /// wrote has a new one; a carried file is a hard link of the previous version's.
+        func feedInodes() -> [String: UInt64] {
+            var inodes: [String: UInt64] = [:]
+            for path in feedFiles().keys {
+                var status = stat()
+                if stat("\(fixture.dist)/\(fixture.site)/current/\(path)", &status) == 0 { inodes[path] = UInt64(status.st_ino) }
+            }
+            return inodes
+        }
+
         /// Builds the change, checks it took the delta path, and that the feeds equal a build
-        /// from scratch; returns the feed files whose bytes changed.
+        /// from scratch; returns the feed files the publish wrote or removed (by inode).
         @discardableResult
         func save(
             _ comment: Comment, changed: [String]?, delta: Bool = true, sourceLocation: SourceLocation = #_sourceLocation,
             _ change: () throws -> Void
         ) throws -> Set<String> {
-            let before = feedFiles()
+            let before = feedInodes()
             try change()
             // nil: what the watcher's timer builds at a scheduled time.
             let result = builder.build(changed: changed.map { Set($0.map { "\(absolute)/\($0)" }) })
@@ -80,7 +91,8 @@ import Testing
             for (path, bytes) in reference where after[path] != bytes {
                 Issue.record("\(comment): \(path) differs from a build from scratch", sourceLocation: sourceLocation)
             }
-            return Set(after.keys.filter { before[$0] != after[$0] }).union(before.keys.filter { after[$0] == nil })
+            let inodes = feedInodes()
+            return Set(inodes.keys.filter { before[$0] != inodes[$0] }).union(before.keys.filter { inodes[$0] == nil })
         }
 
         func json(_ path: String) throws -> [String: Any] {
@@ -163,25 +175,33 @@ import Testing
             try fixture.write(Self.news("News 3", day: 3, tags: "tags: [guide]\n"), to: "news/n3.yaml")
         }
         #expect(written.allSatisfy { $0.contains("/feeds/guides") })
-        // A deletion: the parts from its position on.
-        try run.save("a deletion", changed: ["news/n2.yaml"]) { try fixture.remove("news/n2.yaml") }
-        // A draft leaves.
-        try run.save("a draft", changed: ["news/n5.yaml"]) {
+        // A deletion: the parts from its position on. news: 1,3 | 4,5 | 6,7 | 8,9 (one part
+        // fewer: news.4.json goes); guides (n2 was its first): 3,4,6 (guides.2.json goes).
+        func inBoth(_ names: [String]) -> Set<String> { Set(["en", "fr"].flatMap { locale in names.map { "\(locale)/feeds/\($0)" } }) }
+        written = try run.save("a deletion", changed: ["news/n2.yaml"]) { try fixture.remove("news/n2.yaml") }
+        #expect(written == inBoth(["news.1.json", "news.2.json", "news.3.json", "news.4.json", "news.json", "guides.json", "guides.2.json"]))
+        // A draft leaves: news 1,3 | 4,6 | 7,8 | 9, the first part kept.
+        written = try run.save("a draft", changed: ["news/n5.yaml"]) {
             try fixture.write("draft: true\n" + Self.news("News 5", day: 5), to: "news/n5.yaml")
         }
+        #expect(written == inBoth(["news.2.json", "news.3.json", "news.json"]))
         // A page scheduled ahead is not in the feed until the watcher's scheduled rebuild.
-        try run.save("scheduled ahead", changed: ["news/later.yaml"]) {
+        written = try run.save("scheduled ahead", changed: ["news/later.yaml"]) {
             try fixture.write(
                 "title: Later\npublish_at: 2026-02-01T00:00:00Z\nsections:\n  - type: divider\n", to: "news/later.yaml")
         }
+        #expect(written.isEmpty)
         #expect(try !run.fixture.published("en/feeds/news.json").contains("news/later"))
         run.clock.date = Date(timeIntervalSince1970: 1_772_000_000)  // 2026-02-25
-        try run.save("its time came", changed: nil, delta: false) {}
+        // The rebuild at its time is a full build: still only the newest part (9, later).
+        written = try run.save("its time came", changed: nil, delta: false) {}
+        #expect(written == inBoth(["news.json"]))
         #expect(try run.fixture.published("en/feeds/news.json").contains("news/later"))
         // An expired page leaves.
-        try run.save("expired", changed: ["news/n9.yaml"]) {
+        written = try run.save("expired", changed: ["news/n9.yaml"]) {
             try fixture.write(Self.news("News 9", day: 9) + "expires_at: 2026-02-02T00:00:00Z\n", to: "news/n9.yaml")
         }
+        #expect(written == inBoth(["news.json"]))
         #expect(try !run.fixture.published("en/feeds/news.json").contains("news/n9"))
     }
 

@@ -140,6 +140,33 @@ struct DashboardServiceTests {
         #expect(section?["body_html"]?.stringValue?.contains("<em>text</em>") == true)
     }
 
+    @Test func aPageCardsFieldsAndTagsAreFormFields() throws {
+        let envelope = fixture.json(fixture.send("GET", "/api/sites/trex/schema")).body["envelope"]?.arrayValue ?? []
+        let kinds = Dictionary(envelope.compactMap { field in field["name"]?.stringValue.map { ($0, field["kind"]?.stringValue) } }) { $1 }
+        #expect(kinds["summary"] == "text" && kinds["image_url"] == "text" && kinds["tags"] == "id_list")
+        // A form save with tags: written as a list, read back without a warning of an unknown key.
+        let page = fixture.json(fixture.send("GET", "/api/sites/trex/pages/guides/church-security")).body
+        guard case .object(var document) = page["document"] else {
+            Issue.record("no document")
+            return
+        }
+        document["tags"] = ["guide", "safety"]
+        document["summary"] = "Keeping a congregation safe"
+        let saved = fixture.json(
+            fixture.send(
+                "PUT", "/api/sites/trex/pages/guides/church-security", json: ["base": page["base"]!, "document": .object(document)]))
+        #expect(saved.status == 200)
+        let reread = fixture.json(fixture.send("GET", "/api/sites/trex/pages/guides/church-security")).body
+        #expect(reread["document"]?["tags"] == ["guide", "safety"])
+        #expect(reread["diagnostics"]?.arrayValue?.contains { $0["key_path"]?.stringValue?.hasPrefix("tags") == true } == false)
+        // A tag that is not an identifier: an error at its key path, nothing written.
+        document["tags"] = ["guide", "Range Day"]
+        let checked = fixture.json(
+            fixture.send("POST", "/api/sites/trex/check", json: ["id": "guides/church-security", "document": .object(document)]))
+        let errors = checked.body["diagnostics"]?.arrayValue?.filter { $0["severity"]?.stringValue == "error" } ?? []
+        #expect(errors.contains { $0["key_path"]?.stringValue == "tags[1]" }, "\(errors)")
+    }
+
     @Test func theSchemaIsTheRegistry() throws {
         let (status, body) = fixture.json(fixture.send("GET", "/api/sites/trex/schema"))
         #expect(status == 200)

@@ -88,14 +88,16 @@ extension SiteBuilder {
             changedAssets(scope.assets, inventory: inventory, published: published, diagnostics: &changes.otherDiagnostics)
         }
         for file in assetFiles { changes.add(file) }
-        changes.addFeedFiles(base: &base)
-        result.feeds = base.feeds?.summary(locale: config.defaultLocale) ?? []
-        if !changes.indexLocales.isEmpty {
-            for file in base.pageIndex?.files(published: published, only: changes.indexLocales) ?? [] {
-                if case .carried = file.content { continue }
-                changes.add(file)
+        clock.measure(.index) {
+            changes.addFeedFiles(base: &base)
+            if !changes.indexLocales.isEmpty {
+                for file in base.pageIndex?.files(published: published, only: changes.indexLocales) ?? [] {
+                    if case .carried = file.content { continue }
+                    changes.add(file)
+                }
             }
         }
+        result.feeds = base.feeds?.summary(locale: config.defaultLocale) ?? []
         if changes.headersChanged {
             for file in base.cacheHeaders.files(published: published) {
                 if case .carried = file.content { continue }

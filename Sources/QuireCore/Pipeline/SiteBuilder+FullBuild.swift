@@ -141,10 +141,12 @@ extension SiteBuilder {
             let parent = (try? openStore().newestVersion()).flatMap { $0 }
             let next = VersionID((parent?.number ?? 0) + 1)
             var index = newPageIndex(config: context.config, parent: parent, published: published)
-            index.setEvery(files, published: published, version: next, now: PageIndexFiles.timestamp(now))
             var feedFiles = FeedFiles(feeds: context.config.feeds, locales: locales, ttl: context.config.ttl)
-            for pageID in index.pageIDs { feedFiles.set(pageID, entries: index.entries(of: pageID)) }
-            files += index.files(published: published) + feedFiles.files(base: published).files
+            clock.measure(.index) {
+                index.setEvery(files, published: published, version: next, now: PageIndexFiles.timestamp(now))
+                for pageID in index.pageIDs { feedFiles.set(pageID, entries: index.entries(of: pageID)) }
+                files += index.files(published: published) + feedFiles.files(base: published).files
+            }
             if options.previews { files += feedFiles.previewShells(site: site, published: published) }
             (pageIndex, feeds, version) = (index, feedFiles, (parent, next))
             result.feeds = feedFiles.summary(locale: context.config.defaultLocale)

@@ -9,11 +9,12 @@ import Synchronization
 /// (`add(_:)`), so the workers do not even share the counters' cache line.
 public final class StageClock: Sendable {
     public enum Stage: String, CaseIterable, Sendable {
-        case scan, read, parse, validate, translations, merge, markdown, encode, hash, preview, publish, status
+        /// `index`: the page index and feed files made from the pages' files.
+        case scan, read, parse, validate, translations, merge, markdown, encode, hash, preview, index, publish, status
     }
 
-    private static let stageCount = 12
-    private let nanoseconds = InlineArray<12, Atomic<Int>> { _ in Atomic(0) }
+    private static let stageCount = 13
+    private let nanoseconds = InlineArray<13, Atomic<Int>> { _ in Atomic(0) }
     /// `allCases` makes its array anew on each call: about 300,000 calls in a large build.
     private static let stages = Stage.allCases
 

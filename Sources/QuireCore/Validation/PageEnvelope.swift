@@ -8,7 +8,7 @@ public enum PageEnvelope {
         public var name: String
         /// `text`, `integer`, `boolean`, `date` (ISO 8601), `page` (a page id of the site),
         /// `sections` (a list of sections), `refresh` (`{interval, on_appear}`), `id`,
-        /// `audiences` (the site's audiences), `section` (one section).
+        /// `audiences` (the site's audiences), `section` (one section), `id_list` (identifiers).
         public var kind: String
         public var summary: String
         /// Whether localization teams translate it.
@@ -37,11 +37,11 @@ public enum PageEnvelope {
         Field("footer", "sections", "Sections below the page's own."),
         Field("summary", "text", "The text of the page's card in a feed.", translatable: true),
         Field("image_url", "text", "The image of the page's card in a feed (else its first hero image): /assets/... or https:."),
+        Field("tags", "id_list", "Tags the site's feeds select pages by (feeds: in site.yaml)."),
     ]
 
     /// Keys a page source may carry that a form does not edit as fields.
-    /// `tags`: the feeds that select pages by tag (`FeedConfig`).
-    static let otherPageKeys = ["$schema", "page_id", "sections", "tags"]
+    static let otherPageKeys = ["$schema", "page_id", "sections"]
 
     /// Keys every section may carry whatever its type (`Vocabulary.commonSectionKeys`, with kinds).
     public static let sectionFields: [Field] = [

@@ -80,7 +80,7 @@ struct BenchCommand {
                 example: "quire-bench watch-restart --out /tmp/g --pages-count 10000 --saves 30 --save-gap 100"),
             CommandSpec(
                 program: "quire-bench", "feed-saves",
-                abstract: "Write a site with a feed of every page to DIR/pages-feed, run quire watch on it, and measure saves and what each version writes of the feeds and the page index.",
+                abstract: "Watch a site whose pages are all in one feed (DIR/pages-feed): time saves, count the feed and index files written.",
                 options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + saveOptions(gaps: "1000") + [
                     .flag("no-preview", help: "watch without HTML previews"), format,
                 ],
@@ -120,10 +120,12 @@ struct BenchCommand {
             case "feed-saves":
                 let out = try folder(options)
                 let site = options.site(pages: options.sizes[0], layout: options.layouts[0])
-                return show(try BenchFeedSaves.measure(site, out: out, options: options) { Console.shared.error("quire-bench: \($0)") }, options)
+                let report = try BenchFeedSaves.measure(site, out: out, options: options) { Console.shared.error("quire-bench: \($0)") }
+                return show(report, options)
             case let other?:
                 throw UsageError(
-                    "unknown subcommand '\(other)': use generate, watch-edits, watch-restart, feed-saves, hugo-edits or draft-checks", spec: Self.spec)
+                    "unknown subcommand '\(other)': use generate, watch-edits, watch-restart, feed-saves, hugo-edits or draft-checks",
+                    spec: Self.spec)
             }
         } catch let error as BenchError {
             throw CommandFailure(.operational, error.description)

@@ -179,7 +179,8 @@ import Testing
         // fewer: news.4.json goes); guides (n2 was its first): 3,4,6 (guides.2.json goes).
         func inBoth(_ names: [String]) -> Set<String> { Set(["en", "fr"].flatMap { locale in names.map { "\(locale)/feeds/\($0)" } }) }
         written = try run.save("a deletion", changed: ["news/n2.yaml"]) { try fixture.remove("news/n2.yaml") }
-        #expect(written == inBoth(["news.1.json", "news.2.json", "news.3.json", "news.4.json", "news.json", "guides.json", "guides.2.json"]))
+        let fromTheFirst = ["news.1.json", "news.2.json", "news.3.json", "news.4.json", "news.json", "guides.json", "guides.2.json"]
+        #expect(written == inBoth(fromTheFirst))
         // A draft leaves: news 1,3 | 4,6 | 7,8 | 9, the first part kept.
         written = try run.save("a draft", changed: ["news/n5.yaml"]) {
             try fixture.write("draft: true\n" + Self.news("News 5", day: 5), to: "news/n5.yaml")

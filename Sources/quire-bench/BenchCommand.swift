@@ -80,7 +80,7 @@ struct BenchCommand {
                 example: "quire-bench watch-restart --out /tmp/g --pages-count 10000 --saves 30 --save-gap 100"),
             CommandSpec(
                 program: "quire-bench", "feed-saves",
-                abstract: "Watch a site whose pages are all in one feed (DIR/pages-feed): time saves, count the feed and index files written.",
+                abstract: "Watch a site with a feed of every page (DIR/pages-feed): time saves, count feed and index files written.",
                 options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + saveOptions(gaps: "1000") + [
                     .flag("no-preview", help: "watch without HTML previews"), format,
                 ],

@@ -82,7 +82,7 @@ struct BenchCommand {
                 program: "quire-bench", "feed-saves",
                 abstract: "Watch a site with a feed of every page (DIR/pages-feed): time saves, count feed and index files written.",
                 options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + saveOptions(gaps: "1000") + [
-                    .flag("no-preview", help: "watch without HTML previews"), format,
+                    .flag(.noPreview, help: "watch without HTML previews"), format,
                 ],
                 example: "quire-bench feed-saves --out /tmp/g --pages-count 10000 --saves 60"),
             CommandSpec(

@@ -180,6 +180,7 @@ final class WatchCommand: @unchecked Sendable {
             ?? {
                 var options = BuildOptions()
                 options.previews = !arguments.flag("no-preview")
+                options.faults = testFaults
                 options.lockTimeout = (try? arguments.number("lock-timeout")) ?? options.lockTimeout
                 options.statusInBackground = true
                 options.spareFolders = true

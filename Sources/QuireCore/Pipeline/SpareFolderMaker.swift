@@ -21,12 +21,12 @@ final class SpareFolderMaker: Sendable {
     func prepare(
         _ store: SiteStore, untilBuild next: Int, made: (@Sendable (_ made: Int, _ stopped: Bool, _ milliseconds: Double) -> Void)? = nil
     ) {
-        guard (try? store.keepSpareFolders()) != nil else { return }
+        guard (try? store.spareFolders.keep()) != nil else { return }
         let requested = DispatchTime.now().uptimeNanoseconds
         queue.submit { [self] in
             guard !isClosing.load(ordering: .relaxed) else { return }
             let shouldStop = { @Sendable in self.buildsStarted.load(ordering: .relaxed) >= next || self.isClosing.load(ordering: .relaxed) }
-            let count = store.prepareSpareFolders(workers: 2, shouldStop: shouldStop)
+            let count = store.spareFolders.prepare(workers: 2, shouldStop: shouldStop)
             if count > 0 { made?(count, shouldStop(), Double(DispatchTime.now().uptimeNanoseconds - requested) / 1e6) }
         }
     }
@@ -38,7 +38,7 @@ final class SpareFolderMaker: Sendable {
     func close(_ store: SiteStore?) {
         isClosing.store(true, ordering: .relaxed)
         queue.flush()
-        store?.closeSpareFolders()
+        store?.spareFolders.close()
     }
 
     /// The queue's thread holds the queue until stopped.

@@ -83,7 +83,9 @@ import Testing
         #expect(infos[0].locales == ["en", "fr"])
         #expect(infos[0].isCurrent && infos[0].isPinned)
         #expect(!infos[2].isCurrent)
-        #expect(infos[1].changes == VersionChanges(from: try store.reader.files(of: VersionID(1)), to: try store.reader.files(of: VersionID(2))))
+        #expect(
+            infos[1].changes == VersionChanges(from: try store.reader.files(of: VersionID(1)), to: try store.reader.files(of: VersionID(2)))
+        )
         #expect(infos[1].changes?.changed == ["en/trex-store.json"])
         #expect(infos[2].changes?.added == ["fr/new.json"])
         #expect(infos[2].changes?.removed == [])

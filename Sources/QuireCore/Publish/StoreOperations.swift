@@ -181,7 +181,9 @@ public final class StoreOperations: Sendable {
         let kept = GarbageCollector.kept(all, keep: keep, current: current, pinned: try reader.pinnedVersion())
         // The trees it removes may become spare folders of their folders' newer trees.
         let recycled = spares.current?.recycled
-        let report = try GarbageCollector(layout: layout, children: reader.treeChildren, faults: faults).collect(versions: all, keeping: kept) {
+        let report = try GarbageCollector(layout: layout, children: reader.treeChildren, faults: faults).collect(
+            versions: all, keeping: kept
+        ) {
             recycled?.offer($0, at: $1) ?? false
         }
         let detail = "removed \(report.removedVersions.count) versions, \(report.removedTrees) trees"

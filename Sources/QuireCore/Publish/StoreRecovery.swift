@@ -79,7 +79,9 @@ final class StoreRecovery: Sendable {
     /// left `current` behind; its work is complete and recorded, so the swap is finished here.
     private func completeInterruptedSwap(holding lock: borrowing HeldPublishLock) throws(StoreError) {
         let current = try reader.currentVersion()
-        guard let target = try reader.intendedCurrent(), target != current, FileSystem.exists(layout.versionManifest(target)) else { return }
+        guard let target = try reader.intendedCurrent(), target != current, FileSystem.exists(layout.versionManifest(target)) else {
+            return
+        }
         let manifest = try reader.manifest(of: target)
         let trees = TreeReader(layout: layout)
         guard manifest.folders.allSatisfy({ trees.isStored($0.folder.tree) }) else { return }
@@ -140,7 +142,8 @@ final class StoreRecovery: Sendable {
                         reason: "taken out after a restart: it was not whole on disk (\(problem))"))
             }
             let all = try reader.allVersions()
-            _ = try GarbageCollector(layout: layout, children: reader.treeChildren, faults: faults).collect(versions: all, keeping: Set(all))
+            _ = try GarbageCollector(layout: layout, children: reader.treeChildren, faults: faults).collect(
+                versions: all, keeping: Set(all))
             try boot.record()
         }
         progress.withLock { $0.restartChecked = true }

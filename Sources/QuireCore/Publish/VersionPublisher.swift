@@ -59,7 +59,8 @@ final class VersionPublisher: Sendable {
             if next.hasSameContent(as: base) { return .unchanged(newest) }
         }
 
-        let staging = try VersionWriter(layout: layout, spares: spares.current, faults: faults).write(next, planned: planned, buildRecord: buildRecord)
+        let staging = try VersionWriter(layout: layout, spares: spares.current, faults: faults).write(
+            next, planned: planned, buildRecord: buildRecord)
 
         // A process killed before the swap leaves a complete newest version that the next lock
         // holder puts live; a failure (disk full) takes the version back out instead.

@@ -1,6 +1,6 @@
 /// The named steps of a publish, rollback, unpin and gc, where the crash-torture tests stop a
 /// process or log its progress (`FaultPlan`).
-public enum CrashPoint: String, CaseIterable, Sendable {
+enum CrashPoint: String, CaseIterable, Sendable {
     /// The lock was just taken: removing what a crashed process left, completing its swap.
     case recover
     /// Writing new trees, files and the version folder into `staging/`.

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+@testable import QuireCore
+
+/// The crash-torture hooks come through the `FaultPlan` a store is opened with: its step log
+/// names every step a publish, rollback and gc reach, in order, and a store opened without one
+/// (or with another) logs nothing.
+@Suite struct FaultPlanTests {
+    @Test func aStoreLogsItsStepsToThePlanItWasOpenedWith() throws {
+        let dist = TemporaryDist()
+        let log = dist.path + "/steps.log"
+        let store = try SiteStore(dist: dist.path, site: "trex", faults: FaultPlan(crashAt: nil, stepLog: log))
+        _ = try store.publish(request([page("en/a.json", "{}")]))
+        #expect(steps(log) == ["recover", "staging", "staging", "move", "sync", "history", "swap", "cleanup"])
+
+        _ = try store.publish(request([page("en/a.json", #"{"v":2}"#)]))
+        try FileManager.default.removeItem(atPath: log)
+        try store.operations.rollback(reason: "test")
+        #expect(steps(log) == ["recover", "pin", "history", "swap"])
+
+        try FileManager.default.removeItem(atPath: log)
+        try store.operations.unpin(reason: "test")
+        _ = try store.operations.gc(keep: 1)
+        #expect(steps(log) == ["recover", "pin", "history", "swap", "recover", "mark", "sweep", "sweep", "cleanup", "history"])
+    }
+
+    @Test func aStoreWithoutAPlanLogsNothingAndAnUnknownStepNeverCrashes() throws {
+        let dist = TemporaryDist()
+        let log = dist.path + "/steps.log"
+        // A plan given to no store: its log stays empty.
+        let unused = FaultPlan(crashAt: nil, stepLog: log)
+        let store = try dist.store()
+        _ = try store.publish(request([page("en/a.json", "{}")]))
+        #expect(try store.reader.currentVersion() == VersionID(1))
+        #expect(FileManager.default.fileExists(atPath: log) && steps(log).isEmpty)
+        withExtendedLifetime(unused) {}
+
+        let unknown = try SiteStore(dist: dist.path, site: "rex", faults: FaultPlan(crashAt: "no-such-step#1", stepLog: nil))
+        _ = try unknown.publish(request([page("en/a.json", "{}")]))
+        #expect(try unknown.reader.currentVersion() == VersionID(1))
+    }
+
+    private func steps(_ log: String) -> [String] {
+        (readText(log) ?? "").split(separator: "\n").map(String.init)
+    }
+}

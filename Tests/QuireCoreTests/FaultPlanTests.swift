@@ -12,17 +12,22 @@ import Testing
         let log = dist.path + "/steps.log"
         let store = try SiteStore(dist: dist.path, site: "trex", faults: FaultPlan(crashAt: nil, stepLog: log))
         _ = try store.publish(request([page("en/a.json", "{}")]))
-        #expect(steps(log) == ["recover", "staging", "staging", "move", "sync", "history", "swap", "cleanup"])
+        // The first lock also looks for what a system crash left: a gc of unreachable trees.
+        #expect(steps(log) == ["recover", "mark", "cleanup", "staging", "staging", "move", "move", "sync", "history", "swap", "cleanup"])
 
+        var seen = steps(log).count
+        func newSteps() -> [String] {
+            defer { seen = steps(log).count }
+            return Array(steps(log).dropFirst(seen))
+        }
         _ = try store.publish(request([page("en/a.json", #"{"v":2}"#)]))
-        try FileManager.default.removeItem(atPath: log)
+        #expect(newSteps() == ["recover", "staging", "staging", "move", "move", "sync", "history", "swap", "cleanup"])
         try store.operations.rollback(reason: "test")
-        #expect(steps(log) == ["recover", "pin", "history", "swap"])
-
-        try FileManager.default.removeItem(atPath: log)
+        #expect(newSteps() == ["recover", "pin", "history", "swap"])
         try store.operations.unpin(reason: "test")
+        #expect(newSteps() == ["recover", "pin", "history", "swap"])
         _ = try store.operations.gc(keep: 1)
-        #expect(steps(log) == ["recover", "pin", "history", "swap", "recover", "mark", "sweep", "sweep", "cleanup", "history"])
+        #expect(newSteps() == ["recover", "mark", "sweep", "cleanup", "history"])
     }
 
     @Test func aStoreWithoutAPlanLogsNothingAndAnUnknownStepNeverCrashes() throws {

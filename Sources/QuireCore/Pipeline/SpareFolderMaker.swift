@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 
-/// Makes spare folders for the next save (`SiteStore.prepareSpareFolders`) on a thread of its
+/// Makes spare folders for the next save (`SpareFolderSlot.prepare`) on a thread of its
 /// own between builds (`quire watch`), so a save writes only what it changes. Making them stops
 /// as soon as the next build starts, and for good once closed.
 final class SpareFolderMaker: Sendable {
@@ -34,11 +34,12 @@ final class SpareFolderMaker: Sendable {
     /// Waits for spare folders being made in the background.
     func flush() { queue.flush() }
 
-    /// Stops making spare folders and removes them (no staging left behind).
-    func close(_ store: SiteStore?) {
+    /// Stops making spare folders and removes them (no staging left behind), or hands the
+    /// whole ones to the next watcher.
+    func close(_ store: SiteStore?, handingOver: Bool = false) {
         isClosing.store(true, ordering: .relaxed)
         queue.flush()
-        store?.spareFolders.close()
+        store?.spareFolders.close(handingOver: handingOver)
     }
 
     /// The queue's thread holds the queue until stopped.

@@ -40,14 +40,15 @@ public final class SpareFolderSlot: Sendable {
         return spares.prepare(trees, from: reader.layout, workers: workers, shouldStop: shouldStop)
     }
 
-    /// Removes the spares and keeps none from now on.
-    public func close() {
+    /// Removes the spares (or hands the whole ones to the next watcher: `SpareFolders`) and
+    /// keeps none from now on.
+    public func close(handingOver: Bool = false) {
         // Removed outside the lock: tens of thousands of links on a large site.
         let kept = spares.withLock { spares in
             defer { spares = nil }
             return spares
         }
-        kept?.close()
+        kept?.close(handingOver: handingOver)
     }
 
     /// Spares made from folders retention removed (`RecycledFolders`) so far.

@@ -30,6 +30,7 @@ struct BuildCommand {
             options.publish = publish
             options.previews = !arguments.flag(.noPreview)
             options.keepsSources = false
+            options.faults = testFaults
             // Reproducible builds: the build's time (schedules, when a page was first listed) from
             // the environment, as other build tools take it.
             if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap(Int.init) {

@@ -56,7 +56,7 @@ struct OperationsCommand {
         guard FileManager.default.fileExists(atPath: "\(arguments.dist)/\(site)") || name == "export" else {
             throw CommandFailure(.operational, "\(arguments.dist)/\(site): no such site in dist (run quire build first, or give --dist)")
         }
-        let store = try SiteStore(dist: arguments.dist, site: site)
+        let store = try SiteStore(dist: arguments.dist, site: site, faults: testFaults)
         store.operationLockTimeout = try arguments.seconds(.lockTimeout) ?? store.operationLockTimeout
         store.operationWaiting = { Console.shared.error("quire: \($0)") }
         let format = try arguments.format()
@@ -66,14 +66,14 @@ struct OperationsCommand {
         case "diff": return try diff(store, format: format)
         case "rollback":
             let target = try arguments.positionals.first.map(version)
-            let from = try store.currentVersion()
-            let to = try store.rollback(to: target, reason: reason)
+            let from = try store.reader.currentVersion()
+            let to = try store.operations.rollback(to: target, reason: reason)
             Console.shared.error(
                 "quire: \(site): current is now \(to) (was \(from.map(\.description) ?? "none")), pinned; `quire unpin --site \(site)` lets new versions go live again"
             )
             return Replicas.pushConfigured(site: site, pages: arguments.pages, dist: arguments.dist)
         case "unpin":
-            let current = try store.unpin(reason: reason)
+            let current = try store.operations.unpin(reason: reason)
             Console.shared.error("quire: \(site): unpinned; current is \(current.map(\.description) ?? "none")")
             return Replicas.pushConfigured(site: site, pages: arguments.pages, dist: arguments.dist)
         case "verify": return try verify(store, format: format)
@@ -81,7 +81,7 @@ struct OperationsCommand {
             guard let keepText = arguments.value(.keep), let keep = Int(keepText), keep >= 1 else {
                 throw UsageError("gc needs --keep N (at least 1)")
             }
-            let report = try store.gc(keep: keep, reason: reason)
+            let report = try store.operations.gc(keep: keep, reason: reason)
             Console.shared.error(
                 "quire: \(site): removed \(report.removedVersions.count) version\(report.removedVersions.count == 1 ? "" : "s") (\(report.removedVersions.map(\.description).joined(separator: ", "))) and \(report.removedTrees) unreachable tree\(report.removedTrees == 1 ? "" : "s")"
             )
@@ -93,7 +93,7 @@ struct OperationsCommand {
                 throw UsageError("export needs a destination folder: quire export --site S [VERSION] DIR")
             }
             let target = positionals.count > 1 ? try version(positionals[0]) : nil
-            try store.export(version: target, to: destination)
+            try store.operations.export(version: target, to: destination)
             Console.shared.error("quire: \(site): exported \(target.map(\.description) ?? "current") to \(destination)")
             return .ok
         default: throw UsageError("unknown command '\(name)'")
@@ -108,7 +108,7 @@ struct OperationsCommand {
     }
 
     private func versions(_ store: SiteStore, format: OutputFormat) throws -> ExitCode {
-        let versions = try store.versions()
+        let versions = try store.operations.versions()
         if format == .json {
             Console.shared.json(["site": .string(store.site), "versions": .array(versions.map(\.json))])
             return .ok
@@ -138,7 +138,7 @@ struct OperationsCommand {
 
     private func diff(_ store: SiteStore, format: OutputFormat) throws -> ExitCode {
         guard arguments.positionals.count == 2 else { throw UsageError("diff needs two versions: quire diff --site S V1 V2") }
-        let changes = try store.diff(from: try version(arguments.positionals[0]), to: try version(arguments.positionals[1]))
+        let changes = try store.operations.diff(from: try version(arguments.positionals[0]), to: try version(arguments.positionals[1]))
         let (added, changed, removed) = (changes.added, changes.changed, changes.removed)
         if format == .json {
             Console.shared.json(changes.json)
@@ -153,7 +153,7 @@ struct OperationsCommand {
 
     /// `quire verify DIR`: a folder written by `quire export`.
     private func verifyExport(_ folder: String) throws -> ExitCode {
-        let problems = try SiteStore.verify(exportedFolder: folder)
+        let problems = try StoreOperations.verify(exportedFolder: folder)
         for problem in problems { Console.shared.error("\(folder): error: \(problem)") }
         Console.shared.error(
             "quire: \(folder): \(problems.isEmpty ? "verified" : "\(problems.count) problem\(problems.count == 1 ? "" : "s")")")
@@ -162,12 +162,12 @@ struct OperationsCommand {
 
     private func verify(_ store: SiteStore, format: OutputFormat) throws -> ExitCode {
         let target = try arguments.positionals.first.map(version)
-        let problems = try store.verify(version: target)
+        let problems = try store.operations.verify(version: target)
         if format == .json {
             Console.shared.json(["site": .string(store.site), "problems": .array(problems.map { .string($0.description) })])
         } else {
             for problem in problems { Console.shared.error("\(arguments.dist)/\(store.site): error: \(problem)") }
-            let name = try target ?? store.currentVersion()
+            let name = try target ?? store.reader.currentVersion()
             Console.shared.error(
                 "quire: \(store.site): \(name.map(\.description) ?? "current"): \(problems.isEmpty ? "verified" : "\(problems.count) problem\(problems.count == 1 ? "" : "s")")"
             )

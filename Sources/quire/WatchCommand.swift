@@ -180,6 +180,7 @@ final class WatchCommand: @unchecked Sendable {
             ?? {
                 var options = BuildOptions()
                 options.previews = !arguments.flag(.noPreview)
+                options.faults = testFaults
                 options.lockTimeout = (try? arguments.seconds(.lockTimeout)) ?? options.lockTimeout
                 options.statusInBackground = true
                 options.spareFolders = true

@@ -138,8 +138,8 @@ import Testing
             fixture.versions.count == versions + 10,
             "a broken save, a broken translation, a save without changes and a non-page file publish nothing")
         let store = try #require(run.builder.store)
-        #expect(try store.verify() == [])
-        #expect((store.spareFoldersTaken >= 10) == spareFolders, "each version's edited folders came from spares")
+        #expect(try store.operations.verify() == [])
+        #expect((store.spareFolders.taken >= 10) == spareFolders, "each version's edited folders came from spares")
     }
 
     @Test func aBurstOfPagesStreamsItsFilesAndMatchesAFullBuild() throws {
@@ -156,7 +156,7 @@ import Testing
         #expect(result.pagesRebuilt.count == count + 1)
         #expect(try fixture.published("en/bulk/p-03.json").contains("Edited bulk/p-03.yaml"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: "\(fixture.dist)/\(fixture.site)/staging").isEmpty)
-        #expect(try SiteStore(dist: fixture.dist, site: fixture.site).verify() == [])
+        #expect(try SiteStore(dist: fixture.dist, site: fixture.site).operations.verify() == [])
     }
 
     /// A burst rendered while it is written (`hold`): nothing is published until the build that
@@ -171,7 +171,7 @@ import Testing
         for name in names { try fixture.write("title: Bulk \(name)\nsections:\n  - type: divider\n", to: name) }
         #expect(!run.builder.build().hasErrors)
         let store = try SiteStore(dist: fixture.dist, site: fixture.site)
-        let newest = try store.newestVersion()
+        let newest = try store.reader.newestVersion()
         let before = IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site)
         func hold(_ changed: [String]) {
             let result = run.builder.build(changed: Set(changed.map { "\(run.absolute)/\($0)" }), hold: true)
@@ -185,7 +185,7 @@ import Testing
         try fixture.write("title: Accueil\nintro.body: Intro publique.\n", to: "l10n/fr/home.yaml")
         hold(Array(names.dropFirst(5)) + ["l10n/fr/home.yaml"])
         // Nothing is published while the burst goes on.
-        #expect(try store.newestVersion() == newest)
+        #expect(try store.reader.newestVersion() == newest)
         #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == before)
 
         try fixture.write("title: [\n", to: names[0])
@@ -203,7 +203,7 @@ import Testing
             Issue.record("\(path) differs from a full build")
         }
         #expect(published.count - broken.count == fresh.count)
-        #expect(try store.newestVersion() == newest.map { VersionID($0.number + 1) }, "one version for the whole burst")
+        #expect(try store.reader.newestVersion() == newest.map { VersionID($0.number + 1) }, "one version for the whole burst")
         #expect(Set(result.pagesRebuilt).isSuperset(of: names.dropFirst().map { String($0.dropLast(".yaml".count)) }))
         #expect(result.diagnostics.contains { $0.file.hasSuffix(names[0]) && $0.isError })
         #expect(try fixture.published("en/bulk/p-00.json").contains("First bulk/p-00.yaml"), "a broken save keeps its last good output")
@@ -213,7 +213,7 @@ import Testing
             try FileManager.default.contentsOfDirectory(atPath: "\(fixture.dist)/\(fixture.site)/staging").allSatisfy {
                 $0.hasPrefix("spares-")
             })
-        #expect(try store.verify() == [])
+        #expect(try store.operations.verify() == [])
     }
 
     /// A full build while a burst is held (a rescan, a scheduled time, a site-wide change)
@@ -337,7 +337,7 @@ import Testing
         let manifest = try #require(fixture.publishedJSON("manifest.json") as? [String: Any])
         #expect(manifest["pages"] as? Int == 6, "home, other, links, broken, guides/other, guides/drills")
         #expect(fixture.versions.count == versions + 10)
-        #expect(try run.builder.store.map { try $0.verify() } == [])
+        #expect(try run.builder.store.map { try $0.operations.verify() } == [])
     }
 
     /// The site-wide warning for drill carousels on a site without a drill catalog comes and goes

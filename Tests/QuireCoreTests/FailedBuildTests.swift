@@ -77,7 +77,7 @@ import Testing
         try #require(builder.build().outcome != nil)
         try site.publishElsewhere()
         let store = try SiteStore(dist: site.fixture.dist, site: site.fixture.site)
-        _ = try store.gc(keep: 1, reason: "another process's retention")
+        _ = try store.operations.gc(keep: 1, reason: "another process's retention")
         // The builder's store has not read its base version yet (as after a publish that failed
         // and was retired): the delta's read of it fails.
         builder.store = try SiteStore(dist: site.fixture.dist, site: site.fixture.site)

@@ -87,7 +87,7 @@ struct HostileInputTests {
 
         // The last good output survives: current verifies and the good pages did not change.
         let store = try SiteStore(dist: work.dist, site: Self.site)
-        #expect(try store.verify() == [], "current no longer verifies")
+        #expect(try store.operations.verify() == [], "current no longer verifies")
         let now = try work.currentFiles()
         // The page index lists every page, the hostile ones that built included.
         for (path, bytes) in good where !IncrementalBuildTests.isPageIndex(path) {

@@ -19,8 +19,8 @@ import Testing
         // An unchanged build publishes nothing, yet v2 must not stay hidden behind current.
         let outcome = try dist.store().publish(request(baseFiles + [page("en/new.json", "{}")]))
         #expect(outcome == .unchanged(VersionID(2)))
-        #expect(try store.currentVersion() == VersionID(2))
-        let last = try #require(try store.history().last)
+        #expect(try store.reader.currentVersion() == VersionID(2))
+        let last = try #require(try store.operations.history().last)
         #expect(last.action == .publish && last.from == VersionID(1) && last.to == VersionID(2))
         #expect(last.reason.contains("completing the swap"))
     }
@@ -33,9 +33,9 @@ import Testing
         try PinFile(path: store.layout.pin).write(VersionID(1), reason: "bad content")
 
         try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in }
-        #expect(try store.currentVersion() == VersionID(1))
-        #expect(try store.pinnedVersion() == VersionID(1))
-        #expect(try store.verify() == [])
+        #expect(try store.reader.currentVersion() == VersionID(1))
+        #expect(try store.reader.pinnedVersion() == VersionID(1))
+        #expect(try store.operations.verify() == [])
     }
 
     @Test func aPublishLineThatASystemCrashLostIsWrittenAgainByTheNextProcess() throws {
@@ -55,14 +55,14 @@ import Testing
         try FileSystem.remove(history)
         try FileSystem.createFile(history, Array((lines.dropLast().joined(separator: "\n") + "\n").utf8))
         try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in }
-        let last = try #require(try store.history().last)
+        let last = try #require(try store.operations.history().last)
         #expect(last.action == .publish && last.to == VersionID(2))
         #expect(last.reason.contains("recorded late"))
-        #expect(try store.history().count == lines.count)
+        #expect(try store.operations.history().count == lines.count)
 
         // Written once: the next process finds it.
         try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in }
-        #expect(try store.history().count == lines.count)
+        #expect(try store.operations.history().count == lines.count)
     }
 
     @Test func aFailedHistorySyncAfterTheSwapLeavesTheVersionLive() throws {
@@ -76,9 +76,9 @@ import Testing
         #expect(error?.errorNumber == EIO)
         #expect(error?.path == history)
         // Readers had it before the sync: it stays, with its line, and is not taken back.
-        #expect(try store.currentVersion() == VersionID(2))
-        #expect(try store.newestVersion() == VersionID(2))
-        #expect(try store.history().last?.to == VersionID(2))
+        #expect(try store.reader.currentVersion() == VersionID(2))
+        #expect(try store.reader.newestVersion() == VersionID(2))
+        #expect(try store.operations.history().last?.to == VersionID(2))
     }
 
     @Test func aFailedHistoryAppendTakesTheNewVersionBackOut() throws {
@@ -90,8 +90,8 @@ import Testing
         defer { FaultInjection.clear(pathPrefix: history) }
         let error = #expect(throws: StoreError.self) { try store.publish(request(baseFiles + [page("en/new.json", "{}")])) }
         #expect(error?.errorNumber == ENOSPC)
-        #expect(try store.currentVersion() == VersionID(1))
-        #expect(try store.newestVersion() == VersionID(1))
+        #expect(try store.reader.currentVersion() == VersionID(1))
+        #expect(try store.reader.newestVersion() == VersionID(1))
         #expect(try FileSystem.list(store.root + "/staging").isEmpty)
     }
 
@@ -103,9 +103,9 @@ import Testing
         let history = store.root + "/state/history.jsonl"
         FaultInjection.inject(.init(operation: "write", pathPrefix: history, errorNumber: ENOSPC))
         defer { FaultInjection.clear(pathPrefix: history) }
-        #expect(throws: StoreError.self) { try store.rollback(reason: "bad") }
-        #expect(try store.pinnedVersion() == nil)
-        #expect(try store.currentVersion() == VersionID(2))
+        #expect(throws: StoreError.self) { try store.operations.rollback(reason: "bad") }
+        #expect(try store.reader.pinnedVersion() == nil)
+        #expect(try store.reader.currentVersion() == VersionID(2))
     }
 
     /// The state a process stopped between its renames and its history line leaves: v2 moved
@@ -128,12 +128,12 @@ import Testing
         FaultInjection.inject(.init(operation: "sync the file system of", pathPrefix: store.root, errorNumber: EIO))
         #expect(throws: StoreError.self) { try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in } }
         FaultInjection.clear(pathPrefix: store.root)
-        #expect(try store.currentVersion() == VersionID(1))
+        #expect(try store.reader.currentVersion() == VersionID(1))
 
         try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in }
-        #expect(try store.currentVersion() == VersionID(2))
-        #expect(try store.history().last?.reason.contains("completing the swap") == true)
-        #expect(try store.verify() == [])
+        #expect(try store.reader.currentVersion() == VersionID(2))
+        #expect(try store.operations.history().last?.reason.contains("completing the swap") == true)
+        #expect(try store.operations.verify() == [])
     }
 
     @Test func aVersionASystemCrashLeftIncompleteIsTakenOutAfterTheRestart() throws {
@@ -147,9 +147,9 @@ import Testing
         try FileSystem.createFile(store.layout.boot, Array("an earlier boot\n".utf8))
 
         try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in }
-        #expect(try store.newestVersion() == VersionID(1))
-        #expect(try store.currentVersion() == VersionID(1))
-        let last = try #require(try store.history().last)
+        #expect(try store.reader.newestVersion() == VersionID(1))
+        #expect(try store.reader.currentVersion() == VersionID(1))
+        let last = try #require(try store.operations.history().last)
         #expect(last.action == .gc && last.to == VersionID(2))
         #expect(last.reason.contains("taken out after a restart") && last.reason.contains("new.json"))
         // Its trees went too: the same edit published again writes them afresh.
@@ -157,7 +157,7 @@ import Testing
         #expect(kept.count < Set(orphans).count)
         #expect(try readText(store.layout.boot) != "an earlier boot\n")
         #expect(try dist.store().publish(request(baseFiles + [page("en/new.json", "{}")])) == .published(VersionID(2), isCurrent: true))
-        #expect(try store.verify() == [])
+        #expect(try store.operations.verify() == [])
         #expect(readText(store.layout.version(VersionID(2)) + "/en/new.json") == "{}")
     }
 
@@ -167,9 +167,9 @@ import Testing
         try FileSystem.remove(store.layout.boot)
 
         try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in }
-        #expect(try store.newestVersion() == VersionID(2))
-        #expect(try store.currentVersion() == VersionID(2))
-        #expect(try store.verify() == [])
+        #expect(try store.reader.newestVersion() == VersionID(2))
+        #expect(try store.reader.currentVersion() == VersionID(2))
+        #expect(try store.operations.verify() == [])
     }
 
     @Test func aHistoryLineTornByAKillDoesNotSwallowTheNextOne() throws {
@@ -181,6 +181,6 @@ import Testing
         _ = Array(#"{"when":"2025-01-01T00:00:00Z","act"#.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         close(descriptor)
         _ = try store.publish(request(baseFiles + [page("en/new.json", "{}")]))
-        #expect(try store.history().map(\.to) == [VersionID(1), VersionID(2)])
+        #expect(try store.operations.history().map(\.to) == [VersionID(1), VersionID(2)])
     }
 }

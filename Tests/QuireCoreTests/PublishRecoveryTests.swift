@@ -17,7 +17,7 @@ import Testing
         try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in }
         #expect(try FileSystem.list(store.root + "/staging").isEmpty)
         #expect(!FileSystem.exists(store.root + "/current.tmp-999"))
-        #expect(try store.verify() == [])
+        #expect(try store.operations.verify() == [])
     }
 
     @Test func aStoreRemovesLeftoversBeforeItsFirstBodyAndBehindLaterOnes() throws {
@@ -34,7 +34,7 @@ import Testing
         #expect(try store.publish(request(baseFiles)) == .published(VersionID(1), isCurrent: true))
         #expect(try FileSystem.list(store.root + "/staging").isEmpty)
         #expect(!FileSystem.exists(store.root + "/current.tmp-999"))
-        #expect(try store.verify() == [])
+        #expect(try store.operations.verify() == [])
     }
 
     @Test func aSecondHolderWaitsSaysWhoHoldsTheLockAndGivesUp() throws {
@@ -76,7 +76,7 @@ import Testing
         let copied = try #require(lstatInfo((store.root + "/current/en/a.json").resolvedThroughLinks))
         let first = try #require(lstatInfo((store.root + "/versions/v000001/en/a.json").resolvedThroughLinks))
         #expect(copied.st_ino != first.st_ino, "a copy, not a link")
-        #expect(try store.verify() == [])
+        #expect(try store.operations.verify() == [])
     }
 
     @Test func aFailedWriteLeavesCurrentAndCleansStaging() throws {
@@ -91,8 +91,8 @@ import Testing
         #expect(error?.errorNumber == ENOSPC)
         #expect(error?.operation == "write")
         #expect(error?.description.contains("no space left on device") == true)
-        #expect(try store.currentVersion() == VersionID(1))
-        #expect(try store.newestVersion() == VersionID(1))
+        #expect(try store.reader.currentVersion() == VersionID(1))
+        #expect(try store.reader.newestVersion() == VersionID(1))
         #expect(try FileSystem.list(store.root + "/staging").isEmpty)
     }
 
@@ -107,12 +107,12 @@ import Testing
         FaultInjection.clear(pathPrefix: store.root)
         #expect(error?.errorNumber == EIO)
         #expect(error?.path == store.root)
-        #expect(try store.currentVersion() == VersionID(1), "nothing went live")
-        #expect(try store.newestVersion() == VersionID(1), "the version was taken back")
+        #expect(try store.reader.currentVersion() == VersionID(1), "nothing went live")
+        #expect(try store.reader.newestVersion() == VersionID(1), "the version was taken back")
         #expect(try FileSystem.list(store.root + "/staging").isEmpty)
         // The trees it left are whole: the same publish again finds and keeps them.
         #expect(try store.publish(request(baseFiles + [page("en/new.json", "{}")])) == .published(VersionID(2), isCurrent: true))
-        #expect(try store.verify() == [])
+        #expect(try store.operations.verify() == [])
     }
 
     /// Whether this process may mount a tmpfs (root with CAP_SYS_ADMIN), tried once on a scratch folder.
@@ -141,15 +141,15 @@ import Testing
         let big = OutputFile(path: "en/big.json", content: .bytes([UInt8](repeating: 0x20, count: 512 * 1024)), inputDigest: "d")
         let full = #expect(throws: StoreError.self) { try store.publish(request(baseFiles + [big])) }
         #expect(full?.errorNumber == ENOSPC)
-        #expect(try store.currentVersion() == VersionID(1))
+        #expect(try store.reader.currentVersion() == VersionID(1))
         #expect(try FileSystem.list(store.root + "/staging").isEmpty)
 
         try #require(Self.run("/bin/mount", ["-o", "remount,ro", mountPoint]), "remount the tmpfs read-only")
         let readOnly = #expect(throws: StoreError.self) { try store.publish(request(baseFiles + [page("en/x.json", "{}")])) }
         #expect(readOnly?.errorNumber == EROFS)
         #expect(readOnly?.description.contains("read-only file system") == true)
-        #expect(try SiteStore(dist: mountPoint, site: "trex").currentVersion() == VersionID(1))
-        #expect(try store.verify() == [])
+        #expect(try SiteStore(dist: mountPoint, site: "trex").reader.currentVersion() == VersionID(1))
+        #expect(try store.operations.verify() == [])
     }
 
     private static func run(_ tool: String, _ arguments: [String]) -> Bool {

@@ -18,7 +18,7 @@ import Testing
     private func edit(_ pair: Pair, _ number: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
         try pair.delta(
             files: [page(String(format: "en/all/p-%03d.json", number * 7), #"{"n":"edit \#(number)"}"#)], sourceLocation: sourceLocation)
-        for store in [pair.withSpares, pair.without] { try store.gc(keep: 2) }
+        for store in [pair.withSpares, pair.without] { try store.operations.gc(keep: 2) }
     }
 
     /// The folders in the spares' staging lease.
@@ -33,12 +33,12 @@ import Testing
         for number in 1...6 { try edit(pair, number) }
         // From the third edit on, the big folder's spare was the tree retention removed two
         // versions before; `en` (two entries) is linked anew each time.
-        #expect(pair.withSpares.sparesRecycled == 4)
-        #expect(pair.withSpares.spareFoldersTaken == 12, "en/all and en, every edit")
+        #expect(pair.withSpares.spareFolders.recycled == 4)
+        #expect(pair.withSpares.spareFolders.taken == 12, "en/all and en, every edit")
         // The last gc removed one more tree of the big folder: it waits in the lease for the next round.
         #expect(try leaseEntries(pair).names.filter(RecycledFolders.holds).count == 1)
-        pair.withSpares.prepareSpareFolders { false }
-        #expect(pair.withSpares.sparesRecycled == 5)
+        pair.withSpares.spareFolders.prepare { false }
+        #expect(pair.withSpares.spareFolders.recycled == 5)
         #expect(try leaseEntries(pair).names.filter(RecycledFolders.holds).isEmpty)
     }
 
@@ -47,11 +47,11 @@ import Testing
         for number in 1...3 { try edit(pair, number) }
         // A watcher started again: its store has read no tree yet.
         let restarted = try pair.spared.store()
-        let trees = { (version: VersionID) throws -> [String] in try restarted.index(of: version).folders.values.map(\.id) }
-        let versions = try restarted.allVersions()
+        let trees = { (version: VersionID) throws -> [String] in try restarted.reader.index(of: version).folders.values.map(\.id) }
+        let versions = try restarted.reader.allVersions()
         try #require(versions.count == 2)
         #expect(try !trees(versions[1]).contains(where: restarted.treeChildren.knows))
-        restarted.learnTrees(ofNewest: 1)
+        restarted.reader.learnTrees(ofNewest: 1)
         #expect(try trees(versions[1]).allSatisfy(restarted.treeChildren.knows))
         #expect(try !Set(trees(versions[0])).subtracting(trees(versions[1])).contains(where: restarted.treeChildren.knows))
     }
@@ -104,10 +104,10 @@ import Testing
         builder.flushSpareFolders()
         // From the second edit on, retention removes a tree of all/ in each locale (fr falls
         // back to en) and the next spare of that folder is made from it.
-        #expect(builder.store?.sparesRecycled == 8)
+        #expect(builder.store?.spareFolders.recycled == 8)
         let store = try SiteStore(dist: fixture.dist, site: fixture.site)
-        #expect(try store.versionCount() == 2)
-        #expect(try store.verify().isEmpty)
+        #expect(try store.reader.versionCount() == 2)
+        #expect(try store.operations.verify().isEmpty)
         #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
         let staging = fixture.dist + "/" + fixture.site + "/staging"
         let lease = try #require(try FileSystem.list(staging).first { $0.hasPrefix(SpareFolders.prefix) && !$0.hasSuffix(".lock") })

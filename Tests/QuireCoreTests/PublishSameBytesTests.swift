@@ -15,7 +15,7 @@ import Testing
         let previews = (0..<150).map { page(String(format: "preview/en/p-%03d.html", $0), shell) }
         let pages = (0..<150).map { page(String(format: "en/p-%03d.json", $0), #"{"n":\#($0)}"#) }
         _ = try store.publish(request(baseFiles + previews + pages))
-        #expect(try store.verify().isEmpty)
+        #expect(try store.operations.verify().isEmpty)
 
         let folder = dist.path + "/trex/current/preview/en"
         var names: [UInt64: Int] = [:]
@@ -37,13 +37,13 @@ import Testing
         let store = try dist.store()
         let previews = (0..<10).map { page("preview/en/p-\($0).html", "shell") }
         _ = try store.publish(request(baseFiles + previews))
-        let base = try #require(try store.newestVersion())
+        let base = try #require(try store.reader.newestVersion())
         let delta = PublishDelta(
             base: base, files: [page("preview/en/p-3.html", "draft shell")], removed: [],
             manifest: JSONObject([("locales", ["en", "fr"])]),
             buildRecord: JSONObject())
         #expect(try store.publish(delta) == .published(VersionID(base.number + 1), isCurrent: true))
-        #expect(try store.verify().isEmpty)
+        #expect(try store.operations.verify().isEmpty)
         let folder = dist.path + "/trex/current/preview/en/"
         #expect(readText(folder + "p-3.html") == "draft shell")
         #expect((0..<10).filter { $0 != 3 }.allSatisfy { readText(folder + "p-\($0).html") == "shell" })

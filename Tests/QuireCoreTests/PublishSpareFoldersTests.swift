@@ -18,7 +18,7 @@ import Testing
         init(_ files: [OutputFile]) throws {
             withSpares = try spared.store()
             without = try plain.store()
-            try withSpares.keepSpareFolders()
+            try withSpares.spareFolders.keep()
             _ = try withSpares.publish(request(files))
             _ = try without.publish(request(files))
         }
@@ -27,15 +27,15 @@ import Testing
         func delta(files: [OutputFile], removed: [String] = [], preparing: Bool = true, sourceLocation: SourceLocation = #_sourceLocation)
             throws
         {
-            if preparing { withSpares.prepareSpareFolders { false } }
+            if preparing { withSpares.spareFolders.prepare { false } }
             for store in [withSpares, without] {
-                let base = try #require(try store.newestVersion())
+                let base = try #require(try store.reader.newestVersion())
                 let delta = PublishDelta(
                     base: base, files: files, removed: removed, manifest: JSONObject([("locales", ["en", "fr"])]),
                     buildRecord: JSONObject())
                 #expect(try store.publish(delta) == .published(VersionID(base.number + 1), isCurrent: true), sourceLocation: sourceLocation)
             }
-            #expect(try withSpares.verify().isEmpty, sourceLocation: sourceLocation)
+            #expect(try withSpares.operations.verify().isEmpty, sourceLocation: sourceLocation)
             #expect(current(spared) == current(plain), sourceLocation: sourceLocation)
         }
 
@@ -82,22 +82,22 @@ import Testing
         let pair = try Pair(Self.site)
         // A file changed two folders down: the spares of `en/guides` and `en` are taken.
         try pair.delta(files: [page("en/guides/range-safety.json", #"{"title":"Safety, edited"}"#)])
-        #expect(pair.withSpares.spareFoldersTaken == 2)
+        #expect(pair.withSpares.spareFolders.taken == 2)
         // A file added, one removed, in the same folder.
         try pair.delta(files: [page("en/guides/optics.json", #"{"title":"Optics"}"#)], removed: ["en/guides/holsters.json"])
-        #expect(pair.withSpares.spareFoldersTaken == 4)
+        #expect(pair.withSpares.spareFolders.taken == 4)
         // A whole folder emptied (its parent drops the subfolder link), and a new folder.
         try pair.delta(files: [page("fr/classes/basics.json", #"{"title":"Bases"}"#)], removed: ["fr/guides/range-safety.json"])
         // Edits of the same folder twice in a row: its new tree got a spare in between.
         try pair.delta(files: [page("en/trex-store.json", #"{"title":"Store 2"}"#)])
-        let taken = pair.withSpares.spareFoldersTaken
+        let taken = pair.withSpares.spareFolders.taken
         try pair.delta(files: [page("en/trex-store.json", #"{"title":"Store 3"}"#)])
-        #expect(pair.withSpares.spareFoldersTaken == taken + 1)
+        #expect(pair.withSpares.spareFolders.taken == taken + 1)
     }
 
     @Test func aSpareThatDoesNotMatchItsTreeIsNotUsed() throws {
         let pair = try Pair(Self.site)
-        pair.withSpares.prepareSpareFolders { false }
+        pair.withSpares.spareFolders.prepare { false }
         let staging = pair.spared.path + "/trex/staging"
         let folder = try #require(try FileSystem.list(staging).first { $0.hasPrefix(SpareFolders.prefix) && !$0.hasSuffix(".lock") })
         // Spares with an extra file, or one entry short: neither may reach a new tree.
@@ -110,13 +110,13 @@ import Testing
             }
         }
         try pair.delta(files: [page("en/guides/range-safety.json", #"{"title":"Safety, edited"}"#)])
-        #expect(pair.withSpares.spareFoldersTaken == 2, "taken, found wrong, and not used")
+        #expect(pair.withSpares.spareFolders.taken == 2, "taken, found wrong, and not used")
     }
 
     @Test func makingSparesStopsWhenASaveStartsAndDropsTheSparesOfOldTrees() throws {
         let pair = try Pair(Self.site)
         var asked = 0
-        let made = pair.withSpares.prepareSpareFolders {
+        let made = pair.withSpares.spareFolders.prepare {
             asked += 1
             return asked > 2
         }
@@ -124,13 +124,13 @@ import Testing
         #expect(pair.spares.count == 2)
         #expect(!pair.spares.contains { $0.hasSuffix(".tmp") })
         // The next round makes the rest, and drops spares of trees the newest version lost.
-        let all = pair.withSpares.prepareSpareFolders { false }
+        let all = pair.withSpares.spareFolders.prepare { false }
         #expect(all > 0)
         // A full publish changes `en` without taking its spare: the next round drops that one.
         let before = Set(pair.spares)
         _ = try pair.withSpares.publish(
             request(Self.site.map { $0.path == "en/trex-store.json" ? page($0.path, #"{"title":"Store 2"}"#) : $0 }))
-        #expect(pair.withSpares.prepareSpareFolders { false } == 1)
+        #expect(pair.withSpares.spareFolders.prepare { false } == 1)
         #expect(pair.spares.count == before.count, "one spare per folder, the old tree's dropped")
         #expect(Set(pair.spares).subtracting(before).count == 1)
     }
@@ -145,7 +145,7 @@ import Testing
         repeat {
             rounds += 1
             try #require(rounds < 50, "the spares are never finished")
-            pair.withSpares.prepareSpareFolders {
+            pair.withSpares.spareFolders.prepare {
                 asked += 1
                 return asked % 3 == 0
             }
@@ -153,7 +153,7 @@ import Testing
         } while pair.spares.count < 6 || pair.spares.contains { $0.hasSuffix(".tmp") }
         #expect(stoppedInside, "a round stopped inside the big folder and left its part")
         try pair.delta(files: [page("en/all/p-150.json", #"{"n":"edited"}"#)])
-        #expect(pair.withSpares.spareFoldersTaken == 2, "en/all and en, the big one finished across rounds")
+        #expect(pair.withSpares.spareFolders.taken == 2, "en/all and en, the big one finished across rounds")
     }
 
     /// A site with a folder of 300 pages whose spares stopped half way: assets, en and fr first,
@@ -162,7 +162,7 @@ import Testing
         let folder = (0..<300).map { page(String(format: "en/all/p-%03d.json", $0), #"{"n":\#($0)}"#) }
         let pair = try Pair(site + folder)
         var asked = 0
-        pair.withSpares.prepareSpareFolders {
+        pair.withSpares.spareFolders.prepare {
             asked += 1
             return asked > 5
         }
@@ -175,18 +175,18 @@ import Testing
         // One entry it holds and one it lacks are dropped; one it lacks is edited.
         try pair.delta(
             files: [page("en/all/p-150.json", #"{"n":"edited"}"#)], removed: ["en/all/p-010.json", "en/all/p-200.json"], preparing: false)
-        #expect(pair.withSpares.spareFoldersTaken == 2, "en whole, en/all half made")
+        #expect(pair.withSpares.spareFolders.taken == 2, "en whole, en/all half made")
         #expect(!pair.spares.contains { $0.hasSuffix(".tmp") })
     }
 
     @Test func twoWorkersMakeEverySpareAndASaveTakesThem() throws {
         let folder = (0..<300).map { page(String(format: "en/all/p-%03d.json", $0), #"{"n":\#($0)}"#) }
         let pair = try Pair(Self.site + folder)
-        let made = pair.withSpares.prepareSpareFolders(workers: 2) { false }
+        let made = pair.withSpares.spareFolders.prepare(workers: 2) { false }
         #expect(made > 0 && made == pair.spares.count)
         #expect(!pair.spares.contains { $0.hasSuffix(".tmp") })
         try pair.delta(files: [page("en/all/p-150.json", #"{"n":"edited"}"#)], preparing: false)
-        #expect(pair.withSpares.spareFoldersTaken == 2, "en/all and en, both whole")
+        #expect(pair.withSpares.spareFolders.taken == 2, "en/all and en, both whole")
     }
 
     @Test func aHalfMadeSpareIsResumedWhereItStoppedNotMadeAgain() throws {
@@ -199,7 +199,7 @@ import Testing
         // A name it holds, taken out behind its back, is not linked again: the round goes on from its count.
         let first = try #require(try FileSystem.list(staging + "/" + lease + "/" + part).sorted().first)
         try FileSystem.remove(staging + "/" + lease + "/" + part + "/" + first)
-        pair.withSpares.prepareSpareFolders { false }
+        pair.withSpares.spareFolders.prepare { false }
         let whole = String(part.dropLast(4))
         #expect(try FileSystem.list(staging + "/" + lease + "/" + whole).count == 299)
     }
@@ -211,7 +211,7 @@ import Testing
 
     @Test func anotherProcessesCleanupKeepsTheSparesAndClosingRemovesThem() throws {
         let pair = try Pair(Self.site)
-        pair.withSpares.prepareSpareFolders { false }
+        pair.withSpares.spareFolders.prepare { false }
         let count = pair.spares.count
         #expect(count > 0)
         // Another store on the same dist takes the lock and clears leftovers: the lease holds.
@@ -220,7 +220,7 @@ import Testing
         #expect(pair.spares.count == count)
         let staging = pair.spared.path + "/trex/staging"
         try #require(try FileSystem.list(staging).contains { $0.hasPrefix(SpareFolders.prefix) })
-        pair.withSpares.closeSpareFolders()
+        pair.withSpares.spareFolders.close()
         #expect(try !FileSystem.list(staging).contains { $0.hasPrefix(SpareFolders.prefix) })
         // Without spares, a delta publishes as before.
         try pair.delta(files: [page("en/trex-store.json", #"{"title":"Store 2"}"#)])
@@ -228,35 +228,35 @@ import Testing
 
     @Test func aStoppedWatchersSparesServeTheNextOnesFirstPublish() throws {
         let pair = try Pair(Self.site)
-        pair.withSpares.prepareSpareFolders { false }
+        pair.withSpares.spareFolders.prepare { false }
         let made = pair.spares.sorted()
         #expect(made.count > 1)
         let staging = pair.spared.path + "/trex/staging"
-        pair.withSpares.closeSpareFolders(handingOver: true)
+        pair.withSpares.spareFolders.close(handingOver: true)
         #expect(try FileSystem.list(staging) == [SpareFolders.handedOver], "no lease left, the spares kept")
 
         // The next watcher's store takes them before its first publish, which takes two.
         let restarted = try pair.spared.store()
-        try restarted.keepSpareFolders()
+        try restarted.spareFolders.keep()
         #expect(pair.spares.sorted() == made)
-        let base = try #require(try restarted.newestVersion())
+        let base = try #require(try restarted.reader.newestVersion())
         let edit = [page("en/guides/range-safety.json", #"{"title":"Safety, edited"}"#)]
         for store in [restarted, pair.without] {
             let delta = PublishDelta(
                 base: base, files: edit, removed: [], manifest: JSONObject([("locales", ["en", "fr"])]), buildRecord: JSONObject())
             #expect(try store.publish(delta) == .published(VersionID(base.number + 1), isCurrent: true))
         }
-        #expect(restarted.spareFoldersTaken == 2)
-        #expect(try restarted.verify().isEmpty)
+        #expect(restarted.spareFolders.taken == 2)
+        #expect(try restarted.operations.verify().isEmpty)
         #expect(pair.current(pair.spared) == pair.current(pair.plain))
-        restarted.closeSpareFolders()
+        restarted.spareFolders.close()
         #expect(try FileSystem.list(staging).isEmpty)
     }
 
     @Test func anyLockHoldersCleanupRemovesHandedOverSpares() throws {
         let pair = try Pair(Self.site)
-        pair.withSpares.prepareSpareFolders { false }
-        pair.withSpares.closeSpareFolders(handingOver: true)
+        pair.withSpares.spareFolders.prepare { false }
+        pair.withSpares.spareFolders.close(handingOver: true)
         let staging = pair.spared.path + "/trex/staging"
         try #require(try FileSystem.list(staging) == [SpareFolders.handedOver])
         // A build or rollback run between two watchers: its first lock clears leftovers.

@@ -28,7 +28,7 @@ import Testing
         let outcome = try store.publish(request([file, page("fr/a.json", #"{"title":"A (fr)"}"#)]))
         #expect(outcome == .published(VersionID(1), isCurrent: true))
         #expect(readText(store.root + "/current/en/a.json") == #"{"title":"A"}"#)
-        #expect(try store.files(of: VersionID(1))["en/a.json"]?.sha256 == blob.sha256)
+        #expect(try store.reader.files(of: VersionID(1))["en/a.json"]?.sha256 == blob.sha256)
         // Moved, not copied; mode 0644 like any published file.
         #expect(!FileSystem.exists(blob.path))
         let info = try #require(lstatInfo((store.root + "/current/en/a.json").resolvedThroughLinks))
@@ -107,7 +107,7 @@ import Testing
             #expect(readText(store.root + "/current/" + path) == text)
         }
         #expect(try FileSystem.list((store.root + "/current/en").resolvedThroughLinks) == ["c.json", "d.json", "guides"])
-        #expect(try store.verify() == [])
+        #expect(try store.operations.verify() == [])
     }
 
     @Test func blobsOfOneFolderStagedOnAllCoresAtOnceAreAllStaged() throws {

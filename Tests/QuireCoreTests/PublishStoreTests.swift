@@ -27,11 +27,11 @@ import Testing
         #expect(file.st_mode & 0o777 == 0o644)
         let folder = try #require(lstatInfo((store.root + "/versions/v000002/de").resolvedThroughLinks))
         #expect(folder.st_mode & 0o777 == 0o755)
-        let files = try store.files(of: VersionID(1))
+        let files = try store.reader.files(of: VersionID(1))
         #expect(files.count == 4)
         #expect(files["en/guides/range-safety.json"]?.sha256 == SHA256.hash(Array(#"{"title":"Safety"}"#.utf8)))
-        #expect(try store.newestVersion() == VersionID(2))
-        #expect(try store.currentVersion() == VersionID(2))
+        #expect(try store.reader.newestVersion() == VersionID(2))
+        #expect(try store.reader.currentVersion() == VersionID(2))
         #expect(try FileSystem.list(store.root + "/staging").isEmpty)
     }
 
@@ -62,7 +62,7 @@ import Testing
         let v3 = store.root + "/versions/v000003"
         #expect(readText(v3 + "/fr/new.json") == "{}")
         #expect(link(v3 + "/en") == link(v2 + "/en"))
-        #expect(try store.currentVersion() == VersionID(3))
+        #expect(try store.reader.currentVersion() == VersionID(3))
         #expect(readText(store.root + "/current/en/trex-store.json") == #"{"title":"Store 2"}"#)
     }
 
@@ -89,7 +89,7 @@ import Testing
         let store = try dist.store()
         _ = try store.publish(request([page("en/a.json", "A"), page("fr/b.json", "B")]))
         func delta(_ files: [OutputFile], removed: [String] = []) throws {
-            let base = try #require(try store.newestVersion())
+            let base = try #require(try store.reader.newestVersion())
             let outcome = try store.publish(
                 PublishDelta(
                     base: base, files: files, removed: removed, manifest: request([]).manifest,
@@ -108,11 +108,11 @@ import Testing
         #expect(inode("en/d.json") != inode("fr/c.json"))
         // A removed file is gone from the index too: the same bytes come back written.
         try delta([], removed: ["fr/b.json"])
-        #expect(try store.files(of: #require(try store.newestVersion()))["fr/b.json"] == nil)
+        #expect(try store.reader.files(of: #require(try store.reader.newestVersion()))["fr/b.json"] == nil)
         try delta([page("fr/e.json", "B")])
         #expect(readText(store.root + "/current/fr/e.json") == "B")
-        let reread = try dist.store().files(of: #require(try store.newestVersion()))
-        #expect(try store.files(of: #require(try store.newestVersion())) == reread)
+        let reread = try dist.store().reader.files(of: #require(try store.reader.newestVersion()))
+        #expect(try store.reader.files(of: #require(try store.reader.newestVersion())) == reread)
     }
 
     @Test func equalOutputPublishesNothing() throws {
@@ -154,7 +154,7 @@ import Testing
         #expect(link(v5 + "/en") == link(v1 + "/en"))
         #expect(lstatInfo((v5 + "/en").resolvedThroughLinks)?.st_ino == stored.st_ino)
         #expect(readText(store.root + "/current/en/guides/a.json") == "A")
-        #expect(try store.verify().isEmpty)
+        #expect(try store.operations.verify().isEmpty)
         #expect(try FileSystem.list(store.root + "/staging").isEmpty)
         let trees = try FileSystem.list(store.root + "/trees")
         #expect(trees.filter { $0.hasSuffix(".json") }.count * 2 == trees.count)
@@ -167,18 +167,18 @@ import Testing
         #expect(throws: StoreError.self) { try store.publish(request([carried("en/missing.json")])) }
         #expect(throws: StoreError.self) { try store.publish(request([page("top.json", "{}")])) }
         #expect(throws: StoreError.self) { try store.publish(request([page("en/../x.json", "{}")])) }
-        #expect(try store.currentVersion() == VersionID(1))
+        #expect(try store.reader.currentVersion() == VersionID(1))
     }
 
     @Test func filesOfNewestComeFromMemoryAndMatchADiskRead() throws {
         let dist = TemporaryDist()
         _ = try dist.store().publish(request(baseFiles))
         let fresh = try dist.store()
-        let fromDisk = try fresh.files(of: VersionID(1))
+        let fromDisk = try fresh.reader.files(of: VersionID(1))
         let afterPublish = try fresh.publish(request(baseFiles + [page("en/x.json", "X")]))
         #expect(afterPublish == .published(VersionID(2), isCurrent: true))
-        let cached = try fresh.files(of: VersionID(2))
-        let reread = try dist.store().files(of: VersionID(2))
+        let cached = try fresh.reader.files(of: VersionID(2))
+        let reread = try dist.store().reader.files(of: VersionID(2))
         #expect(cached == reread)
         #expect(cached.count == fromDisk.count + 1)
     }
@@ -186,11 +186,11 @@ import Testing
     @Test func statusFilesAreReplacedWhole() throws {
         let dist = TemporaryDist()
         let store = try dist.store()
-        try store.writeStatus(["status.json": Array("{}".utf8), "page/index.html": Array("<p>".utf8)])
-        try store.writeStatus(["status.json": Array(#"{"ok":true}"#.utf8)])
+        try StatusFolder(layout: store.layout).write(["status.json": Array("{}".utf8), "page/index.html": Array("<p>".utf8)])
+        try StatusFolder(layout: store.layout).write(["status.json": Array(#"{"ok":true}"#.utf8)])
         #expect(readText(store.root + "/status/status.json") == #"{"ok":true}"#)
         #expect(readText(store.root + "/status/page/index.html") == "<p>")
-        #expect(throws: StoreError.self) { try store.writeStatus(["../x": []]) }
+        #expect(throws: StoreError.self) { try StatusFolder(layout: store.layout).write(["../x": []]) }
     }
 }
 

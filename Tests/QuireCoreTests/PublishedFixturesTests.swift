@@ -39,9 +39,9 @@ import Testing
             process.waitUntilExit()
             #expect(process.terminationStatus == 0, "quire build --site \(source.site) failed")
             let store = try SiteStore(dist: dist.path, site: source.site)
-            let newest = try #require(try store.newestVersion())
+            let newest = try #require(try store.reader.newestVersion())
             // Pages, feeds and the page index: what apps fetch.
-            let pages = try store.files(of: newest).filter { path, file in
+            let pages = try store.reader.files(of: newest).filter { path, file in
                 file.metadata?["page_id"] != nil || file.metadata?["feed"] != nil || path.hasSuffix("/index.json")
             }
             // A fixture of a page Quire no longer publishes would tell app teams it still exists.

@@ -44,7 +44,7 @@ struct ReplicaReadBackTests {
         // The same folder behind a module that keeps links: the push completes.
         let fixed = try push(dist, [folder.path, "rsync://127.0.0.1:\(daemon.port)/replica/dist"])
         #expect(fixed.destinations.map(\.state) == [.current, .current], "\(fixed.destinations)")
-        #expect(try SiteStore(dist: served.path + "/dist", site: "trex").verify().isEmpty)
+        #expect(try SiteStore(dist: served.path + "/dist", site: "trex").operations.verify().isEmpty)
     }
 
     @Test func aCurrentThatReadsBackOtherwiseIsAFailure() throws {

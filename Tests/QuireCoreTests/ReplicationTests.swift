@@ -22,7 +22,7 @@ struct ReplicationTests {
     /// The replica as `quire verify --dist` sees it: its current, re-hashed against the manifests.
     private func verified(_ replica: String) throws -> (current: VersionID?, problems: [VerificationProblem]) {
         let store = try SiteStore(dist: replica, site: "trex")
-        return (try store.currentVersion(), try store.verify())
+        return (try store.reader.currentVersion(), try store.operations.verify())
     }
 
     @Test func aPushCopiesEveryVersionAndMovesCurrentWhenAllHoldIt() throws {
@@ -63,12 +63,12 @@ struct ReplicationTests {
         let store = try dist.store()
         for title in ["One", "Two", "Three"] { try publish(store, title) }
         _ = try push(dist, [replica.path])
-        try store.rollback(reason: "bad")
+        try store.operations.rollback(reason: "bad")
         _ = try push(dist, [replica.path])
         #expect(try verified(replica.path).current == VersionID(2))
         #expect(readText(replica.path + "/trex/current/en/trex-store.json") == #"{"title":"Two"}"#)
-        try store.unpin(reason: "fixed")
-        try store.gc(keep: 1)
+        try store.operations.unpin(reason: "fixed")
+        try store.operations.gc(keep: 1)
         _ = try push(dist, [replica.path])
         let (current, problems) = try verified(replica.path)
         #expect(current == VersionID(3) && problems.isEmpty)
@@ -90,7 +90,7 @@ struct ReplicationTests {
         var (current, problems) = try verified(replica.path)
         #expect(current == VersionID(2) && problems.isEmpty, "\(problems)")
         #expect(readText(replica.path + "/trex/current/en/all/p-350.json") == "two")
-        try store.gc(keep: 1)
+        try store.operations.gc(keep: 1)
         _ = try push(dist, [replica.path])
         (current, problems) = try verified(replica.path)
         #expect(current == VersionID(2) && problems.isEmpty, "\(problems)")
@@ -191,7 +191,7 @@ struct ReplicationTests {
         #expect(report.destinations.map(\.state) == [.current])
         var (current, problems) = try verified(served.path + "/dist")
         #expect(current == VersionID(2) && problems.isEmpty, "\(problems)")
-        try store.rollback(reason: "test")
+        try store.operations.rollback(reason: "test")
         report = try push(dist, [destination])
         (current, problems) = try verified(served.path + "/dist")
         #expect(current == VersionID(1) && problems.isEmpty)
@@ -210,7 +210,7 @@ struct ReplicationTests {
         let store = try dist.store()
         for title in ["One", "Two", "Three"] { try publish(store, title) }
         let snapshot = try PushSnapshot.take(store)
-        try store.gc(keep: 1)
+        try store.operations.gc(keep: 1)
         let report = try ReplicaPush(dist: dist.path, site: "trex").push(
             to: [ReplicaDestination(replica.path)], lock: nil, startingFrom: snapshot)
         #expect(report.destinations.map(\.state) == [.current], "\(report.destinations)")
@@ -225,7 +225,7 @@ struct ReplicationTests {
         for title in ["One", "Two"] { try publish(store, title) }
         let snapshot = try PushSnapshot.take(store)
         try publish(store, "Three")
-        try store.gc(keep: 1)
+        try store.operations.gc(keep: 1)
         let report = try ReplicaPush(dist: dist.path, site: "trex").push(
             to: [ReplicaDestination(replica.path)], lock: nil, startingFrom: snapshot)
         #expect(report.version == VersionID(3) && report.destinations.map(\.state) == [.current], "\(report.destinations)")

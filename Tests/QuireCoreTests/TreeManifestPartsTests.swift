@@ -103,7 +103,7 @@ struct TreeManifestPartsTests {
     func storeKeepsParts() throws {
         let dist = TemporaryDist()
         let store = try dist.store()
-        try store.keepSpareFolders()
+        try store.spareFolders.keep()
         let folder = (0..<1500).map { page(String(format: "en/p-%05d.json", $0), #"{"n":\#($0)}"#) }
         _ = try store.publish(request(baseFiles + folder))
         let trees = dist.path + "/trex/trees"
@@ -113,19 +113,19 @@ struct TreeManifestPartsTests {
         }
         let first = try partsStored()
         #expect(first.count > 3, "the parts of en, beside the manifests")
-        #expect(try store.verify().isEmpty)
+        #expect(try store.operations.verify().isEmpty)
 
         for round in 0..<3 {
-            store.prepareSpareFolders { false }
-            let base = try #require(try store.newestVersion())
+            store.spareFolders.prepare { false }
+            let base = try #require(try store.reader.newestVersion())
             let files = [page("en/p-00700.json", #"{"n":"edit \#(round)"}"#), page("en/p-00701x.json", "{}")]
             let delta = PublishDelta(
                 base: base, files: files, removed: round == 0 ? ["en/p-00010.json"] : [],
                 manifest: JSONObject([("locales", ["en", "fr"])]), buildRecord: JSONObject())
             #expect(try store.publish(delta) == .published(VersionID(base.number + 1), isCurrent: true))
-            #expect(try store.verify().isEmpty)
+            #expect(try store.operations.verify().isEmpty)
         }
-        #expect(store.spareFoldersTaken == 3, "each edit of en through its spare")
+        #expect(store.spareFolders.taken == 3, "each edit of en through its spare")
         #expect(readText(dist.path + "/trex/current/en/p-00700.json") == #"{"n":"edit 2"}"#)
         #expect(!FileSystem.exists(dist.path + "/trex/current/en/p-00010.json"))
         // Only the parts around the edits are new.
@@ -135,9 +135,9 @@ struct TreeManifestPartsTests {
         // A fresh index (another process) reads the parts back: a delta over it, and a full build of
         // the same files, give the newest version's tree.
         let other = try dist.store()
-        let newest = try #require(try store.newestVersion())
-        let reread = try other.files(of: newest)
-        #expect(reread == (try store.files(of: newest)))
+        let newest = try #require(try store.reader.newestVersion())
+        let reread = try other.reader.files(of: newest)
+        #expect(reread == (try store.reader.files(of: newest)))
 
         // Broken or missing parts are found by verify.
         let layout = SiteLayout(root: dist.path + "/trex")
@@ -145,22 +145,22 @@ struct TreeManifestPartsTests {
         let part = try #require(enParts.first { !first.contains($0) }, "a part the edits made")
         let bytes = try FileSystem.readFile(trees + "/" + part)
         try FileSystem.remove(trees + "/" + part)
-        #expect(try !store.verify().isEmpty)
+        #expect(try !store.operations.verify().isEmpty)
         try FileSystem.createFile(trees + "/" + part, Array("{}".utf8))
-        #expect(try !store.verify().isEmpty)
+        #expect(try !store.operations.verify().isEmpty)
         try FileSystem.remove(trees + "/" + part)
         try FileSystem.createFile(trees + "/" + part, bytes)
-        #expect(try store.verify().isEmpty)
+        #expect(try store.operations.verify().isEmpty)
 
         // gc keeps the newest version's parts and removes the others.
-        store.closeSpareFolders()
-        _ = try store.gc(keep: 1)
+        store.spareFolders.close()
+        _ = try store.operations.gc(keep: 1)
         let kept = try partsStored()
         #expect(kept.count < afterEdits.count)
         let manifest = try TreeManifest.read(try #require(treeOfEn(dist)), layout: layout)
         #expect(!manifest.parts.isEmpty)
         #expect(Set(manifest.parts.map { $0.id + ".json" }).isSubset(of: Set(kept)))
-        #expect(try store.verify().isEmpty)
+        #expect(try store.operations.verify().isEmpty)
     }
 
     /// The tree id `current/en` links to.

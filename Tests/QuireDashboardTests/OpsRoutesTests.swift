@@ -42,12 +42,12 @@ struct OpsRoutesTests {
     @Test func aRollbackNeedsAReasonAndIsRecordedWithItsUser() throws {
         #expect(post("rollback", ["version": "v000001", "reason": "  "]).status == 400)
         let store = try SiteStore(dist: dist, site: "trex")
-        #expect(try store.currentVersion() == VersionID(2))
+        #expect(try store.reader.currentVersion() == VersionID(2))
         let (status, body) = post("rollback", ["version": "v000001", "reason": "bad title"])
         #expect(status == 200, "\(body)")
-        #expect(try store.currentVersion() == VersionID(1))
-        #expect(try store.pinnedVersion() == VersionID(1))
-        let last = try #require(try store.history().last)
+        #expect(try store.reader.currentVersion() == VersionID(1))
+        #expect(try store.reader.pinnedVersion() == VersionID(1))
+        let last = try #require(try store.operations.history().last)
         #expect(last.action == .rollback && last.user == "olga" && last.reason == "bad title")
         let history = fixture.json(fixture.send("GET", "/api/sites/trex/ops/history?kind=rollback&user=olga")).body
         #expect(history["entries"]?.arrayValue?.count == 1)

@@ -11,10 +11,10 @@ struct AfterPublish {
     func retain(config: SiteConfig, store: SiteStore, holding lock: borrowing HeldPublishLock) -> [Diagnostic] {
         guard let keep = config.keep else { return [] }
         // While the new trees' manifests are in memory: no gc reads them from disk later.
-        store.learnNewestTrees()
+        store.reader.learnNewestTrees()
         // Only when there is something to remove: gc walks every kept version's trees.
-        guard (try? store.versionCount()).map({ $0 > keep }) ?? true else { return [] }
-        do { try store.gc(keep: keep, reason: "keep: \(keep) in site.yaml", holding: lock) } catch {
+        guard (try? store.reader.versionCount()).map({ $0 > keep }) ?? true else { return [] }
+        do { try store.operations.gc(keep: keep, reason: "keep: \(keep) in site.yaml", holding: lock) } catch {
             return [.warning(siteFile, "retention (keep: \(keep)) failed: \(error)")]
         }
         return []

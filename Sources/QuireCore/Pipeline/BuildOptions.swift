@@ -32,6 +32,8 @@ public struct BuildOptions: Sendable {
     public var published: (@Sendable (SiteBuildResult) -> Void)?
     /// The time `publish_at` / `expires_at` are judged at; tests fix it.
     public var now: @Sendable () -> Date = { Date() }
+    /// Where the store crashes or logs its steps, for the crash-torture tests (`FaultPlan`).
+    public var faults = FaultPlan.none
 
     public init() {}
 }

@@ -35,7 +35,7 @@ extension SiteBuilder {
             var paths: [String] = pageIDs.flatMap { base.pagePaths[$0] ?? [] }
             paths += scope.assets.map { "assets/\($0)" } + [CacheHeaderFiles.nginxMapName, CacheHeaderFiles.headersName]
             paths += config.locales.map(PageIndexFiles.path)
-            published = try store.files(paths, of: base.version)
+            published = try store.reader.files(paths, of: base.version)
         } catch {
             BurstHold.discard(held, from: &state)
             return nil

@@ -138,7 +138,7 @@ extension SiteBuilder {
         var feeds: FeedFiles?
         var version: (parent: VersionID?, next: VersionID)?
         if options.publish {
-            let parent = (try? openStore().newestVersion()).flatMap { $0 }
+            let parent = (try? openStore().reader.newestVersion()).flatMap { $0 }
             let next = VersionID((parent?.number ?? 0) + 1)
             var index = newPageIndex(config: context.config, parent: parent, published: published)
             var feedFiles = FeedFiles(feeds: context.config.feeds, locales: locales, ttl: context.config.ttl)
@@ -281,7 +281,7 @@ extension SiteBuilder {
         var previous: [String: [String: PageIndexFiles.Entry]] = [:]
         if let parent, let store = try? openStore() {
             for locale in config.locales where published[PageIndexFiles.path(locale: locale)] != nil {
-                let bytes = try? store.bytes(of: PageIndexFiles.path(locale: locale), in: parent)
+                let bytes = try? store.reader.bytes(of: PageIndexFiles.path(locale: locale), in: parent)
                 previous[locale] = bytes.flatMap(PageIndexFiles.read)
             }
         }

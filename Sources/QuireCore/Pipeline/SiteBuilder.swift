@@ -78,7 +78,7 @@ public final class SiteBuilder: @unchecked Sendable {
         let clock = StageClock()
         startReadingRestartCache()
         // Before the first publish, which takes spares a stopped watcher handed over.
-        if generation == 1, options.spareFolders, options.publish { try? openStore().keepSpareFolders() }
+        if generation == 1, options.spareFolders, options.publish { try? openStore().spareFolders.keep() }
         var result = build(clock: clock, changed: changed, hold: hold)
         if result.operationalError != nil {
             // Another process may have published meanwhile: start again from what is on disk.
@@ -96,7 +96,7 @@ public final class SiteBuilder: @unchecked Sendable {
         }
         // A watcher's first build: the history it starts on is read for retention meanwhile.
         if generation == 1, options.spareFolders, let keep = state.deltaBase?.context.config.keep, let store = try? openStore() {
-            DispatchQueue.global(qos: .utility).async { store.learnTrees(ofNewest: keep + 1) }
+            DispatchQueue.global(qos: .utility).async { store.reader.learnTrees(ofNewest: keep + 1) }
         }
         return result
     }
@@ -170,13 +170,13 @@ public final class SiteBuilder: @unchecked Sendable {
     func publishedFiles() throws -> [String: PublishedFile] {
         guard options.publish else { return [:] }
         let store = try openStore()
-        guard let newest = try store.newestVersion() else { return [:] }
-        return try store.files(of: newest)
+        guard let newest = try store.reader.newestVersion() else { return [:] }
+        return try store.reader.files(of: newest)
     }
 
     func openStore() throws -> SiteStore {
         if let store { return store }
-        let opened = try SiteStore(dist: distRoot, site: site)
+        let opened = try SiteStore(dist: distRoot, site: site, faults: options.faults)
         store = opened
         return opened
     }

@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 
-/// Makes spare folders for the next save (`SiteStore.prepareSpareFolders`) on a thread of its
+/// Makes spare folders for the next save (`SpareFolderSlot.prepare`) on a thread of its
 /// own between builds (`quire watch`), so a save writes only what it changes. Making them stops
 /// as soon as the next build starts, and for good once closed.
 final class SpareFolderMaker: Sendable {
@@ -21,12 +21,12 @@ final class SpareFolderMaker: Sendable {
     func prepare(
         _ store: SiteStore, untilBuild next: Int, made: (@Sendable (_ made: Int, _ stopped: Bool, _ milliseconds: Double) -> Void)? = nil
     ) {
-        guard (try? store.keepSpareFolders()) != nil else { return }
+        guard (try? store.spareFolders.keep()) != nil else { return }
         let requested = DispatchTime.now().uptimeNanoseconds
         queue.submit { [self] in
             guard !isClosing.load(ordering: .relaxed) else { return }
             let shouldStop = { @Sendable in self.buildsStarted.load(ordering: .relaxed) >= next || self.isClosing.load(ordering: .relaxed) }
-            let count = store.prepareSpareFolders(workers: 2, shouldStop: shouldStop)
+            let count = store.spareFolders.prepare(workers: 2, shouldStop: shouldStop)
             if count > 0 { made?(count, shouldStop(), Double(DispatchTime.now().uptimeNanoseconds - requested) / 1e6) }
         }
     }
@@ -39,7 +39,7 @@ final class SpareFolderMaker: Sendable {
     func close(_ store: SiteStore?, handingOver: Bool = false) {
         isClosing.store(true, ordering: .relaxed)
         queue.flush()
-        store?.closeSpareFolders(handingOver: handingOver)
+        store?.spareFolders.close(handingOver: handingOver)
     }
 
     /// The queue's thread holds the queue until stopped.

@@ -10,7 +10,8 @@ final class StatusWriter: Sendable {
     /// lists them).
     func write(_ result: SiteBuildResult, store: SiteStore, locales: [String], pages: Set<String>?, inBackground: Bool) {
         let write: @Sendable () -> Void = { [pageCache] in
-            try? store.writeStatus(StatusReport.files(result: result, store: store, locales: locales, pages: pages, cache: pageCache))
+            try? StatusFolder(layout: store.layout).write(
+                StatusReport.files(result: result, store: store, locales: locales, pages: pages, cache: pageCache))
         }
         if inBackground { queue.submit(write) } else { write() }
     }

@@ -9,6 +9,7 @@ struct GarbageCollector {
     /// The subfolder trees of each tree seen so far: trees never change, so what a store has
     /// read once it never reads again, and marking after a publish reads only the new trees.
     let children: TreeChildren
+    let faults: FaultPlan
 
     /// The versions `gc(keep:)` keeps: the newest `keep`, `current`, the pinned one, and all newer than current.
     static func kept(_ versions: [VersionID], keep: Int, current: VersionID?, pinned: VersionID?) -> Set<VersionID> {
@@ -26,7 +27,7 @@ struct GarbageCollector {
     func collect(
         versions: [VersionID], keeping kept: Set<VersionID>, recycle: (_ id: String, _ folder: String) -> Bool = { _, _ in false }
     ) throws(StoreError) -> CollectionReport {
-        CrashPoint.mark.reach()
+        faults.reach(.mark)
         let garbage = layout.staging + "/gc-\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         try FileSystem.makeDirectory(garbage)
         let removed = versions.filter { !kept.contains($0) }
@@ -38,7 +39,7 @@ struct GarbageCollector {
         var removedTrees = 0
         let stored = try FileSystem.list(layout.trees)
         for id in stored where !id.hasSuffix(".json") && !reachable.contains(id) {
-            CrashPoint.sweep.reach()
+            faults.reach(.sweep)
             if FileSystem.exists(layout.treeManifest(id)) { try FileSystem.remove(layout.treeManifest(id)) }
             try FileSystem.rename(layout.tree(id), to: garbage + "/" + id)
             _ = recycle(id, garbage + "/" + id)
@@ -52,7 +53,7 @@ struct GarbageCollector {
         }
         try FileSystem.syncDirectory(layout.versions)
         try FileSystem.syncDirectory(layout.trees)
-        CrashPoint.cleanup.reach()
+        faults.reach(.cleanup)
         try FileSystem.removeTree(garbage)
         return CollectionReport(removedVersions: removed, removedTrees: removedTrees)
     }

@@ -1,4 +1,4 @@
-/// Proof that the caller holds a site's publish lock: only `SiteStore.withPublishLock` makes one,
+/// Proof that the caller holds a site's publish lock: only `StoreLock.withPublishLock` makes one,
 /// and lends it to its body, which passes it on to what writes under the lock
 /// (`SiteStore.publish(_:holding:)`). Borrowed and not copyable, it cannot outlive the lock.
 public struct HeldPublishLock: ~Copyable {
@@ -6,7 +6,7 @@ public struct HeldPublishLock: ~Copyable {
     let root: String
 
     /// Stops a caller that lends one site's lock to another site's store.
-    func check(for store: SiteStore) {
-        precondition(root == store.root, "the publish lock of \(root) lent to the store of \(store.root)")
+    func check(for layout: SiteLayout) {
+        precondition(root == layout.root, "the publish lock of \(root) lent to the store of \(layout.root)")
     }
 }

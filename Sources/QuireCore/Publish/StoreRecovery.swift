@@ -13,6 +13,10 @@ import Synchronization
 /// One per store; each check that needs doing once per store remembers it has been done.
 final class StoreRecovery: Sendable {
     private let layout: SiteLayout
+    private let reader: VersionReader
+    private let publisher: VersionPublisher
+    private let swap: CurrentSwap
+    private let faults: FaultPlan
 
     private struct Progress {
         /// Whether this store has removed what crashed processes left, before a first body.
@@ -25,22 +29,28 @@ final class StoreRecovery: Sendable {
 
     private let progress = Mutex(Progress())
 
-    init(layout: SiteLayout) { self.layout = layout }
+    init(publisher: VersionPublisher, swap: CurrentSwap, faults: FaultPlan) {
+        self.layout = publisher.layout
+        self.reader = publisher.reader
+        self.publisher = publisher
+        self.swap = swap
+        self.faults = faults
+    }
 
     /// Runs as the lock is taken, before the holder's body. Returns whether leftovers are to be
     /// removed behind the body: leftovers never stand in a publish's way (each temporary name
     /// holds its writer's pid, and a writer removes its own stale one), so after the first lock
     /// they are removed behind the body, off a save's critical path (four folder listings).
-    func recover(_ store: SiteStore, holding lock: borrowing HeldPublishLock) throws(StoreError) -> Bool {
-        CrashPoint.recover.reach()
+    func recover(holding lock: borrowing HeldPublishLock) throws(StoreError) -> Bool {
+        faults.reach(.recover)
         let leftoversRemoved = progress.withLock { $0.leftoversRemoved }
         if !leftoversRemoved {
             try removeLeftovers(holding: lock)
             progress.withLock { $0.leftoversRemoved = true }
         }
-        try checkAfterRestart(store, holding: lock)
-        try completeInterruptedSwap(store, holding: lock)
-        try recordUnrecordedPublish(store, holding: lock)
+        try checkAfterRestart(holding: lock)
+        try completeInterruptedSwap(holding: lock)
+        try recordUnrecordedPublish(holding: lock)
         return leftoversRemoved
     }
 
@@ -67,15 +77,17 @@ final class StoreRecovery: Sendable {
 
     /// A process killed after publishing a version (or writing a pin) but before swapping `current`
     /// left `current` behind; its work is complete and recorded, so the swap is finished here.
-    private func completeInterruptedSwap(_ store: SiteStore, holding lock: borrowing HeldPublishLock) throws(StoreError) {
-        let current = try store.currentVersion()
-        guard let target = try store.intendedCurrent(), target != current, FileSystem.exists(layout.versionManifest(target)) else { return }
-        let manifest = try store.manifest(of: target)
+    private func completeInterruptedSwap(holding lock: borrowing HeldPublishLock) throws(StoreError) {
+        let current = try reader.currentVersion()
+        guard let target = try reader.intendedCurrent(), target != current, FileSystem.exists(layout.versionManifest(target)) else {
+            return
+        }
+        let manifest = try reader.manifest(of: target)
         let trees = TreeReader(layout: layout)
         guard manifest.folders.allSatisfy({ trees.isStored($0.folder.tree) }) else { return }
-        let pinned = try store.pinnedVersion() != nil
+        let pinned = try reader.pinnedVersion() != nil
         try makeDurable(target)
-        try store.recordAndSwap(
+        try swap.recordAndSwap(
             HistoryEntry(
                 action: pinned ? .rollback : .publish, from: current, to: target,
                 reason:
@@ -88,9 +100,9 @@ final class StoreRecovery: Sendable {
     /// before writing it (while pinned: unpinned, the swap is completed with a line of its own),
     /// or a system crash lost it after the swap (the line is synced after it). Every process
     /// starts after such a crash: each store looks once, at its first lock.
-    private func recordUnrecordedPublish(_ store: SiteStore, holding lock: borrowing HeldPublishLock) throws(StoreError) {
+    private func recordUnrecordedPublish(holding lock: borrowing HeldPublishLock) throws(StoreError) {
         guard !progress.withLock({ $0.historyChecked }) else { return }
-        if let newest = try store.newestVersion(), try newestRecordedVersion().map({ $0 < newest }) ?? true {
+        if let newest = try reader.newestVersion(), try newestRecordedVersion().map({ $0 < newest }) ?? true {
             try makeDurable(newest)
             try History(path: layout.history).append(
                 HistoryEntry(
@@ -107,13 +119,13 @@ final class StoreRecovery: Sendable {
     /// the store once: every version newer than the newest with a publish line is verified and
     /// taken out when it fails, and the trees no version reaches are removed (a later publish
     /// that writes an equal tree keeps the copy it finds).
-    private func checkAfterRestart(_ store: SiteStore, holding lock: borrowing HeldPublishLock) throws(StoreError) {
+    private func checkAfterRestart(holding lock: borrowing HeldPublishLock) throws(StoreError) {
         guard !progress.withLock({ $0.restartChecked }) else { return }
         let boot = BootRecord(path: layout.boot)
         if !boot.isThisBoot {
             let recorded = try newestRecordedVersion()
-            let current = try store.currentVersion()
-            for version in try store.allVersions().reversed() where version != current && recorded.map({ version > $0 }) ?? true {
+            let current = try reader.currentVersion()
+            for version in try reader.allVersions().reversed() where version != current && recorded.map({ version > $0 }) ?? true {
                 var verifier = Verifier(layout: layout)
                 let problem: String
                 do {
@@ -123,14 +135,15 @@ final class StoreRecovery: Sendable {
                 } catch {
                     problem = error.description
                 }
-                store.retire(version)
+                publisher.retire(version)
                 try History(path: layout.history).append(
                     HistoryEntry(
                         action: .gc, from: version, to: version,
                         reason: "taken out after a restart: it was not whole on disk (\(problem))"))
             }
-            let all = try store.allVersions()
-            _ = try GarbageCollector(layout: layout, children: store.treeChildren).collect(versions: all, keeping: Set(all))
+            let all = try reader.allVersions()
+            _ = try GarbageCollector(layout: layout, children: reader.treeChildren, faults: faults).collect(
+                versions: all, keeping: Set(all))
             try boot.record()
         }
         progress.withLock { $0.restartChecked = true }
@@ -150,7 +163,7 @@ final class StoreRecovery: Sendable {
     /// but a system crash could still take part of it.
     func makeDurable(_ version: VersionID) throws(StoreError) {
         guard try newestRecordedVersion().map({ $0 < version }) ?? true else { return }
-        CrashPoint.sync.reach()
+        faults.reach(.sync)
         try FileSystem.syncFileSystem(containing: layout.root)
     }
 }

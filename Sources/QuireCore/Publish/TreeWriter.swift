@@ -9,6 +9,7 @@ struct TreeWriter {
     /// `staging/<pid>-<random>/trees`.
     let stagingTrees: String
     let spares: SpareFolders?
+    let faults: FaultPlan
 
     /// The ids written, in an order where a tree comes after its subtrees.
     private(set) var written: [String] = []
@@ -19,10 +20,11 @@ struct TreeWriter {
     private var pendingParts: [[TreeManifest]] = []
     private var seenParts: Set<String> = []
 
-    init(trees: TreeReader, stagingTrees: String, spares: SpareFolders? = nil) {
+    init(trees: TreeReader, stagingTrees: String, spares: SpareFolders? = nil, faults: FaultPlan) {
         self.trees = trees
         self.stagingTrees = stagingTrees
         self.spares = spares
+        self.faults = faults
     }
 
     /// Adds `tree` and the subtrees it needs that are not stored yet; `writeAll` writes them.
@@ -41,20 +43,22 @@ struct TreeWriter {
     /// Writes the added trees, on both cores: each is a folder of its own, linking only to
     /// stored files and naming its subfolders, so none waits for another.
     func writeAll() throws(StoreError) {
-        let (pending, pendingParts, stagingTrees, spares) = (pending, pendingParts, stagingTrees, spares)
+        let (pending, pendingParts, stagingTrees, spares, faults) = (pending, pendingParts, stagingTrees, spares, faults)
         if pendingParts.contains(where: { !$0.isEmpty }) { try FileSystem.makeDirectory(stagingParts) }
         try FirstFailure.concurrentPerform(iterations: pending.count) { [stagingParts] index throws(StoreError) in
             for part in pendingParts[index] { try FileSystem.createFile(stagingParts + "/" + part.id + ".json", part.bytes) }
-            try Self.write(pending[index], into: stagingTrees, spares: spares)
+            try Self.write(pending[index], into: stagingTrees, spares: spares, faults: faults)
         }
     }
 
     /// Parts of manifests, apart from the trees: a part's id may also be a tree's.
     private var stagingParts: String { stagingTrees + ".parts" }
 
-    private static func write(_ tree: PlannedTree, into stagingTrees: String, spares: SpareFolders?) throws(StoreError) {
+    private static func write(
+        _ tree: PlannedTree, into stagingTrees: String, spares: SpareFolders?, faults: FaultPlan
+    ) throws(StoreError) {
         let folder = stagingTrees + "/" + tree.id
-        CrashPoint.staging.reach()
+        faults.reach(.staging)
         let spare = try takeSpare(of: tree, as: folder, from: spares)
         let fromSpare = spare != nil
         let adopted = !fromSpare && adoptStagedFolder(of: tree, as: folder)
@@ -172,7 +176,7 @@ struct TreeWriter {
     func moveIntoPlace() throws(StoreError) {
         for (id, parts) in zip(written, pendingParts) {
             let staged = stagingTrees + "/" + id
-            CrashPoint.move.reach()
+            faults.reach(.move)
             // A manifest's parts before it: with the manifest, a tree is stored.
             for part in parts { try FileSystem.rename(stagingParts + "/" + part.id + ".json", to: trees.layout.treeManifest(part.id)) }
             do {

@@ -15,6 +15,7 @@ struct VersionWriter {
     let layout: SiteLayout
     /// Pre-linked copies of earlier trees, for the trees that edit them.
     var spares: SpareFolders?
+    let faults: FaultPlan
 
     /// Returns the staging folder, left with empty folders only: the caller removes it
     /// (`removeStaging`) once the version is live, so the swap does not wait for it.
@@ -23,10 +24,10 @@ struct VersionWriter {
     {
         let staging = layout.staging + "/\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         do throws(StoreError) {
-            CrashPoint.staging.reach()
+            faults.reach(.staging)
             try FileSystem.makeDirectory(staging)
             try FileSystem.makeDirectory(staging + "/trees")
-            var trees = TreeWriter(trees: TreeReader(layout: layout), stagingTrees: staging + "/trees", spares: spares)
+            var trees = TreeWriter(trees: TreeReader(layout: layout), stagingTrees: staging + "/trees", spares: spares, faults: faults)
             for entry in planned { trees.add(entry.tree) }
             try trees.writeAll()
 
@@ -39,10 +40,10 @@ struct VersionWriter {
             }
 
             try trees.moveIntoPlace()
-            CrashPoint.move.reach()
+            faults.reach(.move)
             try FileSystem.rename(folder, to: layout.version(manifest.version))
             do throws(StoreError) {
-                CrashPoint.sync.reach()
+                faults.reach(.sync)
                 try FileSystem.syncFileSystem(containing: layout.root)
             } catch {
                 // Not durable: taken back out, or the next lock holder would put it live. Its
@@ -58,8 +59,8 @@ struct VersionWriter {
     }
 
     /// A crash before this leaves the folder to the next lock holder's cleanup.
-    static func removeStaging(_ staging: String) throws(StoreError) {
-        CrashPoint.cleanup.reach()
+    static func removeStaging(_ staging: String, faults: FaultPlan) throws(StoreError) {
+        faults.reach(.cleanup)
         try FileSystem.removeTree(staging)
     }
 }

@@ -24,15 +24,15 @@ struct PushSnapshot {
     }
 
     private static func read(_ store: SiteStore) throws(StoreError) -> PushSnapshot {
-        guard let current = try store.currentVersion() else {
+        guard let current = try store.reader.currentVersion() else {
             throw StoreError("site '\(store.site)' has no current version to push: run quire build first")
         }
-        let versions = try store.allVersions()
+        let versions = try store.reader.allVersions()
         guard versions.contains(current) else { throw StoreError("'\(store.layout.current)' names \(current), which is not in versions/") }
         var trees: Set<String> = []
         var parts: Set<String> = []
         for version in versions {
-            for entry in try store.manifest(of: version).folders {
+            for entry in try store.reader.manifest(of: version).folders {
                 try mark(entry.folder.tree, in: store, reachable: &trees, parts: &parts)
             }
         }

@@ -78,6 +78,6 @@ struct ReplicaRecord {
             status["replicas"] = replicas
             files.merge(StatusReport.files(.object(status))) { $1 }
         }
-        try? store.writeStatus(files)
+        try? StatusFolder(layout: layout).write(files)
     }
 }

@@ -94,16 +94,16 @@ public enum StatusReport {
         -> Parts
     {
         var pageIDs = publishedPages ?? []
-        if publishedPages == nil, let newest = try? store.newestVersion(), let files = try? store.files(of: newest) {
+        if publishedPages == nil, let newest = try? store.reader.newestVersion(), let files = try? store.reader.files(of: newest) {
             for file in files.values {
                 let page = OutputMetadata(file.metadata)
                 guard let pageID = page.pageID, page.audience == nil else { continue }
                 pageIDs.insert(pageID)
             }
         }
-        let newest = try? store.newestVersion()
-        let current = try? store.currentVersion()
-        let pinned = try? store.pinnedVersion()
+        let newest = try? store.reader.newestVersion()
+        let current = try? store.reader.currentVersion()
+        let pinned = try? store.reader.pinnedVersion()
         let summary: JSONObject = [
             "site": .string(result.site),
             "version": newest.map { .string($0.description) } ?? .null,
@@ -120,7 +120,7 @@ public enum StatusReport {
             "feeds": .array(result.feeds),
             "replicas": .array(ReplicaRecord(layout: store.layout).entries()),
             "history": .array(
-                ((try? store.history(last: 25)) ?? []).map { entry in
+                ((try? store.operations.history(last: 25)) ?? []).map { entry in
                     [
                         "at": .string(entry.when), "action": .string(entry.action.rawValue),
                         "from": entry.from.map { .string($0.description) } ?? .null,

@@ -32,9 +32,9 @@ struct OpsDesk {
 
     func versions() throws(DashboardError) -> HTTPResponse {
         try storeCall { () throws(StoreError) -> HTTPResponse in
-            let users = try store.publishers()
-            let pin = try store.pin()
-            let versions = try store.versions().map { info -> JSONValue in
+            let users = try store.operations.publishers()
+            let pin = try store.operations.pin()
+            let versions = try store.operations.versions().map { info -> JSONValue in
                 var object = info.json.objectValue ?? JSONObject()
                 object["user"] = users[info.id].map(JSONValue.string) ?? .null
                 return .object(object)
@@ -42,7 +42,7 @@ struct OpsDesk {
             return .json(
                 .object(
                     JSONObject([
-                        ("site", .string(site)), ("current", try store.currentVersion().map { .string($0.description) } ?? .null),
+                        ("site", .string(site)), ("current", try store.reader.currentVersion().map { .string($0.description) } ?? .null),
                         (
                             "pin",
                             pin.map {
@@ -53,7 +53,7 @@ struct OpsDesk {
                                     ]))
                             } ?? .null
                         ),
-                        ("versions", .array(versions)), ("replicas", .array(store.replicaStates())),
+                        ("versions", .array(versions)), ("replicas", .array(store.operations.replicaStates())),
                     ])))
         }
     }
@@ -63,7 +63,7 @@ struct OpsDesk {
         let old = try version(query["from"], "from")
         let new = try version(query["to"], "to")
         return try storeCall { () throws(StoreError) -> HTTPResponse in
-            var object = try store.diff(from: old, to: new).json.objectValue ?? JSONObject()
+            var object = try store.operations.diff(from: old, to: new).json.objectValue ?? JSONObject()
             object["from"] = .string(old.description)
             object["to"] = .string(new.description)
             return .json(.object(object))
@@ -78,7 +78,7 @@ struct OpsDesk {
             throw .badRequest("name the published file: ?path=en/home.json")
         }
         return try storeCall { () throws(StoreError) -> HTTPResponse in
-            let bytes = try store.publishedFile(path, of: target)
+            let bytes = try store.operations.publishedFile(path, of: target)
             let text = bytes.map { bytes -> String in
                 guard let value = try? SourceParser.parse(bytes, format: .json, file: path).json else {
                     return String(decoding: bytes, as: UTF8.self)
@@ -97,7 +97,7 @@ struct OpsDesk {
     /// it holds, for the filters.
     func history(_ query: [String: String]) throws(DashboardError) -> HTTPResponse {
         try storeCall { () throws(StoreError) -> HTTPResponse in
-            let entries = try store.history()
+            let entries = try store.operations.history()
             let kind = query["kind"].flatMap { $0.isEmpty ? nil : $0 }
             let user = query["user"].flatMap { $0.isEmpty ? nil : $0 }
             let shown = entries.reversed().filter { entry in
@@ -121,8 +121,8 @@ struct OpsDesk {
             guard !reason.isEmpty else { throw .badRequest("a rollback needs a reason: say why, for the history") }
             let target = try version(body["version"]?.stringValue, "version")
             return try storeCall { () throws(StoreError) -> HTTPResponse in
-                let from = try store.currentVersion()
-                let to = try store.rollback(to: target, reason: reason, user: user)
+                let from = try store.reader.currentVersion()
+                let to = try store.operations.rollback(to: target, reason: reason, user: user)
                 return result([
                     ("current", .string(to.description)), ("was", from.map { .string($0.description) } ?? .null),
                     ("pinned", .bool(true)), ("replicas", pushReplicas()),
@@ -130,14 +130,14 @@ struct OpsDesk {
             }
         case "unpin":
             return try storeCall { () throws(StoreError) -> HTTPResponse in
-                let current = try store.unpin(reason: reason, user: user)
+                let current = try store.operations.unpin(reason: reason, user: user)
                 return result([("current", current.map { .string($0.description) } ?? .null), ("replicas", pushReplicas())])
             }
         case "verify":
             let target = try body["version"]?.stringValue.map { (text: String) throws(DashboardError) in try version(text, "version") }
             return try storeCall { () throws(StoreError) -> HTTPResponse in
-                let problems = try store.verify(version: target)
-                let current = try store.currentVersion()
+                let problems = try store.operations.verify(version: target)
+                let current = try store.reader.currentVersion()
                 let name = target ?? current
                 return result([
                     ("version", name.map { .string($0.description) } ?? .null), ("verified", .bool(problems.isEmpty)),
@@ -149,7 +149,7 @@ struct OpsDesk {
                 throw .badRequest("gc needs 'keep': how many of the newest versions to keep (at least 1)")
             }
             return try storeCall { () throws(StoreError) -> HTTPResponse in
-                let report = try store.gc(keep: keep, reason: reason, user: user)
+                let report = try store.operations.gc(keep: keep, reason: reason, user: user)
                 return result([
                     ("removed_versions", .array(report.removedVersions.map { .string($0.description) })),
                     ("removed_trees", .integer(report.removedTrees)), ("count", .integer(report.removedVersions.count)),

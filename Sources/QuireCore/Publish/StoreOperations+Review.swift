@@ -1,15 +1,15 @@
 public import QuireModel
 
 /// What ops read about a site's versions, for `quire versions`/`diff` and the dashboard alike.
-extension SiteStore {
+extension StoreOperations {
     /// The published paths added, changed (other bytes) and removed from `old` to `new`.
     public func diff(from old: VersionID, to new: VersionID) throws(StoreError) -> VersionChanges {
-        VersionChanges(from: try files(of: old), to: try files(of: new))
+        VersionChanges(from: try reader.files(of: old), to: try reader.files(of: new))
     }
 
     /// The bytes of one published file of `version`; nil when the version has no such file.
     public func publishedFile(_ path: String, of version: VersionID) throws(StoreError) -> [UInt8]? {
-        guard let location = try index(of: version).locations.first(where: { $0.path == path })?.location else { return nil }
+        guard let location = try reader.index(of: version).locations.first(where: { $0.path == path })?.location else { return nil }
         return try FileSystem.readFile(location.storedPath)
     }
 

@@ -1,6 +1,10 @@
-// The step every move of `current` ends with: publish, rollback, pin, unpin and the completion
-// of a stopped one (`StoreRecovery`) all go through `recordAndSwap`.
-extension SiteStore {
+/// The step every move of `current` ends with, and the only code that writes a history line and
+/// swaps `current`: publish, rollback, pin, unpin and the completion of a stopped one
+/// (`StoreRecovery`) all go through `recordAndSwap`.
+struct CurrentSwap: Sendable {
+    let layout: SiteLayout
+    let faults: FaultPlan
+
     /// When the history line reaches the disk.
     enum LineSync {
         /// Synced on its own before the swap.
@@ -18,12 +22,12 @@ extension SiteStore {
     func recordAndSwap(
         _ entry: HistoryEntry, swap: Bool = true, lineSync: LineSync = .beforeSwap, holding lock: borrowing HeldPublishLock
     ) throws(StoreError) {
-        lock.check(for: self)
+        lock.check(for: layout)
         let target = swap && entry.to != entry.from ? entry.to : nil
-        CrashPoint.history.reach()
+        faults.reach(.history)
         try History(path: layout.history).append(entry, durable: target == nil || lineSync == .beforeSwap)
         guard let target else { return }
-        CrashPoint.swap.reach()
+        faults.reach(.swap)
         try CurrentLink(layout: layout).point(at: target, alsoSyncing: lineSync == .withSwap ? [layout.history] : [])
     }
 }

@@ -1,17 +1,41 @@
 /// What ops do to a site (issue 5): list versions, roll back and pin, unpin, verify, collect
 /// garbage, export. The mutating ones take the publish lock themselves (`withOperationLock`).
-extension SiteStore {
+public final class StoreOperations: Sendable {
+    let site: String
+    let layout: SiteLayout
+    let reader: VersionReader
+    let lock: StoreLock
+    let swap: CurrentSwap
+    let recovery: StoreRecovery
+    /// Retention offers the trees it removes to the spare folders lent to the store.
+    let spares: SpareFolderSlot
+    let faults: FaultPlan
+
+    init(
+        site: String, reader: VersionReader, lock: StoreLock, swap: CurrentSwap, recovery: StoreRecovery, spares: SpareFolderSlot,
+        faults: FaultPlan
+    ) {
+        self.site = site
+        self.layout = reader.layout
+        self.reader = reader
+        self.lock = lock
+        self.swap = swap
+        self.recovery = recovery
+        self.spares = spares
+        self.faults = faults
+    }
+
     /// Every version, oldest first, with what changed since its parent.
     public func versions() throws(StoreError) -> [VersionInfo] {
-        let all = try allVersions()
-        let current = try currentVersion()
-        let pinned = try pinnedVersion()
+        let all = try reader.allVersions()
+        let current = try reader.currentVersion()
+        let pinned = try reader.pinnedVersion()
         let trees = TreeReader(layout: layout)
         var indexes: [VersionID: [String: PublishedFile]] = [:]
         var infos: [VersionInfo] = []
         for version in all {
-            let manifest = try manifest(of: version)
-            let files = try index(of: version, trees: trees).files
+            let manifest = try reader.manifest(of: version)
+            let files = try reader.index(of: version, trees: trees).files
             indexes[version] = files
             let locales = manifest.localeFolders
             let pages = files.keys.filter { path in
@@ -35,9 +59,9 @@ extension SiteStore {
     /// when not this process's user (a dashboard user); it goes into the history.
     @discardableResult
     public func rollback(to version: VersionID? = nil, reason: String, user: String? = nil) throws(StoreError) -> VersionID {
-        try withOperationLock { (lock) throws(StoreError) -> VersionID in
-            let current = try currentVersion()
-            let all = try allVersions()
+        try lock.withOperationLock { (lock) throws(StoreError) -> VersionID in
+            let current = try reader.currentVersion()
+            let all = try reader.allVersions()
             let target: VersionID
             if let version {
                 guard all.contains(version) else {
@@ -58,10 +82,10 @@ extension SiteStore {
     /// Pins `current` where it is now (or at `version`), without rolling back.
     @discardableResult
     public func pin(_ version: VersionID? = nil, reason: String) throws(StoreError) -> VersionID {
-        try withOperationLock { (lock) throws(StoreError) -> VersionID in
-            let current = try currentVersion()
+        try lock.withOperationLock { (lock) throws(StoreError) -> VersionID in
+            let current = try reader.currentVersion()
             guard let target = version ?? current else { throw StoreError("site '\(site)' has no version to pin yet") }
-            guard try allVersions().contains(target) else {
+            guard try reader.allVersions().contains(target) else {
                 throw StoreError("site '\(site)' has no version '\(target)': list them with 'quire versions'")
             }
             try movePinned(to: target, action: .pin, from: current, reason: reason, holding: lock)
@@ -74,7 +98,7 @@ extension SiteStore {
         holding lock: borrowing HeldPublishLock
     ) throws(StoreError) {
         // Only a complete version is served: its manifest and every folder's tree must be there.
-        let manifest = try manifest(of: target)
+        let manifest = try reader.manifest(of: target)
         let trees = TreeReader(layout: layout)
         for entry in manifest.folders where !trees.isStored(entry.folder.tree) {
             throw StoreError(
@@ -85,10 +109,10 @@ extension SiteStore {
         // holder (`current` follows the pin).
         let pinFile = PinFile(path: layout.pin)
         let previousPin = try pinFile.bytes()
-        CrashPoint.pin.reach()
+        faults.reach(.pin)
         try pinFile.write(target, reason: reason)
         do throws(StoreError) {
-            try recordAndSwap(HistoryEntry(action: action, from: current, to: target, reason: reason, user: user), holding: lock)
+            try swap.recordAndSwap(HistoryEntry(action: action, from: current, to: target, reason: reason, user: user), holding: lock)
         } catch {
             try? pinFile.restore(previousPin)
             throw error
@@ -98,15 +122,15 @@ extension SiteStore {
     /// Removes the pin and points `current` at the newest version again.
     @discardableResult
     public func unpin(reason: String, user: String? = nil) throws(StoreError) -> VersionID? {
-        try withOperationLock { (lock) throws(StoreError) -> VersionID? in
-            let current = try currentVersion()
+        try lock.withOperationLock { (lock) throws(StoreError) -> VersionID? in
+            let current = try reader.currentVersion()
             let pinFile = PinFile(path: layout.pin)
             let previousPin = try pinFile.bytes()
-            CrashPoint.pin.reach()
+            faults.reach(.pin)
             try pinFile.remove()
-            let newest = try newestVersion()
+            let newest = try reader.newestVersion()
             do throws(StoreError) {
-                try recordAndSwap(HistoryEntry(action: .unpin, from: current, to: newest, reason: reason, user: user), holding: lock)
+                try swap.recordAndSwap(HistoryEntry(action: .unpin, from: current, to: newest, reason: reason, user: user), holding: lock)
             } catch {
                 try? pinFile.restore(previousPin)
                 throw error
@@ -122,7 +146,7 @@ extension SiteStore {
 
     /// Re-hashes every file reachable from `version` (default: current) against the manifests.
     public func verify(version: VersionID? = nil) throws(StoreError) -> [VerificationProblem] {
-        let current = try currentVersion()
+        let current = try reader.currentVersion()
         guard let target = version ?? current else { throw StoreError("site '\(site)' has no current version to verify") }
         var verifier = Verifier(layout: layout)
         try verifier.verify(target)
@@ -140,7 +164,7 @@ extension SiteStore {
     /// removes the others and every tree no kept version reaches.
     @discardableResult
     public func gc(keep: Int, reason: String = "", user: String? = nil) throws(StoreError) -> CollectionReport {
-        try withOperationLock { (lock) throws(StoreError) -> CollectionReport in
+        try lock.withOperationLock { (lock) throws(StoreError) -> CollectionReport in
             try gc(keep: keep, reason: reason, user: user, holding: lock)
         }
     }
@@ -151,17 +175,19 @@ extension SiteStore {
     public func gc(
         keep: Int, reason: String = "", user: String? = nil, holding lock: borrowing HeldPublishLock
     ) throws(StoreError) -> CollectionReport {
-        lock.check(for: self)
-        let all = try allVersions()
-        let current = try currentVersion()
-        let kept = GarbageCollector.kept(all, keep: keep, current: current, pinned: try pinnedVersion())
+        lock.check(for: layout)
+        let all = try reader.allVersions()
+        let current = try reader.currentVersion()
+        let kept = GarbageCollector.kept(all, keep: keep, current: current, pinned: try reader.pinnedVersion())
         // The trees it removes may become spare folders of their folders' newer trees.
-        let recycled = spareFolders?.recycled
-        let report = try GarbageCollector(layout: layout, children: treeChildren).collect(versions: all, keeping: kept) {
+        let recycled = spares.current?.recycled
+        let report = try GarbageCollector(layout: layout, children: reader.treeChildren, faults: faults).collect(
+            versions: all, keeping: kept
+        ) {
             recycled?.offer($0, at: $1) ?? false
         }
         let detail = "removed \(report.removedVersions.count) versions, \(report.removedTrees) trees"
-        CrashPoint.history.reach()
+        faults.reach(.history)
         // A gc that removed nothing is not history worth reading.
         guard !report.removedVersions.isEmpty || report.removedTrees > 0 else { return report }
         try History(path: layout.history).append(
@@ -173,9 +199,9 @@ extension SiteStore {
 
     /// Writes `version` (default: current) as plain files into the new folder `destination`.
     public func export(version: VersionID? = nil, to destination: String) throws(StoreError) {
-        let current = try currentVersion()
+        let current = try reader.currentVersion()
         guard let target = version ?? current else { throw StoreError("site '\(site)' has no current version to export") }
-        try Exporter(layout: layout).export(manifest(of: target), index: index(of: target), to: destination)
+        try Exporter(layout: layout).export(reader.manifest(of: target), index: reader.index(of: target), to: destination)
     }
 
     /// `state/history.jsonl`, oldest first.

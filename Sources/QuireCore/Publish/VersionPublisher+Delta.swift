@@ -23,23 +23,18 @@ public struct PublishDelta: Sendable {
     }
 }
 
-extension SiteStore {
-    /// Takes the lock with `operationLockTimeout`, then publishes `delta` (`publish(_:holding:)`).
-    public func publish(_ delta: PublishDelta) throws(StoreError) -> PublishOutcome {
-        try withOperationLock { (lock) throws(StoreError) -> PublishOutcome in try publish(delta, holding: lock) }
-    }
-
+extension VersionPublisher {
     /// Publishes `delta.base` with the changes applied: new trees only for the folders on the way
     /// to a change, under the lock the caller holds. Throws when `delta.base` is no longer the
     /// newest version (build in full then).
-    public func publish(_ delta: PublishDelta, holding lock: borrowing HeldPublishLock) throws(StoreError) -> PublishOutcome {
-        lock.check(for: self)
-        guard let newest = try newestVersion(), newest == delta.base else {
+    func publish(_ delta: PublishDelta, holding lock: borrowing HeldPublishLock) throws(StoreError) -> PublishOutcome {
+        lock.check(for: layout)
+        guard let newest = try reader.newestVersion(), newest == delta.base else {
             throw StoreError("the newest version is no longer \(delta.base): another process published meanwhile")
         }
-        let manifest = try manifest(of: newest)
+        let manifest = try reader.manifest(of: newest)
         var index: FileIndex
-        if let cached = takeCachedIndex(of: newest) {
+        if let cached = reader.takeCachedIndex(of: newest) {
             index = cached
         } else {
             index = try FileIndex(manifest: manifest, trees: TreeReader(layout: layout))
@@ -47,7 +42,7 @@ extension SiteStore {
         let plan = try DeltaPlanner(previous: index, layout: layout).plan(delta, previousFolders: manifest.folders)
         var applied = false
         // Unchanged or failed: the base stays the newest, with its index.
-        defer { if !applied { restoreCachedIndex(index, of: newest) } }
+        defer { if !applied { reader.restoreCachedIndex(index, of: newest) } }
         return try commit(
             plan.topLevel, base: newest, baseManifest: manifest, siteFields: delta.manifest, buildRecord: delta.buildRecord,
             user: delta.user, holding: lock

@@ -1,23 +1,35 @@
 import Glibc
 import QuireModel
 
-// Publishing a version: plan its trees, write them, record and swap it in (under the lock the
-// caller holds). The delta publish is in SiteStore+Delta.
-extension SiteStore {
-    /// Takes the lock with `operationLockTimeout`, then publishes `request` (`publish(_:holding:)`).
-    public func publish(_ request: PublishRequest) throws(StoreError) -> PublishOutcome {
-        try withOperationLock { (lock) throws(StoreError) -> PublishOutcome in try publish(request, holding: lock) }
+/// Publishes a site's versions: plans their trees, writes them, records and swaps them in,
+/// under the lock the caller holds. The delta publish is in VersionPublisher+Delta.
+final class VersionPublisher: Sendable {
+    private let site: String
+    let layout: SiteLayout
+    let reader: VersionReader
+    private let swap: CurrentSwap
+    /// The spare folders a long-running publisher lends its store, while it does.
+    let spares: SpareFolderSlot
+    private let faults: FaultPlan
+
+    init(site: String, reader: VersionReader, swap: CurrentSwap, spares: SpareFolderSlot, faults: FaultPlan) {
+        self.site = site
+        self.layout = reader.layout
+        self.reader = reader
+        self.swap = swap
+        self.spares = spares
+        self.faults = faults
     }
 
     /// Stages, syncs once, moves into `versions/` and swaps `current` (unless pinned), under the
     /// lock the caller holds.
-    public func publish(_ request: PublishRequest, holding lock: borrowing HeldPublishLock) throws(StoreError) -> PublishOutcome {
-        lock.check(for: self)
-        let newest = try newestVersion()
+    func publish(_ request: PublishRequest, holding lock: borrowing HeldPublishLock) throws(StoreError) -> PublishOutcome {
+        lock.check(for: layout)
+        let newest = try reader.newestVersion()
         if let expected = request.expectedVersion, expected.number != (newest?.number ?? 0) + 1 {
             throw StoreError("another process published meanwhile (this build was made for \(expected)): build again")
         }
-        let previousIndex = try newest.map { version throws(StoreError) in try index(of: version) } ?? FileIndex()
+        let previousIndex = try newest.map { version throws(StoreError) in try reader.index(of: version) } ?? FileIndex()
         let planned = try TreePlanner(previous: previousIndex).plan(request.files)
         // Indexing a cold build's 60,000 files takes as long as writing and syncing its trees:
         // both at once.
@@ -43,47 +55,43 @@ extension SiteStore {
         let next = VersionManifest(
             site: site, version: version, parent: newest, builtAt: Timestamp.now(), siteFields: siteFields, folders: folders)
         if let newest {
-            let base = if let baseManifest { baseManifest } else { try manifest(of: newest) }
+            let base = if let baseManifest { baseManifest } else { try reader.manifest(of: newest) }
             if next.hasSameContent(as: base) { return .unchanged(newest) }
         }
 
-        let staging = try VersionWriter(layout: layout, spares: spareFolders).write(next, planned: planned, buildRecord: buildRecord)
+        let staging = try VersionWriter(layout: layout, spares: spares.current, faults: faults).write(
+            next, planned: planned, buildRecord: buildRecord)
 
         // A process killed before the swap leaves a complete newest version that the next lock
         // holder puts live; a failure (disk full) takes the version back out instead.
-        let before = try currentVersion()
+        let before = try reader.currentVersion()
         let pin = try PinFile(path: layout.pin).read()
         let reason = pin.map { "current stays at \($0.version): pinned" } ?? ""
         do throws(StoreError) {
-            try recordAndSwap(
+            try swap.recordAndSwap(
                 HistoryEntry(action: .publish, from: before, to: version, reason: reason, user: user), swap: pin == nil,
                 lineSync: .withSwap, holding: lock)
         } catch {
             retire(version)
-            try? VersionWriter.removeStaging(staging)
+            try? VersionWriter.removeStaging(staging, faults: faults)
             throw error
         }
         // Live (or recorded while pinned): what is left does not delay readers.
         let index = makeIndex()
-        remember(version, index: index, manifest: next)
-        try VersionWriter.removeStaging(staging)
+        reader.remember(version, index: index, manifest: next)
+        try VersionWriter.removeStaging(staging, faults: faults)
         return .published(version, isCurrent: pin == nil)
     }
 
     /// Takes a version that failed to go live back out of `versions/` (unless `current` reached it
     /// after all), so a failed publish changes nothing that a later run would put live.
     func retire(_ version: VersionID) {
-        guard (try? currentVersion()) != version else { return }
+        guard (try? reader.currentVersion()) != version else { return }
         let garbage = layout.staging + "/failed-\(getpid())-\(version)"
         guard (try? FileSystem.rename(layout.version(version), to: garbage)) != nil else { return }
         // Its number is given again by the next publish.
-        forgetNewest()
+        reader.forgetNewest()
         try? FileSystem.removeTree(garbage)
     }
 
-    /// Where `current` must be: at the pinned version while pinned, else at the newest.
-    func intendedCurrent() throws(StoreError) -> VersionID? {
-        if let pinned = try PinFile(path: layout.pin).read() { return pinned.version }
-        return try newestVersion()
-    }
 }

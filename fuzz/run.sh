@@ -5,6 +5,7 @@
 #   fuzz/run.sh [seconds-per-target] [target...]   fuzz (default 20 s, all targets)
 #   fuzz/run.sh --replay [target...]               run every kept input once (what ./test does)
 #   fuzz/run.sh --merge [target...]                minimize what the runs found into fuzz/corpus/
+#   FUZZ_OPT=-O fuzz/run.sh 3600                   the long runs (bench/RESULTS.md, "Fuzzing")
 #
 # Targets: source (loader + validator), markdown (cmark stage + JSON writer), translations
 # (XLIFF, YAML and JSON translation files), imports (`quire l10n import` of XLIFF and PO files,
@@ -31,10 +32,14 @@ esac
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
+# FUZZ_OPT=-O for long runs: faster executions, overflow and bounds checks kept (only -Ounchecked
+# drops them), at the cost of a much longer build; -Onone (the default) for replays.
+opt=${FUZZ_OPT:--Onone}
 build=.build/fuzz
+[ "$opt" = -Onone ] || build=.build/fuzz$opt
 mkdir -p "$build"
 sanitize=${FUZZ_SANITIZE:-fuzzer,address}
-common=(-sanitize="$sanitize" -package-name quire -parse-as-library -Onone -gline-tables-only -swift-version 6
+common=(-sanitize="$sanitize" -package-name quire -parse-as-library "$opt" -gline-tables-only -swift-version 6
         -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
         -I "$build" -I Sources/CCmark -I Sources/CYAML -I Sources/CCrypto -I Sources/CGettextPo)
 
@@ -104,7 +109,8 @@ for target in "${targets[@]}"; do
       # The smallest set of inputs that keeps the coverage of the kept corpus and of every run's.
       fresh="$build/merged-$target"
       rm -rf "$fresh" && mkdir -p "$fresh"
-      "$binary" "${flags[@]}" -merge=1 "$fresh" "$kept" "$regressions" "$build/corpus-$target" >"$log" 2>&1 || { tail -n 20 "$log"; status=1; continue; }
+      "$binary" "${flags[@]}" -merge=1 "$fresh" "$kept" "$regressions" .build/fuzz*/corpus-"$target" >"$log" 2>&1 ||
+        { tail -n 20 "$log"; status=1; continue; }
       rm -rf "$kept" && mv "$fresh" "$kept"
       echo "fuzz: $target: kept $(ls "$kept" | wc -l) inputs, $(du -sk "$kept" | cut -f1) KB"
       ;;

@@ -109,7 +109,11 @@ for target in "${targets[@]}"; do
       # The smallest set of inputs that keeps the coverage of the kept corpus and of every run's.
       fresh="$build/merged-$target"
       rm -rf "$fresh" && mkdir -p "$fresh"
-      "$binary" "${flags[@]}" -merge=1 "$fresh" "$kept" "$regressions" .build/fuzz*/corpus-"$target" >"$log" 2>&1 ||
+      # Run while no fuzzer writes to these folders: a file that goes mid-merge stops it.
+      shopt -s nullglob
+      found=(.build/fuzz*/corpus-"$target")
+      shopt -u nullglob
+      "$binary" "${flags[@]}" -merge=1 "$fresh" "$kept" "$regressions" "${found[@]}" >"$log" 2>&1 ||
         { tail -n 20 "$log"; status=1; continue; }
       rm -rf "$kept" && mv "$fresh" "$kept"
       echo "fuzz: $target: kept $(ls "$kept" | wc -l) inputs, $(du -sk "$kept" | cut -f1) KB"

@@ -22,6 +22,7 @@ private let pagesRoot: String = {
     try? FileManager.default.removeItem(atPath: root)
     try! FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     try! FileManager.default.copyItem(atPath: FileManager.default.currentDirectoryPath + "/pages/trex", toPath: root + "/trex")
+    atexit { try? FileManager.default.removeItem(atPath: pagesRoot) }
     return root
 }()
 

@@ -22,6 +22,7 @@ private let site: SiteTranslations = {
 private let folder: String = {
     let path = NSTemporaryDirectory() + "quire-fuzz-import-\(getpid())"
     try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    atexit { rmdir(folder) }
     return path
 }()
 

@@ -75,23 +75,23 @@ package struct Arguments {
     }
 
     /// The option's value: as given, else the table's default; nil when neither.
-    package func option(_ name: String) -> String? {
-        if let given = options[name] { return given }
-        if case .value(let value)? = spec.option(name)?.absent { return value }
+    package func value(_ name: OptionName) -> String? {
+        if let given = options[name.text] { return given }
+        if case .value(let value)? = spec.option(name.text)?.absent { return value }
         return nil
     }
 
     /// Whether the option was given (its default does not count).
-    package func isGiven(_ name: String) -> Bool { options[name] != nil || flags.contains(name) }
+    package func isGiven(_ name: OptionName) -> Bool { options[name.text] != nil }
 
-    package func flag(_ name: String) -> Bool { flags.contains(name) }
+    package func flag(_ name: FlagName) -> Bool { flags.contains(name.text) }
 
-    package var pages: String { option("pages") ?? "pages" }
-    package var dist: String { option("dist") ?? "dist" }
-    package var site: String? { option("site") }
+    package var pages: String { value(.pages) ?? "pages" }
+    package var dist: String { value(.dist) ?? "dist" }
+    package var site: String? { value(.site) }
 
     package func format() throws(UsageError) -> OutputFormat {
-        switch option("format") ?? "text" {
+        switch value(.format) ?? "text" {
         case "text": return .text
         case "json": return .json
         case let other: throw UsageError("--format must be text or json, not '\(other)'", spec: spec)
@@ -99,11 +99,11 @@ package struct Arguments {
     }
 
     /// Seconds: `2`, `2s` or `500ms`.
-    package func number(_ name: String) throws(UsageError) -> Double? {
-        guard let text = option(name) else { return nil }
+    package func seconds(_ name: OptionName) throws(UsageError) -> Double? {
+        guard let text = value(name) else { return nil }
         let milliseconds = text.hasSuffix("ms")
         let digits = milliseconds ? String(text.dropLast(2)) : text.hasSuffix("s") ? String(text.dropLast()) : text
-        guard let value = Double(digits) else { throw UsageError("--\(name) must be a number, not '\(text)'", spec: spec) }
+        guard let value = Double(digits) else { throw UsageError("\(name) must be a number, not '\(text)'", spec: spec) }
         return milliseconds ? value / 1000 : value
     }
 }

@@ -10,8 +10,8 @@ package struct OptionSpec: Sendable {
         case required
     }
 
-    /// Without the dashes: `lock-timeout`.
-    package var name: String
+    /// Without the dashes: `lock-timeout` (an `OptionName`'s or a `FlagName`'s text).
+    package private(set) var name: String
     /// The value's placeholder (`DIR`, `SECONDS`, `text|json`); nil for a flag.
     package var placeholder: String?
     /// What the value counts (`seconds`, `pages`); nil when it is a name or a path.
@@ -19,7 +19,11 @@ package struct OptionSpec: Sendable {
     package var absent: Absent
     package var help: String
 
-    package init(_ name: String, _ placeholder: String? = nil, unit: String? = nil, absent: Absent, help: String) {
+    package init(_ name: OptionName, _ placeholder: String, unit: String? = nil, absent: Absent, help: String) {
+        self.init(text: name.text, placeholder, unit: unit, absent: absent, help: help)
+    }
+
+    private init(text name: String, _ placeholder: String?, unit: String? = nil, absent: Absent, help: String) {
         self.name = name
         self.placeholder = placeholder
         self.unit = unit
@@ -28,13 +32,13 @@ package struct OptionSpec: Sendable {
     }
 
     /// An option whose absence means `defaultValue`.
-    package init(_ name: String, _ placeholder: String, unit: String? = nil, default defaultValue: String, help: String) {
+    package init(_ name: OptionName, _ placeholder: String, unit: String? = nil, default defaultValue: String, help: String) {
         self.init(name, placeholder, unit: unit, absent: .value(defaultValue), help: help)
     }
 
     /// A flag: off unless given.
-    package static func flag(_ name: String, help: String) -> OptionSpec {
-        OptionSpec(name, absent: .meaning("off"), help: help)
+    package static func flag(_ name: FlagName, help: String) -> OptionSpec {
+        OptionSpec(text: name.text, nil, absent: .meaning("off"), help: help)
     }
 
     package var isFlag: Bool { placeholder == nil }

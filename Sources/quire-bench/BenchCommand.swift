@@ -14,48 +14,48 @@ struct BenchCommand {
         let standard = BenchOptions()
         return [
             OptionSpec(
-                "pages-count", "N,...", unit: "pages", default: standard.sizes.map(String.init).joined(separator: ","),
+                .pagesCount, "N,...", unit: "pages", default: standard.sizes.map(String.init).joined(separator: ","),
                 help: "site sizes, one run each (the subcommands take the first)"),
-            OptionSpec("layout", layouts, default: layoutDefault, help: "page ids all in one folder, or in folders of 100"),
-            OptionSpec("locales", "N", unit: "locales", default: "\(standard.locales)", help: "en plus N-1 translated locales"),
-            OptionSpec("sections", "N", unit: "sections", default: "\(standard.sections)", help: "sections a page"),
-            OptionSpec("markdown-bytes", "N", unit: "bytes", default: "\(standard.markdownBytes)", help: "markdown a page"),
-            OptionSpec("seed", "N", default: "\(standard.seed)", help: "the generator's seed: output is a function of the options and it"),
+            OptionSpec(.layout, layouts, default: layoutDefault, help: "page ids all in one folder, or in folders of 100"),
+            OptionSpec(.locales, "N", unit: "locales", default: "\(standard.locales)", help: "en plus N-1 translated locales"),
+            OptionSpec(.sections, "N", unit: "sections", default: "\(standard.sections)", help: "sections a page"),
+            OptionSpec(.markdownBytes, "N", unit: "bytes", default: "\(standard.markdownBytes)", help: "markdown a page"),
+            OptionSpec(.seed, "N", default: "\(standard.seed)", help: "the generator's seed: output is a function of the options and it"),
             OptionSpec(
-                "keep-versions", "N", unit: "versions", default: "\(standard.keepVersions)",
+                .keepVersions, "N", unit: "versions", default: "\(standard.keepVersions)",
                 help: "keep: N in site.yaml, so a long run on tmpfs keeps its inodes; 0 writes no keep:"),
         ]
     }
 
-    private static let format = OptionSpec("format", "text|json", default: "text", help: "tables on stdout, or one JSON document")
+    private static let format = OptionSpec(.format, "text|json", default: "text", help: "tables on stdout, or one JSON document")
 
     /// `gaps`: the default, a list for the whole run, one gap for a subcommand.
     private static func saveOptions(gaps: String) -> [OptionSpec] {
         [
-            OptionSpec("saves", "N", unit: "saves", default: "\(BenchOptions().saves)", help: "single saves measured through the watcher"),
+            OptionSpec(.saves, "N", unit: "saves", default: "\(BenchOptions().saves)", help: "single saves measured through the watcher"),
             OptionSpec(
-                "save-gap", "MS,...", unit: "milliseconds", default: gaps,
+                .saveGap, "MS,...", unit: "milliseconds", default: gaps,
                 help: "wait after a save is read back published; one series each; 0: the next save at once (back to back)"),
         ]
     }
 
-    private static let out = OptionSpec("out", "DIR", absent: .required, help: "the folder with pages/ and hugo/")
+    private static let out = OptionSpec(.out, "DIR", absent: .required, help: "the folder with pages/ and hugo/")
 
     static let spec = CommandSpec(
         program: "quire-bench", "", abstract: "Measure build and publish speed on generated sites.",
         options: generatorOptions(layouts: "flat|nested|both", layoutDefault: "both") + saveOptions(gaps: "1000,0") + [
             OptionSpec(
-                "save-budget", "SECONDS", unit: "seconds", default: "\(Int(BenchOptions().saveBudget))",
+                .saveBudget, "SECONDS", unit: "seconds", default: "\(Int(BenchOptions().saveBudget))",
                 help: "most time the saves of one size may take"),
             OptionSpec(
-                "burst", "N", unit: "files", default: "\(BenchOptions().burst)",
+                .burst, "N", unit: "files", default: "\(BenchOptions().burst)",
                 help: "files written at once for each of the two bursts; 0 skips them"),
-            .flag("no-preview", help: "build and watch only without HTML previews (else with, the default, then without)"),
-            .flag("no-watch", help: "skip the watcher's measures"),
+            .flag(.noPreview, help: "build and watch only without HTML previews (else with, the default, then without)"),
+            .flag(.noWatch, help: "skip the watcher's measures"),
             OptionSpec(
-                "out", "DIR", absent: .meaning("a fresh folder in bench/out/ or the current folder, removed after"),
+                .out, "DIR", absent: .meaning("a fresh folder in bench/out/ or the current folder, removed after"),
                 help: "where sites and dist/ folders go; kept when given"),
-            .flag("keep-files", help: "keep the generated sites, dist/ folders and logs"),
+            .flag(.keepFiles, help: "keep the generated sites, dist/ folders and logs"),
             format,
         ],
         example: "quire-bench --pages-count 1000 --saves 50 --burst 300 --layout flat",
@@ -68,20 +68,20 @@ struct BenchCommand {
             CommandSpec(
                 program: "quire-bench", "watch-edits", abstract: "Run quire watch on a generated DIR/pages and measure saves.",
                 options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + saveOptions(gaps: "1000") + [
-                    .flag("no-preview", help: "watch without HTML previews"), format,
+                    .flag(.noPreview, help: "watch without HTML previews"), format,
                 ],
                 example: "quire-bench watch-edits --out /tmp/g --pages-count 10000 --layout nested --saves 60"),
             CommandSpec(
                 program: "quire-bench", "watch-restart",
                 abstract: "Publish a generated DIR/pages cold, edit a page, restart quire watch on it and measure its catch-up.",
                 options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + saveOptions(gaps: "1000") + [
-                    .flag("no-preview", help: "build and watch without HTML previews"), format,
+                    .flag(.noPreview, help: "build and watch without HTML previews"), format,
                 ],
                 example: "quire-bench watch-restart --out /tmp/g --pages-count 10000 --saves 30 --save-gap 100"),
             CommandSpec(
                 program: "quire-bench", "hugo-edits", abstract: "Run hugo server --renderToDisk on a generated DIR/hugo and measure edits.",
                 options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + saveOptions(gaps: "1000") + [
-                    OptionSpec("port", "PORT", default: "\(BenchOptions().port)", help: "hugo server's port"), format,
+                    OptionSpec(.port, "PORT", default: "\(BenchOptions().port)", help: "hugo server's port"), format,
                 ],
                 example: "quire-bench hugo-edits --out /tmp/g --pages-count 10000 --layout nested --saves 60"),
             CommandSpec(
@@ -89,7 +89,7 @@ struct BenchCommand {
                 abstract: "Ask the dashboard's service to check and render drafts of a generated DIR/pages, and to list its pages.",
                 options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + [
                     OptionSpec(
-                        "saves", "N", unit: "checks", default: "\(BenchOptions().saves)", help: "drafts checked, each of another page"),
+                        .saves, "N", unit: "checks", default: "\(BenchOptions().saves)", help: "drafts checked, each of another page"),
                     format,
                 ],
                 example: "quire-bench draft-checks --out /tmp/g --pages-count 10000 --saves 200"),
@@ -201,4 +201,24 @@ struct BenchCommand {
         if options.format == .json { Console.shared.json(report) } else { Console.shared.out(JSONWriter(pretty: true).string(report)) }
         return .ok
     }
+}
+
+extension OptionName {
+    static let pagesCount = OptionName("pages-count")
+    static let layout = OptionName("layout")
+    static let locales = OptionName("locales")
+    static let sections = OptionName("sections")
+    static let markdownBytes = OptionName("markdown-bytes")
+    static let seed = OptionName("seed")
+    static let keepVersions = OptionName("keep-versions")
+    static let saves = OptionName("saves")
+    static let saveGap = OptionName("save-gap")
+    static let saveBudget = OptionName("save-budget")
+    static let burst = OptionName("burst")
+    static let port = OptionName("port")
+}
+
+extension FlagName {
+    static let noWatch = FlagName("no-watch")
+    static let keepFiles = FlagName("keep-files")
 }

@@ -39,7 +39,7 @@ struct BenchOptions {
             throw UsageError("\(arguments.spec.invocation) takes no operands, found '\(extra)'", spec: arguments.spec)
         }
         format = try arguments.format()
-        if let text = arguments.option("pages-count") {
+        if let text = arguments.value(.pagesCount) {
             let parsed = text.split(separator: ",").map {
                 Int($0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: ""))
             }
@@ -48,32 +48,32 @@ struct BenchOptions {
             }
             sizes = parsed.compactMap { $0 }
         }
-        locales = try Self.integer(arguments, "locales", minimum: 1) ?? locales
-        saves = try Self.integer(arguments, "saves", minimum: 1) ?? saves
-        sections = try Self.integer(arguments, "sections", minimum: 1) ?? sections
-        markdownBytes = try Self.integer(arguments, "markdown-bytes", minimum: 1) ?? markdownBytes
-        burst = try Self.integer(arguments, "burst", minimum: 0) ?? burst
-        port = try Self.integer(arguments, "port", minimum: 1) ?? port
-        keepVersions = try Self.integer(arguments, "keep-versions", minimum: 0) ?? keepVersions
-        if let text = arguments.option("seed") {
+        locales = try Self.integer(arguments, .locales, minimum: 1) ?? locales
+        saves = try Self.integer(arguments, .saves, minimum: 1) ?? saves
+        sections = try Self.integer(arguments, .sections, minimum: 1) ?? sections
+        markdownBytes = try Self.integer(arguments, .markdownBytes, minimum: 1) ?? markdownBytes
+        burst = try Self.integer(arguments, .burst, minimum: 0) ?? burst
+        port = try Self.integer(arguments, .port, minimum: 1) ?? port
+        keepVersions = try Self.integer(arguments, .keepVersions, minimum: 0) ?? keepVersions
+        if let text = arguments.value(.seed) {
             guard let value = UInt64(text) else { throw UsageError("--seed must be a whole number, found '\(text)'") }
             seed = value
         }
-        if let text = arguments.option("save-budget") {
+        if let text = arguments.value(.saveBudget) {
             guard let value = Double(text.hasSuffix("s") ? String(text.dropLast()) : text), value > 0 else {
                 throw UsageError("--save-budget must be seconds, like 600s, found '\(text)'")
             }
             saveBudget = value
         }
-        if let text = arguments.option("save-gap") {
-            saveGaps = try Self.milliseconds(text, option: "save-gap")
+        if let text = arguments.value(.saveGap) {
+            saveGaps = try Self.milliseconds(text, option: .saveGap)
             if subcommand != nil && saveGaps.count > 1 {
                 throw UsageError("quire-bench \(subcommand ?? "") takes one --save-gap, found '\(text)'")
             }
         } else if subcommand != nil {
             saveGaps = [1]
         }
-        switch arguments.option("layout") ?? "both" {
+        switch arguments.value(.layout) ?? "both" {
         case "both": layouts = [.flat, .nested]
         case let name:
             guard let layout = SyntheticSite.Layout(rawValue: name) else {
@@ -81,29 +81,29 @@ struct BenchOptions {
             }
             layouts = [layout]
         }
-        out = arguments.option("out")
-        previews = !arguments.flag("no-preview")
-        watch = !arguments.flag("no-watch")
-        keepFiles = arguments.flag("keep-files") || out != nil
+        out = arguments.value(.out)
+        previews = !arguments.flag(.noPreview)
+        watch = !arguments.flag(.noWatch)
+        keepFiles = arguments.flag(.keepFiles) || out != nil
     }
 
     /// "1000,0" or "1000ms,0ms" -> [1, 0] seconds.
-    private static func milliseconds(_ text: String, option: String) throws(UsageError) -> [Double] {
+    private static func milliseconds(_ text: String, option: OptionName) throws(UsageError) -> [Double] {
         let values = text.split(separator: ",").map { item -> Double? in
             let trimmed = item.trimmingCharacters(in: .whitespaces)
             return Double(trimmed.hasSuffix("ms") ? String(trimmed.dropLast(2)) : trimmed).flatMap { $0 >= 0 ? $0 / 1000 : nil }
         }
         guard !values.isEmpty, values.allSatisfy({ $0 != nil }) else {
-            throw UsageError("--\(option) must be milliseconds separated by commas, like 1000ms,0ms, found '\(text)'")
+            throw UsageError("\(option) must be milliseconds separated by commas, like 1000ms,0ms, found '\(text)'")
         }
         return values.compactMap { $0 }
     }
 
     /// A whole number option; given only (the struct holds the default).
-    private static func integer(_ arguments: Arguments, _ name: String, minimum: Int) throws(UsageError) -> Int? {
-        guard arguments.isGiven(name), let text = arguments.option(name) else { return nil }
+    private static func integer(_ arguments: Arguments, _ name: OptionName, minimum: Int) throws(UsageError) -> Int? {
+        guard arguments.isGiven(name), let text = arguments.value(name) else { return nil }
         guard let value = Int(text.replacingOccurrences(of: "_", with: "")), value >= minimum else {
-            throw UsageError("--\(name) must be a whole number of at least \(minimum), found '\(text)'")
+            throw UsageError("\(name) must be a whole number of at least \(minimum), found '\(text)'")
         }
         return value
     }

@@ -28,14 +28,14 @@ struct BuildCommand {
         for site in sites {
             var options = BuildOptions()
             options.publish = publish
-            options.previews = !arguments.flag("no-preview")
+            options.previews = !arguments.flag(.noPreview)
             options.keepsSources = false
             // Reproducible builds: the build's time (schedules, when a page was first listed) from
             // the environment, as other build tools take it.
             if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap(Int.init) {
                 options.now = { Date(timeIntervalSince1970: Double(epoch)) }
             }
-            options.lockTimeout = try arguments.number("lock-timeout") ?? options.lockTimeout
+            options.lockTimeout = try arguments.seconds(.lockTimeout) ?? options.lockTimeout
             options.log = { Console.shared.error("quire: \($0)") }
             options.progress = { Console.shared.progress(site, done: $0, total: $1) }
             let builder = SiteBuilder(site: site, pagesRoot: arguments.pages, distRoot: arguments.dist, options: options)
@@ -48,7 +48,7 @@ struct BuildCommand {
             if publish && result.outcome != nil, let replicas = result.replicas, !replicas.isEmpty {
                 worst = max(worst, Replicas.push(site: site, dist: arguments.dist, to: replicas))
             }
-            if arguments.flag("timings") { Self.reportStages(result) }
+            if arguments.flag(.timings) { Self.reportStages(result) }
             reports.append(Self.json(result))
         }
         if format == .json { Console.shared.json(["sites": .array(reports)]) }

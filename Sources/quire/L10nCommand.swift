@@ -12,20 +12,20 @@ struct L10nCommand {
             CommandSpec(
                 "l10n export", abstract: "Write what a locale lacks as files for translators (one per page).",
                 options: [
-                    .oneSite, .pages, OptionSpec("locale", "LOCALE", absent: .required, help: "the locale to translate into"),
-                    OptionSpec("format", "xliff12|xliff20|po|json", default: "xliff12", help: "the translation file format"),
+                    .oneSite, .pages, OptionSpec(.locale, "LOCALE", absent: .required, help: "the locale to translate into"),
+                    OptionSpec(.format, "xliff12|xliff20|po|json", default: "xliff12", help: "the translation file format"),
                     OptionSpec(
-                        "only", "STATES", default: "missing,stale,translated",
+                        .only, "STATES", default: "missing,stale,translated",
                         help: "which strings, comma-separated: missing, stale, translated"),
-                    OptionSpec("out", "DIR", absent: .meaning("l10n-export/SITE/LOCALE"), help: "where the files go"),
+                    OptionSpec(.out, "DIR", absent: .meaning("l10n-export/SITE/LOCALE"), help: "where the files go"),
                 ],
                 example: "quire l10n export --site shop --locale fr --format po --only missing,stale"),
             CommandSpec(
                 "l10n import", abstract: "Merge translated files into the site's l10n/ folder.",
                 options: [
                     .oneSite, .pages,
-                    OptionSpec("locale", "LOCALE", absent: .meaning("the one the file names"), help: "the files' locale"),
-                    .flag("replace", help: "replace the page's translations instead of merging into them"),
+                    OptionSpec(.locale, "LOCALE", absent: .meaning("the one the file names"), help: "the files' locale"),
+                    .flag(.replace, help: "replace the page's translations instead of merging into them"),
                 ],
                 operands: "FILE...", example: "quire l10n import out/fr/*.po --site shop"),
             CommandSpec(
@@ -57,8 +57,8 @@ struct L10nCommand {
 
     private func export() throws -> ExitCode {
         let site = try requiredSite("export")
-        guard let locale = arguments.option("locale") else { throw UsageError("l10n export needs --locale L") }
-        let formatName = arguments.option("format") ?? "xliff12"
+        guard let locale = arguments.value(.locale) else { throw UsageError("l10n export needs --locale L") }
+        let formatName = arguments.value(.format) ?? "xliff12"
         guard let format = ExportFormat(rawValue: formatName) else {
             throw UsageError(
                 "--format must be one of \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(formatName)'")
@@ -71,7 +71,7 @@ struct L10nCommand {
                 "'\(locale)' is not a locale to translate for site '\(site)' (its translated locales: \(others.joined(separator: ", ")))")
         }
         printProblems(translations.diagnostics)
-        let out = arguments.option("out") ?? "l10n-export/\(site)/\(locale)"
+        let out = arguments.value(.out) ?? "l10n-export/\(site)/\(locale)"
         var written = 0
         var counts: [ExportUnit.State: Int] = [:]
         for page in translations.pages {
@@ -98,7 +98,7 @@ struct L10nCommand {
 
     /// `--only missing,stale`: which states to export (default all).
     private func onlyStates() throws(UsageError) -> Set<ExportUnit.State> {
-        guard let only = arguments.option("only") else { return Set(ExportUnit.State.allCases) }
+        guard let only = arguments.value(.only) else { return Set(ExportUnit.State.allCases) }
         var states: Set<ExportUnit.State> = []
         for name in only.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             switch name {
@@ -118,7 +118,7 @@ struct L10nCommand {
         let translations = try load(site)
         var worst = ExitCode.ok
         for file in files {
-            let result = translations.importFile(file, locale: arguments.option("locale"), replace: arguments.flag("replace"))
+            let result = translations.importFile(file, locale: arguments.value(.locale), replace: arguments.flag(.replace))
             for diagnostic in result.diagnostics { Console.shared.diagnostic(diagnostic) }
             if let destination = result.destination {
                 Console.shared.error(
@@ -207,4 +207,13 @@ struct L10nCommand {
     private func printProblems(_ diagnostics: [Diagnostic]) {
         for diagnostic in diagnostics where diagnostic.isError { Console.shared.diagnostic(diagnostic) }
     }
+}
+
+extension OptionName {
+    fileprivate static let locale = OptionName("locale")
+    fileprivate static let only = OptionName("only")
+}
+
+extension FlagName {
+    fileprivate static let replace = FlagName("replace")
 }

@@ -24,7 +24,7 @@ struct OperationsCommand {
             "verify", abstract: "Re-hash a version against its manifest, or a folder quire export wrote.",
             options: [
                 OptionSpec(
-                    "site", "NAME", absent: .meaning("required unless DIR, a folder quire export wrote, is given"), help: "the site"),
+                    .site, "NAME", absent: .meaning("required unless DIR, a folder quire export wrote, is given"), help: "the site"),
                 .dist, .format,
             ],
             operands: "[VERSION | DIR]", example: "quire verify --site shop v000012"),
@@ -33,7 +33,7 @@ struct OperationsCommand {
             options: [
                 .oneSite, .dist,
                 OptionSpec(
-                    "keep", "N", unit: "versions", absent: .required, help: "keep the newest N versions; current and a pinned one stay too"),
+                    .keep, "N", unit: "versions", absent: .required, help: "keep the newest N versions; current and a pinned one stay too"),
                 .pagesForReplicas, .reason, .lockTimeout(30),
             ],
             example: "quire gc --site shop --keep 20"),
@@ -57,10 +57,10 @@ struct OperationsCommand {
             throw CommandFailure(.operational, "\(arguments.dist)/\(site): no such site in dist (run quire build first, or give --dist)")
         }
         let store = try SiteStore(dist: arguments.dist, site: site)
-        store.operationLockTimeout = try arguments.number("lock-timeout") ?? store.operationLockTimeout
+        store.operationLockTimeout = try arguments.seconds(.lockTimeout) ?? store.operationLockTimeout
         store.operationWaiting = { Console.shared.error("quire: \($0)") }
         let format = try arguments.format()
-        let reason = arguments.option("reason") ?? ""
+        let reason = arguments.value(.reason) ?? ""
         switch name {
         case "versions": return try versions(store, format: format)
         case "diff": return try diff(store, format: format)
@@ -78,7 +78,7 @@ struct OperationsCommand {
             return Replicas.pushConfigured(site: site, pages: arguments.pages, dist: arguments.dist)
         case "verify": return try verify(store, format: format)
         case "gc":
-            guard let keepText = arguments.option("keep"), let keep = Int(keepText), keep >= 1 else {
+            guard let keepText = arguments.value(.keep), let keep = Int(keepText), keep >= 1 else {
                 throw UsageError("gc needs --keep N (at least 1)")
             }
             let report = try store.gc(keep: keep, reason: reason)
@@ -174,4 +174,8 @@ struct OperationsCommand {
         }
         return problems.isEmpty ? .ok : .contentProblems
     }
+}
+
+extension OptionName {
+    fileprivate static let keep = OptionName("keep")
 }

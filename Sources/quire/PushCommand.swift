@@ -11,9 +11,9 @@ struct PushCommand {
         options: [
             .oneSite, .dist,
             OptionSpec(
-                "pages", "DIR", default: "pages", help: "the pages folder, whose site.yaml names the replicas when no DEST is given"),
+                .pages, "DIR", default: "pages", help: "the pages folder, whose site.yaml names the replicas when no DEST is given"),
             .lockTimeout(600),
-            .flag("check", help: "push nothing: probe each destination (reachable, writable, links kept) and print its version"),
+            .flag(.check, help: "push nothing: probe each destination (reachable, writable, links kept) and print its version"),
         ],
         operands: "[DEST...]", example: "quire push --site shop /mnt/replica rsync://mirror.example/quire")
 
@@ -22,7 +22,7 @@ struct PushCommand {
     func run() throws -> ExitCode {
         guard let site = arguments.site else { throw UsageError("push needs --site NAME: quire push --site S [--dist DIR] DEST...") }
         guard Identifier.isValid(site) else { throw UsageError("'\(site)' is not a site name: \(Identifier.rule)") }
-        let checking = arguments.flag("check")
+        let checking = arguments.flag(.check)
         guard FileManager.default.fileExists(atPath: "\(arguments.dist)/\(site)/\(checking ? "" : "current")") else {
             throw CommandFailure(
                 .operational, "\(arguments.dist)/\(site): no published version to push (run quire build first, or give --dist)")
@@ -37,7 +37,7 @@ struct PushCommand {
         guard !destinations.isEmpty else {
             throw UsageError("push needs a destination: quire push --site S DEST... (or replicas: in \(arguments.pages)/\(site)/site.yaml)")
         }
-        let lockTimeout = try arguments.number("lock-timeout") ?? 600
+        let lockTimeout = try arguments.seconds(.lockTimeout) ?? 600
         if checking { return Replicas.check(site: site, dist: arguments.dist, destinations, lockTimeout: lockTimeout) }
         return Replicas.push(site: site, dist: arguments.dist, to: destinations, lockTimeout: lockTimeout)
     }
@@ -108,4 +108,8 @@ enum Replicas {
         }
         return probes.allSatisfy { if case .ready = $0.outcome { true } else { false } } ? .ok : .operational
     }
+}
+
+extension FlagName {
+    fileprivate static let check = FlagName("check")
 }

@@ -8,21 +8,21 @@ struct SchemaCommand {
     static let spec = CommandSpec(
         "schema", abstract: "Print the JSON Schema of page sources (--published: of published pages).",
         options: [
-            .flag("published", help: "the schema of the pages apps receive instead of their sources"),
-            .flag("index", help: "the schema of each locale's page index (<locale>/index.json)"),
+            .flag(.published, help: "the schema of the pages apps receive instead of their sources"),
+            .flag(.index, help: "the schema of each locale's page index (<locale>/index.json)"),
             OptionSpec(
-                "site", "NAME", absent: .meaning("the built-in vocabulary"), help: "the schema with this site's vocabulary and locales"),
-            OptionSpec("pages", "DIR", default: "pages", help: "the pages folder, where --site is"),
+                .site, "NAME", absent: .meaning("the built-in vocabulary"), help: "the schema with this site's vocabulary and locales"),
+            OptionSpec(.pages, "DIR", default: "pages", help: "the pages folder, where --site is"),
         ],
         example: "quire schema --published --site shop > schema/shop-published.schema.json")
     var arguments: Arguments
 
     func run() throws -> ExitCode {
-        if arguments.flag("index") {
+        if arguments.flag(.index) {
             Console.shared.json(PageIndexSchema.make())
             return .ok
         }
-        let make = arguments.flag("published") ? PublishedPageSchema.make : PageSchema.make
+        let make = arguments.flag(.published) ? PublishedPageSchema.make : PageSchema.make
         guard let site = arguments.site else {
             Console.shared.json(make(.builtIn, nil))
             return .ok
@@ -34,4 +34,9 @@ struct SchemaCommand {
         Console.shared.json(make(context.vocabulary, context.config))
         return .ok
     }
+}
+
+extension FlagName {
+    fileprivate static let published = FlagName("published")
+    fileprivate static let index = FlagName("index")
 }

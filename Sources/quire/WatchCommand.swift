@@ -14,32 +14,32 @@ final class WatchCommand: @unchecked Sendable {
         options: [
             .pages, .dist, .everySite,
             OptionSpec(
-                "poll", "SECONDS", unit: "seconds", absent: .meaning("inotify, no polling"),
+                .poll, "SECONDS", unit: "seconds", absent: .meaning("inotify, no polling"),
                 help: "look for changes this often instead of listening (file systems without inotify)"),
             OptionSpec(
-                "quiet-window", "SECONDS", unit: "seconds", default: "\(WatchOptions().quietWindow)",
+                .quietWindow, "SECONDS", unit: "seconds", default: "\(WatchOptions().quietWindow)",
                 help: "publish once files have been still this long"),
             .noPreview, .timings, .lockTimeout(30),
             OptionSpec(
-                "serve", "[HOST:]PORT", absent: .meaning("not served"),
+                .serve, "[HOST:]PORT", absent: .meaning("not served"),
                 help:
                     "serve dist/ with nginx: apps on PORT (HOST: 127.0.0.1 if omitted), editors (the dashboard, status pages, previews) on 127.0.0.1:PORT+1"
             ),
-            .flag("serve-next-free", help: "with --serve: take the next free pair of ports when these are taken"),
+            .flag(.serveNextFree, help: "with --serve: take the next free pair of ports when these are taken"),
             OptionSpec(
-                "serve-auth", "URL", absent: .meaning("audience variants refused"),
+                .serveAuth, "URL", absent: .meaning("audience variants refused"),
                 help: "with --serve: the app's auth service, asked before an audience variant is served"),
             OptionSpec(
-                "editors-listen", "[HOST:]PORT", absent: .meaning("127.0.0.1, the port after --serve's"),
+                .editorsListen, "[HOST:]PORT", absent: .meaning("127.0.0.1, the port after --serve's"),
                 help: "with --serve: where the editors' listener listens; an address other machines reach needs --editors-auth"),
             OptionSpec(
-                "editors-auth", "URL", absent: .meaning("no sign-in (loopback only)"),
+                .editorsAuth, "URL", absent: .meaning("no sign-in (loopback only)"),
                 help: "with --serve: the editors' sign-in service (as oauth2-proxy), asked about every request on the editors' listener"),
             OptionSpec(
-                "editors-user-header", "NAME", default: "X-Auth-Request-User",
+                .editorsUserHeader, "NAME", default: "X-Auth-Request-User",
                 help: "with --editors-auth: the header of the sign-in service's answer that names the user"),
             OptionSpec(
-                "editors-groups-header", "NAME", default: "X-Auth-Request-Groups",
+                .editorsGroupsHeader, "NAME", default: "X-Auth-Request-Groups",
                 help: "with --editors-auth: the header of the sign-in service's answer that names the user's groups"),
         ],
         example: "quire watch --pages pages --dist dist --serve 127.0.0.1:8080")
@@ -67,9 +67,9 @@ final class WatchCommand: @unchecked Sendable {
         Allocator.returnFreedMemoryAtOnce()
         let pages = arguments.pages
         var options = WatchOptions()
-        if let window = try arguments.number("quiet-window") { options.quietWindow = window }
-        options.pollInterval = try arguments.number("poll")
-        _ = try arguments.number("lock-timeout")  // a bad value is a usage error now, not at the first build
+        if let window = try arguments.seconds(.quietWindow) { options.quietWindow = window }
+        options.pollInterval = try arguments.seconds(.poll)
+        _ = try arguments.seconds(.lockTimeout)  // a bad value is a usage error now, not at the first build
         let folders = try Sites.folders(pages: pages, only: arguments.site)
         let sites = folders.names
         refusedFolders = Set(folders.refusedNames)
@@ -88,7 +88,7 @@ final class WatchCommand: @unchecked Sendable {
             dashboard.dist = arguments.dist
             dashboard.signInRequired = settings.editorsAuth != nil
             self.dashboard = dashboard
-            let serving = WatchServing(settings, dist: arguments.dist, previews: !arguments.flag("no-preview"), dashboard: dashboard)
+            let serving = WatchServing(settings, dist: arguments.dist, previews: !arguments.flag(.noPreview), dashboard: dashboard)
             try serving.start()
             self.serving = serving
         }
@@ -121,7 +121,7 @@ final class WatchCommand: @unchecked Sendable {
             for push in pushes.values { push.finish() }
             for builder in builders.values {
                 builder.flushStatus()
-                builder.closeSpareFolders()
+                builder.closeSpareFolders(handingOver: true)
                 builder.saveRestartCache()
             }
         }
@@ -179,13 +179,13 @@ final class WatchCommand: @unchecked Sendable {
             builders[site]
             ?? {
                 var options = BuildOptions()
-                options.previews = !arguments.flag("no-preview")
-                options.lockTimeout = (try? arguments.number("lock-timeout")) ?? options.lockTimeout
+                options.previews = !arguments.flag(.noPreview)
+                options.lockTimeout = (try? arguments.seconds(.lockTimeout)) ?? options.lockTimeout
                 options.statusInBackground = true
                 options.spareFolders = true
                 options.restartCache = true
                 options.log = { Console.shared.error("quire: \($0)") }
-                if arguments.flag("timings") {
+                if arguments.flag(.timings) {
                     options.spareFoldersMade = { made, stopped, milliseconds in
                         let when = String(format: "%.1f ms after the publish", milliseconds)
                         Console.shared.error(
@@ -201,7 +201,7 @@ final class WatchCommand: @unchecked Sendable {
         }
         let result = builder.build(changed: changed, hold: hold, user: dashboard?.user(site: site, changed: changed))
         _ = BuildCommand.report(result, format: .text, publishing: true)
-        if arguments.flag("timings") { BuildCommand.reportStages(result) }
+        if arguments.flag(.timings) { BuildCommand.reportStages(result) }
         serving?.built(result)
         dashboard?.built(result, changed: changed)
         if result.outcome != nil, let replicas = result.replicas, !replicas.isEmpty { requestPush(site, to: replicas) }
@@ -246,4 +246,19 @@ final class WatchCommand: @unchecked Sendable {
         timer.resume()
         scheduleTimers[site] = timer
     }
+}
+
+extension OptionName {
+    static let poll = OptionName("poll")
+    static let quietWindow = OptionName("quiet-window")
+    static let serve = OptionName("serve")
+    static let serveAuth = OptionName("serve-auth")
+    static let editorsListen = OptionName("editors-listen")
+    static let editorsAuth = OptionName("editors-auth")
+    static let editorsUserHeader = OptionName("editors-user-header")
+    static let editorsGroupsHeader = OptionName("editors-groups-header")
+}
+
+extension FlagName {
+    static let serveNextFree = FlagName("serve-next-free")
 }

@@ -20,45 +20,47 @@ final class WatchServing: @unchecked Sendable {
 
         /// Nil without `--serve`.
         init?(_ arguments: Arguments) throws(UsageError) {
-            guard let text = arguments.option("serve") else {
-                let needing = [
-                    "serve-auth", "serve-next-free", "editors-listen", "editors-auth", "editors-user-header", "editors-groups-header",
+            guard let text = arguments.value(.serve) else {
+                let needing: [(name: any CustomStringConvertible, given: Bool)] = [
+                    (OptionName.serveAuth, arguments.isGiven(.serveAuth)), (FlagName.serveNextFree, arguments.flag(.serveNextFree)),
+                    (OptionName.editorsListen, arguments.isGiven(.editorsListen)),
+                    (OptionName.editorsAuth, arguments.isGiven(.editorsAuth)),
+                    (OptionName.editorsUserHeader, arguments.isGiven(.editorsUserHeader)),
+                    (OptionName.editorsGroupsHeader, arguments.isGiven(.editorsGroupsHeader)),
                 ]
-                for name in needing where arguments.isGiven(name) {
-                    throw UsageError("--\(name) needs --serve [HOST:]PORT")
-                }
+                if let given = needing.first(where: \.given) { throw UsageError("\(given.name) needs --serve [HOST:]PORT") }
                 return nil
             }
             guard let address = ListenAddress(text) else {
                 throw UsageError("--serve must be [HOST:]PORT (for example 8080 or 127.0.0.1:8080), not '\(text)'")
             }
             self.address = address
-            nextFree = arguments.flag("serve-next-free")
-            auth = try arguments.option("serve-auth").map { (url: String) throws(UsageError) in
-                try Self.authService(url, option: "serve-auth")
+            nextFree = arguments.flag(.serveNextFree)
+            auth = try arguments.value(.serveAuth).map { (url: String) throws(UsageError) in
+                try Self.authService(url, option: .serveAuth)
             }
-            editorsAddress = try arguments.option("editors-listen").map { (text: String) throws(UsageError) in
+            editorsAddress = try arguments.value(.editorsListen).map { (text: String) throws(UsageError) in
                 guard let editors = ListenAddress(text) else {
                     throw UsageError("--editors-listen must be [HOST:]PORT (for example 127.0.0.1:8081), not '\(text)'")
                 }
                 return editors
             }
-            editorsAuth = try arguments.option("editors-auth").map { (url: String) throws(UsageError) in
-                var gate = NginxRules.EditorsAuth(service: try Self.authService(url, option: "editors-auth"))
+            editorsAuth = try arguments.value(.editorsAuth).map { (url: String) throws(UsageError) in
+                var gate = NginxRules.EditorsAuth(service: try Self.authService(url, option: .editorsAuth))
                 for (option, header) in [
-                    ("editors-user-header", \NginxRules.EditorsAuth.userHeader), ("editors-groups-header", \.groupsHeader),
+                    (OptionName.editorsUserHeader, \NginxRules.EditorsAuth.userHeader), (.editorsGroupsHeader, \.groupsHeader),
                 ] {
-                    guard let name = arguments.option(option) else { continue }
+                    guard let name = arguments.value(option) else { continue }
                     guard NginxRules.EditorsAuth.isHeaderName(name) else {
-                        throw UsageError("--\(option) must be a header name (letters, digits and '-'), not '\(name)'")
+                        throw UsageError("\(option) must be a header name (letters, digits and '-'), not '\(name)'")
                     }
                     gate[keyPath: header] = name
                 }
                 return gate
             }
             if editorsAuth == nil {
-                for name in ["editors-user-header", "editors-groups-header"] where arguments.isGiven(name) {
-                    throw UsageError("--\(name) needs --editors-auth URL")
+                for name in [OptionName.editorsUserHeader, .editorsGroupsHeader] where arguments.isGiven(name) {
+                    throw UsageError("\(name) needs --editors-auth URL")
                 }
             }
             if let editorsAddress, !editorsAddress.isLoopback, editorsAuth == nil {
@@ -69,10 +71,10 @@ final class WatchServing: @unchecked Sendable {
             }
         }
 
-        static func authService(_ text: String, option: String) throws(UsageError) -> NginxRules.AuthService {
+        static func authService(_ text: String, option: OptionName) throws(UsageError) -> NginxRules.AuthService {
             guard let url = URLComponents(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme),
                 let host = url.host, !host.isEmpty, NginxRules.unservablePathCharacter(text) == nil
-            else { throw UsageError("--\(option) must be an http:// or https:// URL, not '\(text)'") }
+            else { throw UsageError("\(option) must be an http:// or https:// URL, not '\(text)'") }
             let port = url.port ?? (scheme == "https" ? 443 : 80)
             let path = (url.percentEncodedPath.isEmpty ? "/" : url.percentEncodedPath) + (url.percentEncodedQuery.map { "?\($0)" } ?? "")
             return NginxRules.AuthService(scheme: scheme, server: "\(host.contains(":") ? "[\(host)]" : host):\(port)", path: path)

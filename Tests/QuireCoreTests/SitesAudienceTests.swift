@@ -61,7 +61,7 @@ import Testing
     /// Follows `next` from part 1 and collects every section id.
     func allSectionIDs(_ build: FixtureSiteBuild, audience: String?) -> [String]? {
         var ids: [String] = []
-        var next: String? = PageRenderer.path(pageID: "home", locale: "en", audience: audience)
+        var next: String? = PageFilePath(pageID: "home", locale: "en", audience: audience).path
         var seen = 0
         while let path = next, seen < 10 {
             guard let part = build.json(path) else { return nil }

@@ -12,7 +12,7 @@ struct IncrementalState {
     /// The last scan, reused for whatever a change set leaves alone.
     private var inventory: SiteInventory?
     /// Per page, its output as the last build left it and the key it was built under.
-    private(set) var outputs: [String: (key: String, output: PageOutput)] = [:]
+    private(set) var outputs: [String: (key: OutputKey, output: PageOutput)] = [:]
     /// Per asset (absolute path), the digest of its bytes as last read.
     private(set) var assetDigests: [String: String] = [:]
     /// What validation looked at besides each page, at the last build.
@@ -58,7 +58,7 @@ struct IncrementalState {
     mutating func keepOutputs(matching published: [String: PublishedFile]) {
         guard isRestored else { return }
         isRestored = false
-        var kept: [String: (key: String, output: PageOutput)] = [:]
+        var kept: [String: (key: OutputKey, output: PageOutput)] = [:]
         kept.reserveCapacity(outputs.count)
         outputs: for (pageID, entry) in outputs {
             var output = entry.output
@@ -99,14 +99,14 @@ struct IncrementalState {
 
     /// The outputs a full build may carry (by their key): only while the newest version holds
     /// them and the context is the last build's.
-    func carriableOutputs(sameContext: Bool) -> [String: (key: String, output: PageOutput)] {
+    func carriableOutputs(sameContext: Bool) -> [String: (key: OutputKey, output: PageOutput)] {
         lastBuildPublished && sameContext ? outputs : [:]
     }
 
     /// What a full build's pass read and rendered replaces what was kept; not published yet.
     mutating func keepFullPass(
         sources: [String: CachedSource], translations: [String: CachedTranslation],
-        outputs: [String: (key: String, output: PageOutput)]
+        outputs: [String: (key: OutputKey, output: PageOutput)]
     ) {
         self.sources = sources
         self.translations = translations

@@ -26,7 +26,7 @@ struct PagePass: Sendable {
     /// whose bytes hash as the restored cache's are not parsed again.
     var reuseSameBytes: (@Sendable (String) -> Bool)?
     /// Outputs of the last build that a page with the same output key carries.
-    var previousOutputs: [String: (key: String, output: PageOutput)] = [:]
+    var previousOutputs: [String: (key: OutputKey, output: PageOutput)] = [:]
     var blobs: StagingBlobs?
 
     init(
@@ -74,7 +74,7 @@ struct RenderedPage: Sendable {
     /// Its translation files, refused ones included.
     var translationFiles: [SiteInventory.TranslationFile]
     var translations: LoadedTranslations
-    var outputKey: String
+    var outputKey: OutputKey
     /// Nil for a page that did not validate: it keeps what it had.
     var output: PageOutput?
 }

@@ -82,7 +82,7 @@ final class PageBuild: Sendable {
     let scheduled: [ScheduledChange]
     let usesDrillCarousel: Bool
     let linkedPageIDs: Set<String>
-    let outputKey: String
+    let outputKey: OutputKey
     let output: PageOutput?
     /// What the builder keeps for the next build (watch mode).
     let cached: CachedSource?

@@ -76,13 +76,14 @@ extension PagePipeline {
             // Without previews a draft has nothing to render.
             if isDraft && !previews { continue }
             for audience in [nil] + audiences.map(Optional.some) {
-                let path = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience)
+                let file = PageFilePath(pageID: page.pageID, locale: locale, audience: audience)
+                let path = file.path
                 let digest = audience.map { inputDigest + "@" + $0 } ?? inputDigest
                 // Part 1 records how many parts there are, so carrying brings the others along.
                 if !isDraft, let carried = published[path], carried.inputDigest == digest {
-                    let parts = carried.metadata?["parts"]?.intValue ?? 1
+                    let parts = OutputMetadata(carried.metadata).parts
                     for part in 1...max(parts, 1) {
-                        let partPath = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience, part: part)
+                        let partPath = file.part(part).path
                         output.files.append(
                             OutputFile(path: partPath, content: .carried, inputDigest: digest, metadata: published[partPath]?.metadata))
                     }
@@ -94,20 +95,14 @@ extension PagePipeline {
                 }
                 if isDraft {
                     output.files += draftParts(rendered.parts, digest: digest, published: published, blobs: blobs, clock: clock) {
-                        "preview/" + PageRenderer.path(pageID: page.pageID, locale: locale, audience: nil, part: $0)
+                        PageFilePath(pageID: page.pageID, locale: locale, part: $0).draftPath
                     }
                     continue
                 }
                 for (index, part) in rendered.parts.enumerated() {
-                    let partPath = PageRenderer.path(pageID: page.pageID, locale: locale, audience: audience, part: index + 1)
-                    var metadata: JSONObject = [
-                        "page_id": .string(page.pageID), "locale": .string(locale), "ttl": .integer(model.ttl ?? config.ttl),
-                        "audience": audience.map(JSONValue.string) ?? .null,
-                    ]
-                    if rendered.parts.count > 1 {
-                        metadata["part"] = .integer(index + 1)
-                        metadata["parts"] = .integer(rendered.parts.count)
-                    }
+                    let partFile = file.part(index + 1)
+                    let partPath = partFile.path
+                    var metadata = OutputMetadata.pageFile(partFile, ttl: model.ttl ?? config.ttl, parts: rendered.parts.count)
                     // What the page index lists of the page, on the file it lists (PageIndexFiles).
                     if index == 0 && audience == nil {
                         for (key, value) in PageIndexFiles.metadata(of: model, page: part, text: renderer.text) { metadata[key] = value }
@@ -170,7 +165,7 @@ extension PagePipeline {
         // Every file of the page (variants, parts) by what its metadata says; its preview and a
         // draft's JSON beside it by their paths.
         for (path, file) in published {
-            let locale = file.metadata?["locale"]?.stringValue ?? OutputPath.previewLocale(path)
+            let locale = OutputMetadata(file.metadata).locale ?? OutputPath.previewLocale(path)
             guard let locale, locales.contains(locale), OutputPath.pageID(ofOutput: path, metadata: file.metadata) == pageID else {
                 continue
             }
@@ -183,7 +178,7 @@ extension PagePipeline {
     func previewShell(
         pageID: String, locale: String, isDraft: Bool, published: [String: PublishedFile], shells: PreviewShells
     ) -> OutputFile {
-        let path = "preview/\(locale)/\(pageID).html"
+        let path = OutputPath.preview(pageID: pageID, locale: locale)
         let source: PagePreview.Source = isDraft ? .preview : .published
         let digest = PagePreview.shellDigest(site: site, source: source)
         if published[path]?.inputDigest == digest { return OutputFile(path: path, content: .carried, inputDigest: digest) }

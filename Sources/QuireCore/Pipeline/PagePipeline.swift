@@ -20,16 +20,36 @@ struct PagePipeline: Sendable {
     /// Bump when previews change for equal pages.
     static let previewFormat = "quire-preview-8"
 
-    /// What decides whether a page's output can be carried: its source, its translations, the
-    /// settings, previews on or off, where it stands in its schedule, and which of the pages it
-    /// links to exist.
     func outputKey(
         _ page: ProcessedPage, settingsDigest: String, catalogs: [LoadedCatalog],
         now: Date, linkState: String
-    ) -> String {
-        ([settingsDigest, page.sourceDigest, String(previews), page.scheduleState(at: now), linkState]
-            + catalogs.map { $0.locale + $0.digest }.sorted()).joined(separator: "|")
+    ) -> OutputKey {
+        OutputKey(
+            settingsDigest: settingsDigest,
+            inputs: [page.sourceDigest, String(previews), page.scheduleState(at: now), linkState]
+                + catalogs.map { $0.locale + $0.digest }.sorted())
     }
+}
+
+/// What decides whether a page's output can be carried: the settings, its source, previews on or
+/// off, where it stands in its schedule, which of the pages it links to exist, and its
+/// translations. Equal keys, equal output.
+struct OutputKey: Equatable, Sendable {
+    private static let separator = "|"
+    /// Every input joined by `separator`, the settings' digest first.
+    private let text: String
+
+    init(settingsDigest: String, inputs: [String]) { text = ([settingsDigest] + inputs).joined(separator: Self.separator) }
+
+    /// The key as the restart cache writes it: without the settings' digest, which the cache
+    /// holds once for every key.
+    func cached(settingsDigest: String) -> String {
+        let prefix = settingsDigest + Self.separator
+        return text.hasPrefix(prefix) ? Self.separator + text.dropFirst(prefix.count) : text
+    }
+
+    /// A key the restart cache wrote (`cached(settingsDigest:)`).
+    init(cached: String, settingsDigest: String) { text = cached.hasPrefix(Self.separator) ? settingsDigest + cached : cached }
 }
 
 /// A page source as last read: the page validated from it, reused while the bytes and the

@@ -20,7 +20,7 @@ struct RestartCache: @unchecked Sendable {
     var sources: [String: CachedSource] = [:]
     var translations: [String: CachedTranslation] = [:]
     /// Outputs whose files' input digests are not known yet: `filesDigests` says what they were.
-    var outputs: [String: (key: String, output: PageOutput)] = [:]
+    var outputs: [String: (key: OutputKey, output: PageOutput)] = [:]
     /// Per page, the digest of its output's files' paths and input digests (`filesDigest`).
     var filesDigests: [String: String] = [:]
     var assetDigests: [String: String] = [:]
@@ -72,11 +72,11 @@ struct RestartCache: @unchecked Sendable {
                 return .array([.string(path), .string(cached.digest)] + parsed)
             })
         // Every key starts with the settings' digest, which the context holds once.
-        let prefix = (context?.settings ?? "") + "|"
+        let settings = context?.settings ?? ""
         root["outputs"] = .array(
             outputs.map { pageID, entry in
                 [
-                    .string(pageID), .string(entry.key.hasPrefix(prefix) ? "|" + entry.key.dropFirst(prefix.count) : entry.key),
+                    .string(pageID), .string(entry.key.cached(settingsDigest: settings)),
                     .array(entry.output.files.map { .string($0.path) }), .string(Self.filesDigest(entry.output.files)),
                     .array(entry.output.diagnostics.map(Self.encode)),
                     .array(
@@ -151,11 +151,10 @@ struct RestartCache: @unchecked Sendable {
         }
         let settings = context?.settings ?? ""
         for entry in root["outputs"]?.arrayValue ?? [] {
-            guard let fields = entry.arrayValue, fields.count == 6, let pageID = fields[0].stringValue, var key = fields[1].stringValue,
+            guard let fields = entry.arrayValue, fields.count == 6, let pageID = fields[0].stringValue, let key = fields[1].stringValue,
                 let files = fields[2].arrayValue, let filesDigest = fields[3].stringValue, let diagnostics = Self.diagnostics(fields[4]),
                 let coverage = fields[5].arrayValue
             else { continue }
-            if key.hasPrefix("|") { key = settings + key }
             var output = PageOutput()
             output.diagnostics = diagnostics
             output.files = files.compactMap { file in file.stringValue.map { OutputFile(path: $0, content: .carried, inputDigest: "") } }
@@ -166,7 +165,7 @@ struct RestartCache: @unchecked Sendable {
                 output.coverage[locale] = LocaleCoverage(locale: locale, translated: translated, stale: stale, missing: missing)
             }
             guard output.files.count == files.count, output.coverage.count == coverage.count else { continue }
-            outputs[pageID] = (key, output)
+            outputs[pageID] = (OutputKey(cached: key, settingsDigest: settings), output)
             filesDigests[pageID] = filesDigest
         }
         for entry in root["assets"]?.arrayValue ?? [] {

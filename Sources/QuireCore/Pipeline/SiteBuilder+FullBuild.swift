@@ -68,7 +68,7 @@ extension SiteBuilder {
         // (10,000 pages: each hashing and copying saved here is saved 10,000 times).
         var newSources: [String: CachedSource] = [:]
         var newTranslations: [String: CachedTranslation] = [:]
-        var newOutputs: [String: (key: String, output: PageOutput)] = [:]
+        var newOutputs: [String: (key: OutputKey, output: PageOutput)] = [:]
         let locales = context.config.locales
         var files: [OutputFile] = []
         files.reserveCapacity(pages.reduce(0) { $0 + ($1.output?.files.count ?? 0) } + 8)
@@ -259,7 +259,7 @@ extension SiteBuilder {
         _ files: [OutputFile], pages after: Set<String>,
         published: [String: PublishedFile]
     ) -> (added: [String], changed: [String], removed: [String]) {
-        func pageID(_ metadata: JSONValue?) -> String? { metadata?["page_id"]?.stringValue }
+        func pageID(_ metadata: JSONValue?) -> String? { OutputMetadata(metadata).pageID }
         let before = Set(published.values.compactMap { pageID($0.metadata) })
         // A first version changes nothing: no need to look at its 60,000 files.
         if before.isEmpty { return (after.sorted(), [], []) }

@@ -69,10 +69,9 @@ public struct CacheHeaderFiles: Sendable {
     }
 
     static func entry(_ metadata: JSONValue?) -> Entry? {
-        guard let metadata, metadata["page_id"]?.stringValue != nil || metadata["feed"]?.stringValue != nil,
-            let ttl = metadata["ttl"]?.intValue
-        else { return nil }
-        return Entry(ttl: ttl, isPrivate: metadata["audience"]?.stringValue != nil)
+        let page = OutputMetadata(metadata)
+        guard page.pageID != nil || page.feed != nil, let ttl = page.ttl else { return nil }
+        return Entry(ttl: ttl, isPrivate: page.audience != nil)
     }
 
     /// `en` and `p.json` of `en/p.json`, cut at the last `/` found in the path's bytes (30,000

@@ -108,7 +108,7 @@ struct FeedFiles: Sendable {
         let digest = PagePreview.shellDigest(site: site, source: .published)
         return feeds.flatMap { feed in
             locales.map { locale in
-                let path = "preview/\(locale)/\(feed.pageID).html"
+                let path = OutputPath.preview(pageID: feed.pageID, locale: locale)
                 if published[path]?.inputDigest == digest { return OutputFile(path: path, content: .carried, inputDigest: digest) }
                 return OutputFile(
                     path: path, content: .bytes(PagePreview.shell(site: site, pageID: feed.pageID, source: .published)),
@@ -173,11 +173,11 @@ struct FeedFiles: Sendable {
             feed.name + "." + String($0) + ".json"
         }
         let header: JSONObject = [
-            "page_id": .string(feed.pageID), "locale": .string(locale), "ttl": .integer(ttl),
-            "feed": ["name": .string(feed.name), "order": .string(feed.order.rawValue)],
-            "part": .integer(part),
+            PageMember.pageID: .string(feed.pageID), PageMember.locale: .string(locale), PageMember.ttl: .integer(ttl),
+            PageMember.feed: ["name": .string(feed.name), "order": .string(feed.order.rawValue)],
+            PageMember.part: .integer(part),
             // Part 1 of `newest` is published at `<name>.1.json`; its `next` ends the walk.
-            "next": next.map(JSONValue.string) ?? .null,
+            PageMember.next: next.map(JSONValue.string) ?? .null,
         ]
         var bytes = JSONWriter(pretty: false).bytes(.object(header))
         bytes.removeLast()

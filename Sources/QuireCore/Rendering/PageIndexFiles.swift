@@ -88,7 +88,7 @@ struct PageIndexFiles: Sendable {
     /// `text` gives a string in the part's locale.
     static func metadata(of model: PageModel, page: JSONValue, text: (LocalizableText) -> String) -> [(String, JSONValue)] {
         var members: [(String, JSONValue)] = []
-        if let title = page["title"]?.stringValue { members.append(("title", .string(title))) }
+        if let title = page[PageMember.title]?.stringValue { members.append((PageMember.title, .string(title))) }
         if let publishAt = model.schedule.publishAt { members.append(("publish_at", .string(Self.timestamp(publishAt)))) }
         if let summary = model.card.summary { members.append(("summary", .string(text(summary)))) }
         let hero = page["sections"]?.arrayValue?.first { $0["type"]?.stringValue == "hero_banner" }
@@ -104,14 +104,13 @@ struct PageIndexFiles: Sendable {
         var listings: [String: [String: Listing]] = [:]
         var audiences: [String: [String: Set<String>]] = [:]
         for file in files where OutputPath.servesPage(file.path) {
-            guard let metadata = file.metadata, let pageID = metadata["page_id"]?.stringValue,
-                let locale = metadata["locale"]?.stringValue, let ttl = metadata["ttl"]?.intValue
-            else { continue }
-            if let audience = metadata["audience"]?.stringValue {
+            let page = OutputMetadata(file.metadata)
+            guard let metadata = file.metadata, let pageID = page.pageID, let locale = page.locale, let ttl = page.ttl else { continue }
+            if let audience = page.audience {
                 audiences[pageID, default: [:]][locale, default: []].insert(audience)
-            } else if (metadata["part"]?.intValue ?? 1) == 1 {
+            } else if page.part == 1 {
                 listings[pageID, default: [:]][locale] = Listing(
-                    title: metadata["title"]?.stringValue, ttl: ttl, parts: metadata["parts"]?.intValue ?? 1,
+                    title: page.title, ttl: ttl, parts: page.parts,
                     publishAt: metadata["publish_at"]?.stringValue, summary: metadata["summary"]?.stringValue,
                     imageURL: metadata["image_url"]?.stringValue, tags: metadata["tags"]?.arrayValue?.compactMap(\.stringValue) ?? [])
             }
@@ -128,8 +127,8 @@ struct PageIndexFiles: Sendable {
         var changed: [String: Set<String>] = [:]
         for file in files where OutputPath.servesPage(file.path) {
             if case .carried = file.content { continue }
-            guard let metadata = file.metadata, let pageID = metadata["page_id"]?.stringValue,
-                let locale = metadata["locale"]?.stringValue, published[file.path]?.inputDigest != file.inputDigest
+            let page = OutputMetadata(file.metadata)
+            guard let pageID = page.pageID, let locale = page.locale, published[file.path]?.inputDigest != file.inputDigest
             else { continue }
             changed[pageID, default: []].insert(locale)
         }

@@ -44,7 +44,7 @@ public struct PageRenderer {
     public struct Output {
         /// Part 1 (the whole page when it is not paginated).
         public var page: JSONValue { parts[0] }
-        /// Every published part, in order; part n is published at `PageRenderer.path(..., part: n)`.
+        /// Every published part, in order; part n is published at `PageFilePath(..., part: n).path`.
         public var parts: [JSONValue]
         /// What the markdown stage removed as unsafe, with where it was.
         public var removed: [(text: LocalizableText, what: String)]
@@ -55,22 +55,6 @@ public struct PageRenderer {
         var names: [String] = []
         for section in page.allSections { for name in section.visibleTo where !names.contains(name) { names.append(name) } }
         return names
-    }
-
-    /// Where part `part` (1-based) of a page is published, relative to the version folder:
-    /// `en/trex-store.json`, `en/trex-store.2.json`, `en/trex-store@pro.json`, `en/trex-store.2@pro.json`.
-    /// Page ids never hold '.', so a part cannot collide with a page.
-    public static func path(pageID: String, locale: String, audience: String?, part: Int = 1) -> String {
-        "\(locale)/\(pageID)\(suffix(audience: audience, part: part))"
-    }
-
-    /// The file name of a part, for `next`: relative to the part that links to it (same folder).
-    static func fileName(pageID: String, audience: String?, part: Int) -> String {
-        (pageID.split(separator: "/").last.map(String.init) ?? pageID) + suffix(audience: audience, part: part)
-    }
-
-    static func suffix(audience: String?, part: Int) -> String {
-        "\(part > 1 ? ".\(part)" : "")\(audience.map { "@\($0)" } ?? "").json"
     }
 
     /// Whether a section goes into the file of `audience` (nil: the public file) at `now`.
@@ -85,18 +69,18 @@ public struct PageRenderer {
     public func render(_ page: PageModel, audience: String? = nil) -> Output {
         var removed: [(text: LocalizableText, what: String)] = []
         var object = JSONObject()
-        object["page_id"] = .string(page.pageID)
-        object["locale"] = .string(locale)
+        object[PageMember.pageID] = .string(page.pageID)
+        object[PageMember.locale] = .string(locale)
         if direction == .rtl { object["direction"] = .string(direction.rawValue) }
-        if let audience { object["audience"] = .string(audience) }
+        if let audience { object[PageMember.audience] = .string(audience) }
         if let redirect = page.redirectTo {
             // A stub at an old id: apps follow it.
-            object["ttl"] = .integer(page.ttl ?? defaultTTL)
+            object[PageMember.ttl] = .integer(page.ttl ?? defaultTTL)
             object["redirect_to"] = .string(redirect)
             return Output(parts: [.object(object)], removed: [])
         }
-        if let title = page.title { object["title"] = .string(text(title)) }
-        object["ttl"] = .integer(page.ttl ?? defaultTTL)
+        if let title = page.title { object[PageMember.title] = .string(text(title)) }
+        object[PageMember.ttl] = .integer(page.ttl ?? defaultTTL)
         for member in page.extras where member.key != "draft" { object[member.key] = member.value }
         for region in page.regions {
             object[region.name] = .array(render(region.sections, audience: audience, removed: &removed))
@@ -108,21 +92,21 @@ public struct PageRenderer {
         }
         // Pagination: part 1 carries the envelope, every part links to the next.
         let chunks = stride(from: 0, to: rendered.count, by: size).map { Array(rendered[$0..<min($0 + size, rendered.count)]) }
+        let file = PageFilePath(pageID: page.pageID, locale: locale, audience: audience)
         var parts: [JSONValue] = []
         for (index, chunk) in chunks.enumerated() {
             let part = index + 1
             var partObject = part == 1 ? object : JSONObject()
             if part > 1 {
-                partObject["page_id"] = .string(page.pageID)
-                partObject["locale"] = .string(locale)
+                partObject[PageMember.pageID] = .string(page.pageID)
+                partObject[PageMember.locale] = .string(locale)
                 if direction == .rtl { partObject["direction"] = .string(direction.rawValue) }
-                if let audience { partObject["audience"] = .string(audience) }
-                partObject["ttl"] = .integer(page.ttl ?? defaultTTL)
+                if let audience { partObject[PageMember.audience] = .string(audience) }
+                partObject[PageMember.ttl] = .integer(page.ttl ?? defaultTTL)
             }
-            partObject["part"] = .integer(part)
-            partObject["parts"] = .integer(chunks.count)
-            partObject["next"] =
-                part < chunks.count ? .string(Self.fileName(pageID: page.pageID, audience: audience, part: part + 1)) : .null
+            partObject[PageMember.part] = .integer(part)
+            partObject[PageMember.parts] = .integer(chunks.count)
+            partObject[PageMember.next] = part < chunks.count ? .string(file.part(part + 1).fileName) : .null
             partObject["sections"] = .array(chunk)
             parts.append(.object(partObject))
         }

@@ -96,7 +96,8 @@ public enum StatusReport {
         var pageIDs = publishedPages ?? []
         if publishedPages == nil, let newest = try? store.newestVersion(), let files = try? store.files(of: newest) {
             for file in files.values {
-                guard let pageID = file.metadata?["page_id"]?.stringValue, file.metadata?["audience"]?.stringValue == nil else { continue }
+                let page = OutputMetadata(file.metadata)
+                guard let pageID = page.pageID, page.audience == nil else { continue }
                 pageIDs.insert(pageID)
             }
         }

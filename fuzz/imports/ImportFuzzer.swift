@@ -5,8 +5,9 @@ import QuireModel
 
 // libFuzzer target: any bytes as a translation file given to `quire l10n import` (and the
 // dashboard's upload), through `SiteTranslations.importFile` against the sample site
-// `pages/trex`, without writing. The first byte picks the extension (.xlf or .po), the locale
-// asked for and `--replace`. A PO file goes to a child process as in `quire`: this binary
+// `pages/trex`, without writing. The first byte picks the extension (bit 0: .xlf or .po), the
+// locale asked for (bits 1-2), `--replace` (bit 3) and the file's name (bit 4: which page).
+// A PO file goes to a child process as in `quire`: this binary
 // answers `__parse-po` itself (LLVMFuzzerInitialize), so the child is the product's own code.
 // The child's coverage does not reach the fuzzer (it is another process); its crashes do, as a
 // parser that stopped without a result, which is checked here.

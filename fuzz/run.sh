@@ -44,10 +44,13 @@ common=(-sanitize="$sanitize" -package-name quire -parse-as-library "$opt" -glin
         -I "$build" -I Sources/CCmark -I Sources/CYAML -I Sources/CCrypto -I Sources/CGettextPo)
 
 # The libraries, rebuilt only when a source is newer than the object.
+# A module is also rebuilt when a module it imports was (`$deps`: their names).
 build_module() {  # name, source folder, extra sources...
-  local name=$1 folder=$2
+  local name=$1 folder=$2 dep newer=
   shift 2
-  if [ -f "$build/$name.o" ] && [ -f "$build/$name.stamp" ] && [ -z "$(find "$folder" -newer "$build/$name.stamp" | head -1)" ]; then
+  for dep in ${deps:-}; do [ "$build/$dep.stamp" -nt "$build/$name.stamp" ] && newer=1; done
+  if [ -z "$newer" ] && [ -f "$build/$name.o" ] && [ -f "$build/$name.stamp" ] &&
+    [ -z "$(find "$folder" -newer "$build/$name.stamp" | head -1)" ]; then
     return
   fi
   echo "fuzz: compiling $name"
@@ -67,11 +70,11 @@ dashboard_resources() {
   echo "$out"
 }
 
-build_module QuireModel Sources/QuireModel
-build_module QuireCore Sources/QuireCore
+deps= build_module QuireModel Sources/QuireModel
+deps=QuireModel build_module QuireCore Sources/QuireCore
 modules=("$build/QuireCore.o" "$build/QuireModel.o")
 if [[ " ${targets[*]} " == *" dashboard "* ]]; then
-  build_module QuireDashboard Sources/QuireDashboard "$(dashboard_resources)"
+  deps="QuireModel QuireCore" build_module QuireDashboard Sources/QuireDashboard "$(dashboard_resources)"
 fi
 
 # At exit LeakSanitizer would report the same not-ours allocations; findings are crashes,

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer targets: ~20 s each in `./test`, 10 minutes each with QUIRE_DEEP=1
-# (`./test --deep`). FUZZ_SECONDS overrides both.
+# Replays every kept fuzz input (fuzz/corpus/, fuzz/regressions/) through its libFuzzer target:
+# an input that once found a problem, or reached new code, fails here if it crashes again.
+# With QUIRE_DEEP=1 (`./test --deep`) each target is then fuzzed for 5 minutes (FUZZ_SECONDS).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-seconds=${FUZZ_SECONDS:-$([ "${QUIRE_DEEP:-0}" = 1 ] && echo 600 || echo 20)}
-exec fuzz/run.sh "$seconds"
+fuzz/run.sh --replay
+if [ "${QUIRE_DEEP:-0}" = 1 ] || [ -n "${FUZZ_SECONDS:-}" ]; then
+  exec fuzz/run.sh "${FUZZ_SECONDS:-300}"
+fi

@@ -1,0 +1,86 @@
+import Foundation
+import QuireCore
+import QuireModel
+
+@testable import QuireDashboard
+
+// libFuzzer target: the dashboard's editing requests, in process (no socket), against a copy of
+// the sample site `pages/trex`. The first byte picks what the rest is:
+//   0: a whole SCGI request as nginx sends it (netstring headers, then the body), read by
+//      `SCGIParser` in pieces whose sizes come from the input, then answered by the service;
+//   1: the JSON body of a page save (`PUT /api/sites/trex/pages/trex-store`, authorized): the
+//      body's parse, the form document written as YAML (`YAMLWriter`), the stale-base check;
+//   2: the JSON body of a draft check (`POST /api/sites/trex/check`, authorized): the real
+//      pipeline on the draft, in memory;
+//   3: the JSON body of a translation save (`PUT /api/sites/trex/l10n/fr/pages/trex-store`) or,
+//      with bit 2 set, of a translation preview (`POST .../l10n/fr/check/trex-store`), authorized.
+// A save never matches the file's sha256 by chance, so nothing is written; a changed site file
+// would be a finding (checked on every input against the copy's snapshot).
+
+private let pagesRoot: String = {
+    let root = NSTemporaryDirectory() + "quire-fuzz-dashboard-\(getpid())"
+    try? FileManager.default.removeItem(atPath: root)
+    try! FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    try! FileManager.default.copyItem(atPath: FileManager.default.currentDirectoryPath + "/pages/trex", toPath: root + "/trex")
+    atexit { try? FileManager.default.removeItem(atPath: pagesRoot) }
+    return root
+}()
+
+private let service = DashboardService(pagesRoot: pagesRoot, sites: { ["trex"] })
+private let snapshot = siteFiles()
+
+private func siteFiles() -> [String: Data] {
+    var files: [String: Data] = [:]
+    let enumerator = FileManager.default.enumerator(atPath: pagesRoot)
+    while let name = enumerator?.nextObject() as? String {
+        files[name] = FileManager.default.contents(atPath: pagesRoot + "/" + name) ?? Data()
+    }
+    return files
+}
+
+private let editing: [(method: String, uri: String, writes: Bool)] = [
+    ("PUT", "/api/sites/trex/pages/trex-store", true), ("POST", "/api/sites/trex/check", false),
+    ("PUT", "/api/sites/trex/l10n/fr/pages/trex-store", true), ("POST", "/api/sites/trex/l10n/fr/check/trex-store", false),
+]
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzDashboard(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    guard count > 0 else { return 0 }
+    _ = snapshot
+    let bytes = Array(UnsafeBufferPointer(start: data + 1, count: count - 1))
+    let mode = Int(data[0] & 3)
+    let response: HTTPResponse
+    if mode == 0 {
+        guard let request = readSCGI(bytes, pieces: data[0] >> 2) else { return 0 }
+        // The event stream holds its connection open: not a request/answer route.
+        if request.path.hasPrefix("/api/events") { return 0 }
+        _ = request.query
+        response = service.handle(request)
+    } else {
+        let (method, uri, writes) = editing[mode == 3 && data[0] & 4 != 0 ? 3 : mode - 1]
+        let parameters = [
+            "REQUEST_METHOD": method, "REQUEST_URI": uri, "HTTP_HOST": "127.0.0.1:8081", "REQUEST_SCHEME": "http",
+            "CONTENT_LENGTH": String(bytes.count), "SCGI": "1", "HTTP_X_QUIRE_TOKEN": service.token, "HTTP_ORIGIN": "http://127.0.0.1:8081",
+        ]
+        response = service.handle(SCGIRequest(parameters: parameters, body: bytes))
+        if writes, response.status.code / 100 == 2 { fatalError("a save with a guessed base was accepted: \(response.status.code)") }
+    }
+    if response.status.code >= 500, response.status.code != 503 {
+        fatalError("the service failed on a request: \(response.status.code) \(String(decoding: response.body.prefix(300), as: UTF8.self))")
+    }
+    if siteFiles() != snapshot { fatalError("a refused request changed the site") }
+    return 0
+}
+
+/// The SCGI parser reading `bytes` the way a socket gives them: in pieces of 1 to 16 bytes
+/// (`pieces` = 0: all at once).
+private func readSCGI(_ bytes: [UInt8], pieces: UInt8) -> SCGIRequest? {
+    var offset = 0
+    let parser = SCGIParser(limits: SCGIParser.Limits())
+    return try? parser.read { (wanted: Int) throws(SCGIError) -> [UInt8] in
+        let size = pieces == 0 ? wanted : min(wanted, Int(pieces % 16) + 1)
+        let end = min(bytes.count, offset + size)
+        defer { offset = end }
+        return Array(bytes[offset..<end])
+    }
+}

@@ -1,9 +1,9 @@
 import Foundation
 import QuireModel
 
-// The delta path: a change set the fast path can take (`deltaScope`; DeltaBase.swift says which)
-// builds only the pages it touches and publishes what changed against the base version, or holds
-// it while its burst goes on (`BurstHold`).
+// The delta planner: a change set the fast path can take (`deltaScope`; DeltaBase.swift says
+// which) builds only the pages it touches and publishes what changed against the base version
+// through the one tail (SiteBuilder+Publish), or holds it while its burst goes on (`BurstHold`).
 extension SiteBuilder {
     /// From this many pages on, a delta build streams its rendered files into `staging/`.
     static let deltaStreamingPages = 16

@@ -1,9 +1,10 @@
 import Foundation
 import QuireModel
 
-// The full path: every page through the pipeline (carrying what the caches vouch for), the
-// whole version planned and published. `quire build` always takes it; the watcher takes it for
-// its first build and for any change set the delta path cannot take.
+// The full planner: every page through the pipeline (carrying what the caches vouch for), the
+// whole version planned, then published through the one tail (SiteBuilder+Publish). `quire
+// build` always takes it; the watcher takes it for its first build and for any change set the
+// delta planner cannot take.
 extension SiteBuilder {
     /// Reads, validates and renders every page the caches cannot vouch for, and publishes the
     /// whole version (carrying what did not change).

@@ -11,8 +11,9 @@ import QuireModel
 // A `SiteBuilder` lives as long as its caller: `quire build` uses it once, `quire watch` keeps
 // it, so sources whose bytes did not change are not parsed again (`IncrementalState`). Files
 // whose inputs did not change since the newest version are carried, not rendered. A change set
-// the fast path can take is built as a delta (SiteBuilder+DeltaBuild), anything else in full
-// (SiteBuilder+FullBuild); a burst still being written is held (`BurstHold`).
+// the fast path can take is planned as a delta (SiteBuilder+DeltaBuild), anything else in full
+// (SiteBuilder+FullBuild); both publish through one tail (SiteBuilder+Publish). `BurstHold` owns
+// the delta base and decides when a burst still being written is held.
 //
 // One build at a time: the caller serializes them (`quire watch` on its build queue).
 

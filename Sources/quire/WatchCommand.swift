@@ -121,7 +121,7 @@ final class WatchCommand: @unchecked Sendable {
             for push in pushes.values { push.finish() }
             for builder in builders.values {
                 builder.flushStatus()
-                builder.closeSpareFolders()
+                builder.closeSpareFolders(handingOver: true)
                 builder.saveRestartCache()
             }
         }

@@ -225,4 +225,43 @@ import Testing
         // Without spares, a delta publishes as before.
         try pair.delta(files: [page("en/trex-store.json", #"{"title":"Store 2"}"#)])
     }
+
+    @Test func aStoppedWatchersSparesServeTheNextOnesFirstPublish() throws {
+        let pair = try Pair(Self.site)
+        pair.withSpares.prepareSpareFolders { false }
+        let made = pair.spares.sorted()
+        #expect(made.count > 1)
+        let staging = pair.spared.path + "/trex/staging"
+        pair.withSpares.closeSpareFolders(handingOver: true)
+        #expect(try FileSystem.list(staging) == [SpareFolders.handedOver], "no lease left, the spares kept")
+
+        // The next watcher's store takes them before its first publish, which takes two.
+        let restarted = try pair.spared.store()
+        try restarted.keepSpareFolders()
+        #expect(pair.spares.sorted() == made)
+        let base = try #require(try restarted.newestVersion())
+        let edit = [page("en/guides/range-safety.json", #"{"title":"Safety, edited"}"#)]
+        for store in [restarted, pair.without] {
+            let delta = PublishDelta(
+                base: base, files: edit, removed: [], manifest: JSONObject([("locales", ["en", "fr"])]), buildRecord: JSONObject())
+            #expect(try store.publish(delta) == .published(VersionID(base.number + 1), isCurrent: true))
+        }
+        #expect(restarted.spareFoldersTaken == 2)
+        #expect(try restarted.verify().isEmpty)
+        #expect(pair.current(pair.spared) == pair.current(pair.plain))
+        restarted.closeSpareFolders()
+        #expect(try FileSystem.list(staging).isEmpty)
+    }
+
+    @Test func anyLockHoldersCleanupRemovesHandedOverSpares() throws {
+        let pair = try Pair(Self.site)
+        pair.withSpares.prepareSpareFolders { false }
+        pair.withSpares.closeSpareFolders(handingOver: true)
+        let staging = pair.spared.path + "/trex/staging"
+        try #require(try FileSystem.list(staging) == [SpareFolders.handedOver])
+        // A build or rollback run between two watchers: its first lock clears leftovers.
+        let other = try pair.spared.store()
+        _ = try other.withPublishLock(timeout: 5, waiting: { _ in }) { _ in 0 }
+        #expect(try FileSystem.list(staging).isEmpty)
+    }
 }

@@ -43,11 +43,12 @@ def verify(workspace, label, version=None):
     check(result.returncode == 0, "%s: quire verify %s exited %d: %s" % (label, version or "current", result.returncode, result.stderr.strip()[-600:]))
 
 
-def settled(workspace, label, watcher=None):
+def settled(workspace, label, watcher=None, stopped_watcher=False):
     """After a run that was not stopped: no staging (but the spare folders of a running
-    watcher: a killed one's are gone), current where it belongs, all verifies."""
+    watcher, or those a cleanly stopped one hands over: a killed one's are gone), current
+    where it belongs, all verifies."""
     live = "spares-%d-" % watcher.process.pid if watcher else None
-    left = [name for name in workspace.staging_left() if not (live and name.startswith(live))]
+    left = [name for name in workspace.staging_left(stopped_watcher) if not (live and name.startswith(live))]
     check(left == [], "%s: staging left: %r" % (label, left))
     versions = workspace.versions()
     pin = workspace.pinned()
@@ -386,7 +387,7 @@ def part_three():
           "final edit: not published: %s" % watcher.tail())
     code = watcher.stop()
     check(code == 0, "final stop: the watcher exited %s: %s" % (code, watcher.tail()))
-    settled(workspace, "final stop")
+    settled(workspace, "final stop", stopped_watcher=True)
     edition_published(workspace, "final stop")
     print("watch kills: %d SIGKILLs of quire watch during delta publishes survived (%d edits published before their kill; restarts: %s), %.0f s" % (
         kills, finished, ", ".join("%s %d" % item for item in sorted(restarts.items())), time.time() - started))

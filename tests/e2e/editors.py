@@ -460,7 +460,7 @@ def main():
             code = "none (killed after 20 s)"
         watcher.reader.join(5)
         check(code == 0, "SIGTERM: the watcher exited %s: %s" % (code, watcher.tail()))
-        check(workspace.staging_left() == [], "staging left: %r" % workspace.staging_left())
+        check(workspace.staging_left(stopped_watcher=True) == [], "staging left: %r" % workspace.staging_left())
         result = workspace.quire("verify", "--site", SITE, check=False)
         check(result.returncode == 0, "quire verify exited %d: %s" % (result.returncode, result.stderr.strip()[-600:]))
     finally:

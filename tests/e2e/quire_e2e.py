@@ -110,8 +110,16 @@ class Workspace:
         with open(path) as handle:
             return json.load(handle)["version"]
 
-    def staging_left(self):
-        return os.listdir(os.path.join(self.site_root, "staging"))
+    def staging_left(self, stopped_watcher=False):
+        """What is in staging/. After a watcher stopped cleanly, the whole spare folders it
+        hands the next one (`spares-kept`, tree ids only, nothing half made) are expected."""
+        staging = os.path.join(self.site_root, "staging")
+        left = os.listdir(staging)
+        if stopped_watcher and "spares-kept" in left:
+            kept = os.listdir(os.path.join(staging, "spares-kept"))
+            if all(len(name) == 64 and all(c in "0123456789abcdef" for c in name) for name in kept):
+                left.remove("spares-kept")
+        return left
 
     def version_files(self, version, trees_cache=None):
         """path -> sha256 of every file of a version, through its tree manifests."""

@@ -75,6 +75,8 @@ public final class SiteBuilder: @unchecked Sendable {
         let generation = spareFolders.buildStarts()
         let clock = StageClock()
         startReadingRestartCache()
+        // Before the first publish, which takes spares a stopped watcher handed over.
+        if generation == 1, options.spareFolders, options.publish { try? openStore().keepSpareFolders() }
         var result = build(clock: clock, changed: changed, hold: hold)
         if result.operationalError != nil {
             // Another process may have published meanwhile: start again from what is on disk.
@@ -121,8 +123,9 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Waits for spare folders being made in the background.
     public func flushSpareFolders() { spareFolders.flush() }
 
-    /// Stops making spare folders and removes them (`quire watch` stopping: no staging left).
-    public func closeSpareFolders() { spareFolders.close(store) }
+    /// Stops making spare folders and removes them, or (`quire watch` stopping cleanly) hands
+    /// the whole ones to the next watcher, whose first publish takes them.
+    public func closeSpareFolders(handingOver: Bool = false) { spareFolders.close(store, handingOver: handingOver) }
 
     /// Waits for status files still being written in the background.
     public func flushStatus() { statusWriter.flush() }

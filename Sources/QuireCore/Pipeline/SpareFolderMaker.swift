@@ -34,11 +34,12 @@ final class SpareFolderMaker: Sendable {
     /// Waits for spare folders being made in the background.
     func flush() { queue.flush() }
 
-    /// Stops making spare folders and removes them (no staging left behind).
-    func close(_ store: SiteStore?) {
+    /// Stops making spare folders and removes them (no staging left behind), or hands the
+    /// whole ones to the next watcher.
+    func close(_ store: SiteStore?, handingOver: Bool = false) {
         isClosing.store(true, ordering: .relaxed)
         queue.flush()
-        store?.closeSpareFolders()
+        store?.closeSpareFolders(handingOver: handingOver)
     }
 
     /// The queue's thread holds the queue until stopped.

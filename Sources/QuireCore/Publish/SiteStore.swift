@@ -234,14 +234,15 @@ public final class SiteStore: @unchecked Sendable {
         return spares.prepare(trees, from: layout, workers: workers, shouldStop: shouldStop)
     }
 
-    /// Removes the spares and keeps none from now on.
-    public func closeSpareFolders() {
+    /// Removes the spares (or hands the whole ones to the next watcher: `SpareFolders`) and
+    /// keeps none from now on.
+    public func closeSpareFolders(handingOver: Bool = false) {
         // Removed outside the lock: tens of thousands of links on a large site.
         let spares = state.withLock { state in
             defer { state.spares = nil }
             return state.spares
         }
-        spares?.close()
+        spares?.close(handingOver: handingOver)
     }
 
     /// The spares publishes take from, while kept.

@@ -17,11 +17,20 @@ import Synchronization
 /// A publish takes a spare and the background drops one only by renaming it, and a spare is made
 /// under `<id>.tmp` and renamed to `<id>` when complete, so exactly one side gets each spare
 /// and no one sees half of one. The folder is a `StagingLease`: other processes leave it alone.
+///
+/// A watcher that stops cleanly hands its whole spares to the next one (`close(handingOver:)`,
+/// `staging/spares-kept`): a restarted watcher's first publish, which writes what changed while
+/// none ran, then renames spares into place instead of linking folders of every page. The folder
+/// is no lease: any lock holder's leftover cleanup removes it, so a build, rollback or gc run in
+/// between costs the next watcher only its spares. A spare stays right while its tree exists:
+/// trees never change, and one that is gone is not wanted, so its spare is dropped.
 public final class SpareFolders: Sendable {
     static let prefix = "spares-"
+    static let handedOver = prefix + "kept"
     private static let partSuffix = ".tmp"
 
     private let lease: StagingLease
+    private let staging: String
     private let isClosed = Atomic<Bool>(false)
     /// Spares taken by publishes so far (for tests and figures).
     let taken = Atomic<Int>(0)
@@ -31,8 +40,16 @@ public final class SpareFolders: Sendable {
     let recycled: RecycledFolders
 
     init(staging: String) throws(StoreError) {
+        self.staging = staging
         lease = try StagingLease(staging: staging, prefix: Self.prefix)
         recycled = RecycledFolders(in: lease.folder)
+        adoptHandedOver()
+    }
+
+    /// Takes the spares a stopped watcher handed over: its folder replaces the lease's empty one
+    /// in one rename, so two watchers starting together cannot both take it.
+    private func adoptHandedOver() {
+        _ = rename(staging + "/" + Self.handedOver, lease.folder)
     }
 
     deinit { close() }
@@ -214,9 +231,18 @@ public final class SpareFolders: Sendable {
         try? FileSystem.removeTree(aside)
     }
 
-    /// Removes every spare, then the lease. Idempotent.
-    public func close() {
+    /// Removes every spare, then the lease. Idempotent. `handingOver`: the whole spares stay
+    /// for the next watcher (see the type's comment); half-made and recycled ones, whose state
+    /// is this process's memory, go.
+    public func close(handingOver: Bool = false) {
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if handingOver, let names = try? FileSystem.list(lease.folder) {
+            for name in names where name.hasSuffix(Self.partSuffix) || RecycledFolders.holds(name) { discard(name) }
+            let kept = staging + "/" + Self.handedOver
+            // An older hand-over (another watcher's) gives way to this one, the newer.
+            if FileSystem.exists(kept) { try? FileSystem.removeTree(kept) }
+            _ = try? FileSystem.rename(lease.folder, to: kept)
+        }
         lease.end()
     }
 }

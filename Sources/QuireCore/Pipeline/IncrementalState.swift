@@ -1,7 +1,7 @@
 // What a long-lived builder (`quire watch`) keeps from one build to the next, so that a save
 // costs what it changes: sources are not parsed again while their bytes are equal, outputs whose
-// inputs did not change are carried, and a change set the fast path can take is published as a
-// delta against `deltaBase`. A one-shot `quire build` keeps none of it (`keepsSources` off).
+// inputs did not change are carried. (The base a delta is published against is `BurstHold`'s.)
+// A one-shot `quire build` keeps none of it (`keepsSources` off).
 //
 // Owned by one `SiteBuilder` and touched only by its builds, one at a time.
 struct IncrementalState {
@@ -23,8 +23,6 @@ struct IncrementalState {
     private var restoredFilesDigests: [String: String] = [:]
     /// True when the newest version holds every output of the last build (so it can be carried).
     private(set) var lastBuildPublished = false
-    /// What the next change set can be published against as a delta (`DeltaBase`).
-    private(set) var deltaBase: DeltaBase?
 
     /// Forgets what may no longer match the disk (a failed build: another process may have
     /// published). Parses stay: they are checked against the bytes.
@@ -36,7 +34,6 @@ struct IncrementalState {
         assetDigests = [:]
         lastContext = nil
         lastBuildPublished = false
-        deltaBase = nil
     }
 
     /// A restarted watcher's caches, as the last watcher left them (`RestartCache`): sources and
@@ -114,23 +111,14 @@ struct IncrementalState {
         lastBuildPublished = false
     }
 
-    /// The build's outputs are in the newest version now; `base` is what the next delta builds on.
-    mutating func published(deltaBase base: DeltaBase?) {
-        lastBuildPublished = true
-        deltaBase = base
-    }
+    /// The build's outputs are in the newest version now.
+    mutating func published() { lastBuildPublished = true }
 
     func assetDigest(_ path: String) -> String? { assetDigests[path] }
 
     mutating func replaceAssetDigests(_ digests: [String: String]) { assetDigests = digests }
 
     // MARK: The delta path
-
-    /// The base, given up while a delta build changes it: one owner, so updating a page's
-    /// entries does not copy every other page's.
-    mutating func takeDeltaBase() -> DeltaBase? { deltaBase.take() }
-
-    mutating func setDeltaBase(_ base: DeltaBase?) { deltaBase = base }
 
     /// A delta build changed the page set: the full path must see it change.
     mutating func setPageIDs(_ pageIDs: Set<String>) { lastContext?.pageIDs = pageIDs }

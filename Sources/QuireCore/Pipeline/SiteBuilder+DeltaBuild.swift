@@ -1,9 +1,9 @@
 import Foundation
 import QuireModel
 
-// The delta path: a change set the fast path can take (`deltaScope`; DeltaBase.swift says which)
-// builds only the pages it touches and publishes what changed against the base version, or holds
-// it while its burst goes on (`BurstHold`).
+// The delta planner: a change set the fast path can take (`deltaScope`; DeltaBase.swift says
+// which) builds only the pages it touches and publishes what changed against the base version
+// through the one tail (SiteBuilder+Publish), or holds it while its burst goes on (`BurstHold`).
 extension SiteBuilder {
     /// From this many pages on, a delta build streams its rendered files into `staging/`.
     static let deltaStreamingPages = 16
@@ -12,12 +12,13 @@ extension SiteBuilder {
     /// With `hold`, renders without publishing: the next build adds to it and publishes both.
     func deltaBuild(changed: Set<String>, hold: Bool, inventory: SiteInventory, clock: StageClock, started: UInt64) -> SiteBuildResult? {
         guard options.publish, state.lastBuildPublished, let store,
-            var scoped = state.deltaBase.flatMap({ deltaScope(changed, inventory: inventory, base: $0) })
+            var scoped = burst.base.flatMap({ deltaScope(changed, inventory: inventory, base: $0) }),
+            // The builder gives its base up while this build changes it (while a delta is held,
+            // the base has its pages applied), and what it holds, which this build adds to.
+            let taken = burst.takeForDelta()
         else { return nil }
-        // The builder gives its base up while this build changes it: one owner, so updating a
-        // page's entries does not copy every other page's. (While a delta is held, the base has
-        // its pages applied.)
-        guard var base = state.takeDeltaBase() else { return nil }
+        var base = taken.base
+        let held = taken.held
         if !scoped.addedPages.isEmpty || !scoped.removedPages.isEmpty {
             base.context.pageIDs.formUnion(scoped.addedPages)
             base.context.pageIDs.subtract(scoped.removedPages.keys)
@@ -25,7 +26,6 @@ extension SiteBuilder {
             let linking = base.pages(linkingTo: scoped.addedPages.union(scoped.removedPages.keys))
             scoped.pages.formUnion(linking.subtracting(scoped.removedPages.keys))
         }
-        let held = burst.take()
         var scope = held?.scope ?? DeltaScope()
         scope.formUnion(scoped)
         let config = base.context.config
@@ -37,7 +37,7 @@ extension SiteBuilder {
             paths += config.locales.map(PageIndexFiles.path)
             published = try store.reader.files(paths, of: base.version)
         } catch {
-            BurstHold.discard(held, from: &state)
+            burst.discard(held, from: &state)
             return nil
         }
         // Only now: had the read failed, the full path must still see the page set change and
@@ -72,11 +72,11 @@ extension SiteBuilder {
         result.filesRendered += held?.filesRendered ?? 0
         let rebuilt = Set(result.pagesRebuilt).union(held?.pagesRebuilt ?? [])
         result.pagesRebuilt = rebuilt.sorted()
-        if hold && BurstHold.mayHold(scope) {
+        if burst.mayHold(scope, requested: hold) {
             holding = true
-            state.setDeltaBase(base)
             burst.hold(
-                HeldDelta(changes: changes, scope: scope, blobs: pass.blobs, filesRendered: result.filesRendered, pagesRebuilt: rebuilt))
+                HeldDelta(changes: changes, scope: scope, blobs: pass.blobs, filesRendered: result.filesRendered, pagesRebuilt: rebuilt),
+                on: base)
             result.isHeld = true
             return result
         }
@@ -84,10 +84,17 @@ extension SiteBuilder {
         // The scan's own findings (a refused link, a file that is not a page) on every file whose
         // diagnostics this build replaces.
         changes.otherDiagnostics += inventory.diagnostics.filter { scope.files.contains($0.file) }
-        let assetFiles = clock.measure(.read) {
-            changedAssets(scope.assets, inventory: inventory, published: published, diagnostics: &changes.otherDiagnostics)
+        let assets = clock.measure(.read) {
+            AssetReader().files(
+                inventory.assets.filter { scope.assets.contains($0.key) }, displayRoot: displayRoot, published: published,
+                diagnostics: &changes.otherDiagnostics)
         }
-        for file in assetFiles { changes.add(file) }
+        // An asset that cannot be read keeps its last good copy.
+        for (path, digest) in assets.digests { state.setAssetDigest(digest, of: path) }
+        for file in assets.files {
+            if case .carried = file.content { continue }
+            changes.add(file)
+        }
         clock.measure(.index) {
             changes.addFeedFiles(base: &base)
             if !changes.indexLocales.isEmpty {
@@ -121,32 +128,19 @@ extension SiteBuilder {
             parent: base.version, locales: config.locales,
             changes: Self.changesJSON(added: changes.added, changed: changes.changed, removed: changes.removedPages),
             started: started, clock: clock, pages: changes.records, result: result)
+        var plan = PlannedVersion.unchanged(base.version)
+        if !changes.isEmpty {
+            var delta = PublishDelta(
+                base: base.version, files: Array(changes.files.values), removed: changes.removed.sorted(),
+                manifest: base.manifest, buildRecord: record)
+            delta.user = burst.user
+            plan = .delta(delta)
+        }
         do {
-            var outcome = PublishOutcome.unchanged(base.version)
-            var retention: [Diagnostic] = []
-            if !changes.isEmpty {
-                var delta = PublishDelta(
-                    base: base.version, files: Array(changes.files.values), removed: changes.removed.sorted(),
-                    manifest: base.manifest, buildRecord: record)
-                delta.user = publishingUser
-                (outcome, retention) = try clock.measure(.publish) {
-                    try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in
-                        let outcome = try store.publish(delta, holding: lock)
-                        announce(outcome, result)
-                        return (outcome, outcome.isPublished ? afterPublish.retain(config: config, store: store, holding: lock) : [])
-                    }
-                }
-            }
-            result.outcome = outcome
-            switch outcome {
-            case .published(let version, _), .unchanged(let version): base.version = version
-            }
-            base.diagnostics = result.diagnostics
-            state.setDeltaBase(base)
-            if case .published(let version, _) = outcome {
-                result.diagnostics += retention
-                prepareSpareFolders()
-                result.diagnostics += afterPublish.runHook(version, config: config)
+            try publish(plan, config: config, clock: clock, result: &result) { version, built in
+                base.version = version
+                base.diagnostics = built.diagnostics
+                burst.keep(base)
             }
         } catch {
             result.operationalError = "\(error)"
@@ -175,16 +169,14 @@ extension SiteBuilder {
         guard let output = rendered.output else {
             // A broken page keeps every file it had: nothing of it changes.
             base.update(pageID, summary: PageSummary(counted: page.counted, coverage: [:]), paths: nil)
-            changes.records[pageID] = ["ms": 0, "rendered": 0, "ok": false]
+            changes.records[pageID] = Self.pageRecord(nil, ok: false)
             return
         }
         let after = changes.apply(output, of: pageID, base: &base, published: published, now: PageIndexFiles.timestamp(now))
         base.update(pageID, summary: PageSummary(counted: page.counted, coverage: output.coverage), paths: after)
         result.filesRendered += output.rendered
         if output.rendered > 0 { result.pagesRebuilt.append(pageID) }
-        changes.records[pageID] = [
-            "ms": .number((output.milliseconds * 100).rounded() / 100), "rendered": .integer(output.rendered), "ok": true,
-        ]
+        changes.records[pageID] = Self.pageRecord(output, ok: true)
     }
 
     /// Takes a page whose source is gone out of the builder's caches and the base; its files leave
@@ -213,9 +205,8 @@ extension SiteBuilder {
         var scope = DeltaScope()
         var translatesRemoved = Set<String>()
         for path in changed {
-            guard path.hasPrefix(siteRoot + "/") else { return nil }
-            let relative = String(path.dropFirst(siteRoot.count + 1))
-            if relative.split(separator: "/").contains(where: { EditorTempFiles.isIgnored(String($0)) }) { continue }
+            guard let relative = SitePath.relative(path, in: siteRoot) else { return nil }
+            if SitePath.isEditorTemporary(relative) { continue }
             let display = "\(displayRoot)/\(relative)"
             switch SitePath(relative) {
             case .siteFile, .vocabularyFile:
@@ -254,29 +245,5 @@ extension SiteBuilder {
             translatesRemoved.isSubset(of: scope.removedPages.keys)
         else { return nil }
         return scope
-    }
-
-    /// Assets whose bytes changed, read again.
-    private func changedAssets(
-        _ names: Set<String>, inventory: SiteInventory, published: [String: PublishedFile],
-        diagnostics: inout [Diagnostic]
-    ) -> [OutputFile] {
-        let reader = AssetReader()
-        var files: [OutputFile] = []
-        for name in names.sorted() {
-            guard let file = inventory.assets[name] else { continue }
-            switch reader.read(file, display: "\(displayRoot)/\(file.relativePath)") {
-            case .success(let bytes):
-                let digest = SHA256.hash(bytes)
-                state.setAssetDigest(digest, of: file.path)
-                if published["assets/\(name)"]?.sha256 != digest {
-                    files.append(OutputFile(path: "assets/\(name)", content: .bytes(bytes), inputDigest: digest))
-                }
-            case .failure(let diagnostic):
-                // The asset keeps its last good copy.
-                diagnostics.append(diagnostic)
-            }
-        }
-        return files
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import QuireModel
 
-// The full path: every page through the pipeline (carrying what the caches vouch for), the
-// whole version planned and published. `quire build` always takes it; the watcher takes it for
-// its first build and for any change set the delta path cannot take.
+// The full planner: every page through the pipeline (carrying what the caches vouch for), the
+// whole version planned, then published through the one tail (SiteBuilder+Publish). `quire
+// build` always takes it; the watcher takes it for its first build and for any change set the
+// delta planner cannot take.
 extension SiteBuilder {
     /// Reads, validates and renders every page the caches cannot vouch for, and publishes the
     /// whole version (carrying what did not change).
@@ -12,7 +13,6 @@ extension SiteBuilder {
         var inventory = inventory
         // The full path renders every page that a held delta rendered, and publishes them.
         burst.discard(from: &state)
-        state.setDeltaBase(nil)
         result.diagnostics += inventory.diagnostics
 
         let settings = SiteSettings.load(inventory, site: site, displayRoot: displayRoot)
@@ -97,11 +97,7 @@ extension SiteBuilder {
                 coverage[index].stale += counts.stale
                 coverage[index].missing += counts.missing
             }
-            let record = JSONObject(distinctKeys: [
-                ("ms", .number((output.milliseconds * 100).rounded() / 100)),
-                ("rendered", .integer(output.rendered)), ("ok", .bool(page.hasModel)),
-            ])
-            pageRecords.append((page.pageID, .object(record)))
+            pageRecords.append((page.pageID, Self.pageRecord(output, ok: page.hasModel)))
             if !page.hasModel { files += pipeline.carry(page.pageID, locales: locales, published: published) }
         }
         // Translation files whose page does not exist: read for their own diagnostics only.
@@ -115,7 +111,16 @@ extension SiteBuilder {
         state.keepFullPass(sources: newSources, translations: newTranslations.merging(orphansCache) { $1 }, outputs: newOutputs)
         result.diagnostics += orphanTranslations.diagnostics + PagePipeline.unusedTranslationWarnings(orphanTranslations)
         result.diagnostics += pageDiagnostics
-        files += clock.measure(.read) { assetFiles(inventory, published: published, canReuse: canReuse, into: &result) }
+        let assets = clock.measure(.read) {
+            AssetReader().files(
+                inventory.assets, displayRoot: displayRoot, published: published,
+                knownDigest: { file, path in
+                    guard canReuse(file.path), let digest = state.assetDigest(file.path) else { return nil }
+                    return published[path]?.sha256 == digest ? digest : nil
+                }, diagnostics: &result.diagnostics)
+        }
+        state.replaceAssetDigests(assets.digests)
+        files += assets.files
         if options.previews {
             files.append(
                 OutputFile(
@@ -168,37 +173,22 @@ extension SiteBuilder {
             changes: Self.changesJSON(added: changes.added, changed: changes.changed, removed: changes.removed),
             started: started, clock: clock, pages: JSONObject(distinctKeys: pageRecords), result: result)
         do {
-            let store = try openStore()
-            let (outcome, retention) = try clock.measure(.publish) {
-                try store.withPublishLock(timeout: options.lockTimeout, waiting: options.log) { lock in
-                    var request = PublishRequest(files: files, manifest: manifest, buildRecord: record, user: publishingUser)
-                    // The page index names it.
-                    request.expectedVersion = version?.next
-                    let outcome = try store.publish(request, holding: lock)
-                    announce(outcome, result)
-                    return (outcome, outcome.isPublished ? afterPublish.retain(config: context.config, store: store, holding: lock) : [])
-                }
-            }
-            result.outcome = outcome
-            let version =
-                switch outcome {
-                case .published(let version, _), .unchanged(let version): version
-                }
-            state.published(
-                deltaBase: !keepsSources
-                    ? nil
-                    : DeltaBase.afterFullBuild(
-                        version: version, settings: settings, context: context, pages: pages, files: files, cacheHeaders: cacheHeaders,
-                        pageIndex: pageIndex, feeds: feeds, result: result, manifest: manifest))
-            if case .published(let version, _) = outcome {
-                result.diagnostics += retention
-                prepareSpareFolders()
-                result.diagnostics += afterPublish.runHook(version, config: context.config)
+            var request = PublishRequest(files: files, manifest: manifest, buildRecord: record, user: burst.user)
+            // The page index names it.
+            request.expectedVersion = version?.next
+            try publish(.whole(request), config: context.config, clock: clock, result: &result) { version, built in
+                state.published()
+                burst.keep(
+                    !keepsSources
+                        ? nil
+                        : DeltaBase.afterFullBuild(
+                            version: version, settings: settings, context: context, pages: pages, files: files, cacheHeaders: cacheHeaders,
+                            pageIndex: pageIndex, feeds: feeds, result: built, manifest: manifest))
             }
         } catch {
             result.operationalError = "\(error)"
         }
-        let statusPages = state.deltaBase?.publishedPages ?? result.outcome.map { _ in publishedPages }
+        let statusPages = burst.base?.publishedPages ?? result.outcome.map { _ in publishedPages }
         // Nothing below needs them: freed on the other core while this one writes the status.
         releaseInBackground(consume files)
         releaseInBackground(consume pages)
@@ -286,36 +276,5 @@ extension SiteBuilder {
             }
         }
         return PageIndexFiles(locales: config.locales, appRoutes: config.appRoutes, feeds: config.feeds, previous: previous)
-    }
-
-    // MARK: Assets
-
-    private func assetFiles(
-        _ inventory: SiteInventory, published: [String: PublishedFile], canReuse: (String) -> Bool,
-        into result: inout SiteBuildResult
-    ) -> [OutputFile] {
-        let reader = AssetReader()
-        var files: [OutputFile] = []
-        var digests: [String: String] = [:]
-        defer { state.replaceAssetDigests(digests) }
-        for (relative, file) in inventory.assets.sorted(by: { $0.key < $1.key }) {
-            let display = "\(displayRoot)/\(file.relativePath)"
-            let path = "assets/\(relative)"
-            if canReuse(file.path), let digest = state.assetDigest(file.path), published[path]?.sha256 == digest {
-                digests[file.path] = digest
-                files.append(OutputFile(path: path, content: .carried, inputDigest: digest))
-                continue
-            }
-            switch reader.read(file, display: display) {
-            case .success(let bytes):
-                let digest = SHA256.hash(bytes)
-                digests[file.path] = digest
-                let content: OutputFile.Content = published[path]?.sha256 == digest ? .carried : .bytes(bytes)
-                files.append(OutputFile(path: path, content: content, inputDigest: digest))
-            case .failure(let diagnostic):
-                result.diagnostics.append(diagnostic)
-            }
-        }
-        return files
     }
 }

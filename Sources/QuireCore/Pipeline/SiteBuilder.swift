@@ -11,8 +11,9 @@ import QuireModel
 // A `SiteBuilder` lives as long as its caller: `quire build` uses it once, `quire watch` keeps
 // it, so sources whose bytes did not change are not parsed again (`IncrementalState`). Files
 // whose inputs did not change since the newest version are carried, not rendered. A change set
-// the fast path can take is built as a delta (SiteBuilder+DeltaBuild), anything else in full
-// (SiteBuilder+FullBuild); a burst still being written is held (`BurstHold`).
+// the fast path can take is planned as a delta (SiteBuilder+DeltaBuild), anything else in full
+// (SiteBuilder+FullBuild); both publish through one tail (SiteBuilder+Publish). `BurstHold` owns
+// the delta base and decides when a burst still being written is held.
 //
 // One build at a time: the caller serializes them (`quire watch` on its build queue).
 
@@ -26,7 +27,7 @@ public final class SiteBuilder: @unchecked Sendable {
 
     /// What the last builds left for the next one (watch mode); touched by builds only.
     var state = IncrementalState()
-    /// A burst's pages rendered and not yet published (watch mode).
+    /// The delta base, and a burst's pages rendered and not yet published (watch mode).
     var burst = BurstHold()
     /// Opened at the first build that needs it.
     var store: SiteStore?
@@ -37,9 +38,6 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Whether the restart file was looked for (at the first build only), and its reading.
     var restartCacheRead = false
     var pendingRestartCache: BackgroundValue<RestartCache?>?
-    /// Who caused the changes the next publish carries (a dashboard editor), for its history
-    /// line; kept while a burst is held, so the build that publishes it names them too.
-    var publishingUser: String?
 
     public init(site: String, pagesRoot: String, distRoot: String, options: BuildOptions = BuildOptions()) {
         self.site = site
@@ -71,8 +69,8 @@ public final class SiteBuilder: @unchecked Sendable {
     ///
     /// `user`: who caused these changes, when not this process's user (the history line says so).
     public func build(changed: Set<String>? = nil, hold: Bool = false, user: String? = nil) -> SiteBuildResult {
-        if let user { publishingUser = user }
-        defer { if !isHolding { publishingUser = nil } }
+        burst.start(user: user)
+        defer { burst.finish() }
         let started = DispatchTime.now().uptimeNanoseconds
         let generation = spareFolders.buildStarts()
         let clock = StageClock()
@@ -95,7 +93,7 @@ public final class SiteBuilder: @unchecked Sendable {
             spareFolders.prepare(store, untilBuild: generation + 1)
         }
         // A watcher's first build: the history it starts on is read for retention meanwhile.
-        if generation == 1, options.spareFolders, let keep = state.deltaBase?.context.config.keep, let store = try? openStore() {
+        if generation == 1, options.spareFolders, let keep = burst.base?.context.config.keep, let store = try? openStore() {
             DispatchQueue.global(qos: .utility).async { store.reader.learnTrees(ofNewest: keep + 1) }
         }
         return result

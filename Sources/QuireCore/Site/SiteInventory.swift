@@ -53,9 +53,7 @@ public struct SiteInventory: Sendable {
     public mutating func update(changed paths: Set<String>, displayRoot: String) -> Set<String>? {
         var changed = paths
         for path in paths {
-            guard path.hasPrefix(root + "/") else { continue }
-            let relativePath = String(path.dropFirst(root.count + 1))
-            if relativePath.split(separator: "/").contains(where: { EditorTempFiles.isIgnored(String($0)) }) { continue }
+            guard let relativePath = SitePath.relative(path, in: root), !SitePath.isEditorTemporary(relativePath) else { continue }
             let display = "\(displayRoot)/\(relativePath)"
             let wasFile = forget(path: path, relativePath: relativePath, display: display)
             var info = stat()

@@ -45,6 +45,19 @@ enum SitePath: Equatable {
         }
     }
 
+    /// `path` (absolute, as the watcher names a change) relative to the site folder `root`; nil
+    /// when it lies outside.
+    static func relative(_ path: String, in root: String) -> String? {
+        guard path.hasPrefix(root + "/") else { return nil }
+        return String(path.dropFirst(root.count + 1))
+    }
+
+    /// Whether `relativePath` is, or lies under, an editor's temporary file (`EditorTempFiles`):
+    /// not the site's, so neither the scan nor a change set looks at it.
+    static func isEditorTemporary(_ relativePath: String) -> Bool {
+        relativePath.split(separator: "/").contains { EditorTempFiles.isIgnored(String($0)) }
+    }
+
     /// Whether a `.page` path's extension is one of a page source (`.json`, `.yaml`, `.yml`).
     static func isPageSource(extension pathExtension: String) -> Bool { SiteInventory.pageExtensions.contains(pathExtension) }
 }

@@ -1,7 +1,6 @@
 """What tests/e2e/dashboard_check.py drives: a copy of pages/trex, `quire watch --serve` on free
 ports, the dashboard in a browser page, the times versions went live, the editors' sign-in."""
 import http.client
-import http.server
 import json
 import os
 import re
@@ -182,26 +181,11 @@ class Dashboard:
         return text
 
 
-class EditorsAuth:
-    """The editors' sign-in as nginx's auth_request sees it: 200 with X-Auth-Request-User for the
-    editor's token, 401 without it."""
-
-    def __init__(self, user):
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                signed_in = self.headers.get("Authorization") == "Bearer editor-token"
-                self.send_response(200 if signed_in else 401)
-                if signed_in:
-                    self.send_header("X-Auth-Request-User", user)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = "http://127.0.0.1:%d/auth" % self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+def EditorsAuth(user):  # noqa: N802
+    """The editors' sign-in as nginx's auth_request sees it: `user` for the editor's token, 401
+    without it."""
+    return quire_e2e.SignInService(
+        lambda headers: (user, None) if headers.get("Authorization") == "Bearer editor-token" else None)
 
 
 def has_editors_auth():

@@ -10,7 +10,6 @@
   - an ops user rolls back with a reason: the apps' listener serves the older page and the history
     names the user; an editor's request to roll back is refused (403).
 """
-import http.server
 import json
 import os
 import re
@@ -19,7 +18,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -37,31 +35,14 @@ OLD_TITLE = "title: Training Essentials"
 NEW_TITLE = "title: Training Essentials for {count} shooters"
 
 
-class SignIn:
-    """nginx's auth_request target: `Authorization: Bearer <user>`, or the browser's cookie
-    `signed_in=<user>` (what a download sends), names a user of GROUPS."""
-
-    def __init__(self):
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                token = self.headers.get("Authorization", "")
-                user = token[len("Bearer "):] if token.startswith("Bearer ") else ""
-                cookie = re.search(r"(?:^|;\s*)signed_in=([a-z]+)", self.headers.get("Cookie", ""))
-                user = user or (cookie.group(1) if cookie else "")
-                known = user in GROUPS
-                self.send_response(200 if known else 401)
-                if known:
-                    self.send_header("X-Auth-Request-User", user)
-                    self.send_header("X-Auth-Request-Groups", "staff," + GROUPS[user])
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = "http://127.0.0.1:%d/auth" % self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+def signed_in_user(headers):
+    """`Authorization: Bearer <user>`, or the browser's cookie `signed_in=<user>` (what a
+    download sends), names a user of GROUPS."""
+    token = headers.get("Authorization", "")
+    user = token[len("Bearer "):] if token.startswith("Bearer ") else ""
+    cookie = re.search(r"(?:^|;\s*)signed_in=([a-z]+)", headers.get("Cookie", ""))
+    user = user or (cookie.group(1) if cookie else "")
+    return (user, "staff," + GROUPS[user]) if user in GROUPS else None
 
 
 def prepare(workspace):
@@ -268,7 +249,7 @@ def check_ops(otto, eddie, workspace, port, german_title):
 def main():
     started = time.time()
     workspace = Workspace()
-    sign_in = SignIn()
+    sign_in = quire_e2e.SignInService(signed_in_user)
     try:
         prepare(workspace)
         watcher, port = start_watcher(workspace, ["--editors-auth", sign_in.url], dashboard_headers={"Authorization": "Bearer tina"})

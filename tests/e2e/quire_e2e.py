@@ -201,6 +201,30 @@ class SignIn(http.server.BaseHTTPRequestHandler):
         pass
 
 
+class SignInService:
+    """nginx's auth_request target on a free loopback port, served from a thread: `decide(headers)`
+    names who is signed in, `(user, groups)` (groups None when not sent), or None for a 401."""
+
+    def __init__(self, decide):
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802
+                answer = decide(self.headers)
+                self.send_response(200 if answer else 401)
+                if answer:
+                    self.send_header("X-Auth-Request-User", answer[0])
+                    if answer[1] is not None:
+                        self.send_header("X-Auth-Request-Groups", answer[1])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *arguments):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d/auth" % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
 # What a script's checks found; it fails at its end when the list is not empty.
 problems = []
 

@@ -2,7 +2,7 @@
 # One SHA-256 over what `quire build` publishes: every file under dist/<site>/current/ (links
 # followed) with its path, and the link targets (tree ids), for the sample sites in pages/ and a
 # generated 1,000-page site in both layouts. `build.json` (timings) is left out and
-# `manifest.json` is read without `built_at`. The page indexes (`<locale>/index.json`) hold the
+# `manifest.json` is read without `built_at`. The page indexes (`<locale>/index[.<k>].json`) hold the
 # build's time as `published_at`, which is read as `-`; so the tree ids (link targets, and the
 # manifest's hashes) are left out, the files themselves are all hashed. Two binaries that publish
 # the same bytes print the same lines.
@@ -19,8 +19,8 @@ digest_site() {  # dist site
     local current=$1/$2/current
     ( cd "$current" && {
         for link in *; do [ -L "$link" ] && echo "link $link"; done
-        find -L . -type f ! -name build.json ! -name manifest.json ! -name index.json -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
-        find -L . -type f -name index.json -print0 | LC_ALL=C sort -z | while IFS= read -r -d '' file; do
+        find -L . -type f ! -name build.json ! -name manifest.json ! -regex '.*/index\(\.[0-9]+\)?\.json' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
+        find -L . -type f -regex '.*/index\(\.[0-9]+\)?\.json' -print0 | LC_ALL=C sort -z | while IFS= read -r -d '' file; do
             echo "$(sed -E 's/"published_at":"[^"]*"/"published_at":"-"/g' "$file" | sha256sum | cut -c1-64)  $file"
         done
         grep -v '"built_at"' manifest.json | sed -E 's/[0-9a-f]{64}/-/g' | sha256sum | sed 's/-$/manifest.json/'

@@ -71,10 +71,14 @@ struct BenchFeedSaves {
             }.count
             version.feedFiles += written
             version.feedFilesInOneLocale = max(version.feedFilesInOneLocale, written)
-            let index = Self.identity("\(now)/\(locale)/index.json")
-            if let index, index.inode != Self.identity("\(before)/\(locale)/index.json")?.inode {
-                version.indexFiles += 1
-                version.indexBytes += index.size
+            // The index file, then its parts: index.1.json, index.2.json, ... up to the first missing.
+            var part = 0
+            while let index = Self.identity("\(now)/\(locale)/index\(part == 0 ? "" : ".\(part)").json") {
+                if index.inode != Self.identity("\(before)/\(locale)/index\(part == 0 ? "" : ".\(part)").json")?.inode {
+                    version.indexFiles += 1
+                    version.indexBytes += index.size
+                }
+                part += 1
             }
         }
         let record = BenchWatcher.readFile("\(now)/build.json").flatMap { try? JSONSerialization.jsonObject(with: Data($0)) }

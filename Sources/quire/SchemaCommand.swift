@@ -9,7 +9,7 @@ struct SchemaCommand {
         "schema", abstract: "Print the JSON Schema of page sources (--published: of published pages).",
         options: [
             .flag(.published, help: "the schema of the pages apps receive instead of their sources"),
-            .flag(.index, help: "the schema of each locale's page index (<locale>/index.json)"),
+            .flag(.index, help: "the schema of each locale's page index (<locale>/index.json and its parts)"),
             OptionSpec(
                 .site, "NAME", absent: .meaning("the built-in vocabulary"), help: "the schema with this site's vocabulary and locales"),
             OptionSpec(.pages, "DIR", default: "pages", help: "the pages folder, where --site is"),

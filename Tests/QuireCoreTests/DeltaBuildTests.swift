@@ -197,7 +197,7 @@ import Testing
         let fresh = IncrementalBuildTests.fresh(fixture)
         let broken = published.keys.filter { $0.contains("bulk/p-00.") }
         #expect(broken.count == 4, "\(broken)")
-        let headers = ["http/_headers", "http/nginx-ttl.map", "en/index.json", "fr/index.json"]
+        let headers = ["http/_headers", "http/nginx-ttl.map", "en/index.1.json", "fr/index.1.json"]
         #expect(headers.allSatisfy { String(decoding: published[$0] ?? Data(), as: UTF8.self).contains("bulk/p-00") })
         for (path, bytes) in published where !broken.contains(path) && !headers.contains(path) && fresh[path] != bytes {
             Issue.record("\(path) differs from a full build")

@@ -124,7 +124,7 @@ import Testing
         #expect((guides["sections"] as? [[String: Any]])?.map { $0["page_id"] as? String } == ["news/n2", "news/n4"])
         #expect(guides["next"] is NSNull)
         // The index names each page's feeds.
-        let index = try run.json("en/index.json")
+        let index = try run.json("en/index.1.json")
         let pages = try #require(index["pages"] as? [[String: Any]])
         #expect(pages.first { $0["id"] as? String == "news/n2" }?["feeds"] as? [String] == ["guides", "news"])
         // The status lists each feed, its length and newest entry (default locale).

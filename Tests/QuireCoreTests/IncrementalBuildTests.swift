@@ -18,7 +18,10 @@ import Testing
         return files
     }
 
-    static func isPageIndex(_ path: String) -> Bool { path.hasSuffix("/index.json") && path.split(separator: "/").count == 2 }
+    /// `<locale>/index.json` or one of its parts.
+    static func isPageIndex(_ path: String) -> Bool {
+        path.split(separator: "/").count == 2 && path.wholeMatch(of: /[^\/]+\/index(\.[0-9]+)?\.json/) != nil
+    }
 
     /// A page index without `changed_in` and `published_at`: they say which build first listed or
     /// last wrote a page, which a build from scratch cannot know (`PageIndexTests` checks them).

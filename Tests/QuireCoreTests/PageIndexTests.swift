@@ -1,9 +1,10 @@
 import Foundation
+import QuireModel
 import Testing
 
 @testable import QuireCore
 
-/// `<locale>/index.json`: every live page of a locale, kept by both build paths.
+/// `<locale>/index.json` and its parts: every live page of a locale, kept by both build paths.
 @Suite struct PageIndexTests {
     static let home = """
         title: Home
@@ -44,12 +45,27 @@ import Testing
         }
 
         func index(_ locale: String) throws -> [String: [String: Any]] {
-            let index = try #require(try fixture.publishedJSON("\(locale)/index.json") as? [String: Any])
-            let pages = try #require(index["pages"] as? [[String: Any]])
-            return Dictionary(uniqueKeysWithValues: pages.map { ($0["id"] as? String ?? "", $0) })
+            try PageIndexTests.entries(fixture, locale: locale)
         }
 
         var newest: String { fixture.versions.last ?? "" }
+    }
+
+    /// Every entry of a locale's index, read from its parts as an app reads them.
+    static func entries(_ fixture: SiteFixture, locale: String) throws -> [String: [String: Any]] {
+        let index = try #require(try fixture.publishedJSON("\(locale)/index.json") as? [String: Any])
+        let parts = try #require(index["parts"] as? Int)
+        var entries: [String: [String: Any]] = [:]
+        for part in 1...parts {
+            let file = try #require(try fixture.publishedJSON("\(locale)/index.\(part).json") as? [String: Any])
+            #expect(file["part"] as? Int == part && file["locale"] as? String == locale)
+            for page in try #require(file["pages"] as? [[String: Any]]) {
+                let id = try #require(page["id"] as? String)
+                #expect(PageIndex.part(of: id, parts: parts) == part, "\(id) is listed in the part its hash names")
+                entries[id] = page
+            }
+        }
+        return entries
     }
 
     @Test func listsEachLivePageWithWhatAnAppNeeds() throws {
@@ -96,10 +112,10 @@ import Testing
         #expect(en["home"]?["published_at"] as? String == published, "the time a page was first listed stays")
         #expect(en["news/spring"]?["changed_in"] as? String == first)
 
-        // A translation changes only its locale's entry, and only its locale's index file.
-        let enBytes = try run.fixture.published("en/index.json")
+        // A translation changes only its locale's entry, and only its locale's index files.
+        let enBytes = try run.fixture.published("en/index.1.json")
         _ = try run.save("title: Printemps\n", to: "l10n/fr/news/spring.yaml")
-        #expect(try run.fixture.published("en/index.json") == enBytes)
+        #expect(try run.fixture.published("en/index.1.json") == enBytes)
         let fr = try run.index("fr")
         #expect(fr["news/spring"]?["changed_in"] as? String == run.newest)
         #expect(fr["news/spring"]?["title"] as? String == "Printemps")
@@ -120,10 +136,63 @@ import Testing
 
         // A full build on the same store (a watcher started again) reads the history back: the
         // same bytes as the deltas left.
-        let before = try ["en", "fr"].map { try run.fixture.published("\($0)/index.json") }
+        let files = ["en/index.json", "en/index.1.json", "fr/index.json", "fr/index.1.json"]
+        let before = try files.map { try run.fixture.published($0) }
         let again = SiteBuilder(site: run.fixture.site, pagesRoot: run.fixture.pages, distRoot: run.fixture.dist).build()
         #expect(!again.hasErrors && !again.builtAsDelta)
-        #expect(try ["en", "fr"].map { try run.fixture.published("\($0)/index.json") } == before)
+        #expect(try files.map { try run.fixture.published($0) } == before)
+    }
+
+    /// Parts double with the pages, and a save rewrites the one part listing its page: the
+    /// index costs a save what one part costs, however many pages the site has.
+    @Test func aSaveRewritesOnlyThePartListingItsPage() throws {
+        let fixture = try SiteFixture()
+        let count = PageIndexFiles.pagesPerPart + 20
+        for number in 0..<count { try fixture.write("title: P\(number)\nsections:\n  - type: divider\n", to: "many/p\(number).yaml") }
+        let builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist)
+        #expect(!builder.build().hasErrors)
+        let head = try #require(try fixture.publishedJSON("en/index.json") as? [String: Any])
+        #expect(head["parts"] as? Int == 2, "\(count) pages need two parts of at most \(PageIndexFiles.pagesPerPart)")
+        #expect(try Self.entries(fixture, locale: "en").keys.filter { $0.hasPrefix("many/") }.count == count)
+        let paths = ["en/index.json", "en/index.1.json", "en/index.2.json"]
+        let before = try paths.map { try fixture.published($0) }
+
+        try fixture.write("title: Renamed\nsections:\n  - type: divider\n", to: "many/p7.yaml")
+        let absolute = URL(fileURLWithPath: fixture.siteFolder).standardizedFileURL.path
+        let save = builder.build(changed: ["\(absolute)/many/p7.yaml"])
+        #expect(save.builtAsDelta && !save.hasErrors)
+        let after = try paths.map { try fixture.published($0) }
+        let part = PageIndex.part(of: "many/p7", parts: 2)
+        let rewritten = paths.indices.filter { before[$0] != after[$0] }.map { paths[$0] }
+        #expect(rewritten == ["en/index.\(part).json"])
+        #expect(try Self.entries(fixture, locale: "en")["many/p7"]?["title"] as? String == "Renamed")
+
+        // Fewer pages than the parts need: the index goes back to one part, and the other is gone.
+        for number in 0..<40 { try fixture.remove("many/p\(number).yaml") }
+        let removed = builder.build(changed: Set((0..<40).map { "\(absolute)/many/p\($0).yaml" }))
+        #expect(!removed.hasErrors)
+        #expect((try fixture.publishedJSON("en/index.json") as? [String: Any])?["parts"] as? Int == 1)
+        #expect(!FileManager.default.fileExists(atPath: "\(fixture.dist)/\(fixture.site)/current/en/index.2.json"))
+        #expect(try Self.entries(fixture, locale: "en").keys.filter { $0.hasPrefix("many/") }.count == count - 40)
+    }
+
+    /// The part rule spreads ids of the shapes sites use evenly over the parts the index picks:
+    /// no part holds more than half as much again as its share.
+    static let idShapes: [String: [String]] = [
+        "p-00000, 10,000": (0..<10_000).map { "p-" + String(100_000 + $0).dropFirst() },
+        "p-000000, 100,000": (0..<100_000).map { "p-" + String(1_000_000 + $0).dropFirst() },
+        "folders of 100": (0..<10_000).map { "s\($0 / 100)/p-\($0)" },
+        "two kinds": (0..<20_000).map { "news/2026/item-\($0)" } + (0..<20_000).map { "p\($0)" },
+    ]
+
+    @Test(arguments: idShapes.keys.sorted())
+    func partsHoldTheirShareOfPages(shape: String) {
+        let ids = Self.idShapes[shape] ?? []
+        let parts = PageIndexFiles.partCount(pages: ids.count)
+        var counts = Array(repeating: 0, count: parts)
+        for id in ids { counts[PageIndex.part(of: id, parts: parts) - 1] += 1 }
+        let share = Double(ids.count) / Double(parts)
+        #expect(parts > 1 && Double(counts.max()!) <= share * 1.5 && Double(counts.min()!) >= share / 2, "\(parts) parts: \(counts.min()!)...\(counts.max()!)")
     }
 
     @Test func aPageCalledIndexIsRefused() throws {

@@ -42,7 +42,7 @@ import Testing
             let newest = try #require(try store.reader.newestVersion())
             // Pages, feeds and the page index: what apps fetch.
             let pages = try store.reader.files(of: newest).filter { path, file in
-                file.metadata?["page_id"] != nil || file.metadata?["feed"] != nil || path.hasSuffix("/index.json")
+                file.metadata?["page_id"] != nil || file.metadata?["feed"] != nil || IncrementalBuildTests.isPageIndex(path)
             }
             // A fixture of a page Quire no longer publishes would tell app teams it still exists.
             let folder = "\(Self.repository)/fixtures/\(source.site)"

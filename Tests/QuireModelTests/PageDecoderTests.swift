@@ -17,11 +17,14 @@ import Testing
         return (enumerator.allObjects as? [String] ?? []).filter { $0.hasSuffix(".json") && !isIndex($0) }.sorted()
     }
 
-    static func isIndex(_ path: String) -> Bool { path.hasSuffix("/index.json") && path.split(separator: "/").count == 3 }
+    /// `<site>/<locale>/index.json` or one of its parts.
+    static func isIndex(_ path: String) -> Bool {
+        path.split(separator: "/").count == 3 && path.wholeMatch(of: /.+\/index(\.[0-9]+)?\.json/) != nil
+    }
 
     static func indexFixtures() -> [String] {
         guard let enumerator = FileManager.default.enumerator(atPath: fixtures.path) else { return [] }
-        return (enumerator.allObjects as? [String] ?? []).filter(isIndex).sorted()
+        return (enumerator.allObjects as? [String] ?? []).filter { isIndex($0) && $0.hasSuffix("/index.json") }.sorted()
     }
 
     /// An app's own type with markdown fields, as the acme fixture site declares it.
@@ -210,8 +213,16 @@ import Testing
         #expect(indexes.count >= 7)
         var resolved = (assets: 0, pages: 0, routes: 0)
         for path in indexes {
-            let index = try PageIndex.decode(try Self.data(path))
+            var index = try PageIndex.decode(try Self.data(path))
             let folder = (path as NSString).deletingLastPathComponent
+            // The pages, from the parts, each listing the pages the part rule gives it.
+            for number in 1...index.parts {
+                let part = try PageIndex.Part.decode(try Self.data("\(folder)/\(PageIndex.partFile(number))"))
+                #expect(part.part == number && part.locale == index.locale)
+                #expect(part.pages.allSatisfy { PageIndex.part(of: $0.id, parts: index.parts) == number })
+                index.add(part)
+            }
+            #expect(!index.pages.isEmpty)
             let indexURL = URL(string: "https://cdn.example/\(folder.split(separator: "/")[0])/current/\(index.locale)/index.json")!
             #expect(path.hasPrefix(folder) && folder.hasSuffix(index.locale))
             for page in index.pages {
@@ -247,5 +258,18 @@ import Testing
         #expect(trex.destination("/drills", indexURL: base) == .appRoute("/drills"))
         #expect(trex.destination("/nowhere", indexURL: base) == .unknown("/nowhere"))
         #expect(trex.assetURL("https://img.example/a.jpg", indexURL: base)?.absoluteString == "https://img.example/a.jpg")
+        #expect(trex.partURL(2, indexURL: base)?.absoluteString == "https://cdn.example/trex/current/en/index.2.json")
+    }
+
+    /// The part rule as an app in another language writes it: with 2³² parts, a page's part is 1 +
+    /// fmix32(FNV-1a(id)). FNV-1a's published vectors ("" 0x811c9dc5, "a" 0xe40c292c, "foobar"
+    /// 0xbf9cf968) through MurmurHash3's fmix32, computed apart from this code.
+    @Test func thePartRuleIsFNV1aThroughFmix32() {
+        let parts = 1 << 32
+        #expect(PageIndex.part(of: "", parts: parts) == 1 + 0xab3e_7c0b)
+        #expect(PageIndex.part(of: "a", parts: parts) == 1 + 0x1a80_b1b3)
+        #expect(PageIndex.part(of: "foobar", parts: parts) == 1 + 0x0c0d_a6dc)
+        #expect(PageIndex.part(of: "news/spring", parts: 1) == 1)
+        #expect(PageIndex.part(of: "news/spring", parts: 8) == 1, "0x1a770d03 is in the first eighth")
     }
 }

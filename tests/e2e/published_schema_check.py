@@ -108,9 +108,9 @@ class Coverage:
 
 
 def is_index(path, root):
-    """`<locale>/index.json`: the page index, checked against its own schema."""
+    """`<locale>/index.json` and its parts `index.<k>.json`: the page index, checked against its own schema."""
     parts = os.path.relpath(path, root).split(os.sep)
-    return len(parts) == 2 and parts[1] == "index.json"
+    return len(parts) == 2 and re.fullmatch(r"index(\.[0-9]+)?\.json", parts[1]) is not None
 
 
 def build(quire, pages_root, site, dist):
@@ -243,6 +243,16 @@ def main():
             failures.append(f"no fixtures found in {args.fixtures}")
         if indexes_checked == 0:
             failures.append("no page index was checked")
+        # Each index file keeps to its own members: a head listing pages, or a part without its number, is refused.
+        head = {"locale": "en", "assets": "../assets/", "app_routes": [], "parts": 1}
+        part = {"locale": "en", "part": 1, "pages": []}
+        for name, document in {"the index file lists pages": {**head, "pages": []},
+                               "a part has no number": {"locale": "en", "pages": []},
+                               "a part says how many parts there are": {**part, "parts": 2},
+                               "the index file has no part count": {k: v for k, v in head.items() if k != "parts"}}.items():
+            for label, validator in index_validators:
+                if not errors(validator, document):
+                    failures.append(f"the page index {label} schema accepts a file where {name}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -10,6 +10,7 @@ import argparse
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -66,7 +67,7 @@ def main():
                 with open(path) as file:
                     document = json.load(file)
                 relative = os.path.relpath(path, args.fixtures)
-                is_index = name == "index.json" and len(relative.split(os.sep)) == 3
+                is_index = re.fullmatch(r"index(\.[0-9]+)?\.json", name) is not None and len(relative.split(os.sep)) == 3
                 model_type = index_models.QuirePageIndex if is_index else page_models.QuirePublishedPage
                 model = model_type.model_validate(document)
                 written = model.model_dump(mode="json", by_alias=True, exclude_unset=True)

@@ -16,8 +16,6 @@ struct DeltaChanges {
     private var pageChanges: [String: PageChange] = [:]
     /// A page file came, went or changed its cache lifetime: the cache header files change.
     var headersChanged = false
-    /// Locales whose page index changed.
-    var indexLocales: Set<String> = []
 
     private enum PageChange { case added, changed, removed }
 
@@ -33,14 +31,21 @@ struct DeltaChanges {
 
     mutating func add(_ file: OutputFile) { files[file.path] = file }
 
-    /// A file of the version that is not a page's (a feed's part) is gone.
+    /// A file of the version that is not a page's (a feed's or the page index's part) is gone.
     mutating func remove(_ path: String) {
         files[path] = nil
         removed.insert(path)
     }
 
-    /// The feed files the pages changed, and their lines in the cache header files.
-    mutating func addFeedFiles(base: inout DeltaBase) {
+    /// The page index and feed files the pages changed, and the feeds' lines in the cache header files.
+    mutating func addIndexAndFeedFiles(base: inout DeltaBase) {
+        if let (written, gone) = base.pageIndex?.files() {
+            for file in written {
+                if case .carried = file.content { continue }
+                add(file)
+            }
+            for path in gone { remove(path) }
+        }
         guard let (written, gone) = base.feeds?.files() else { return }
         for file in written {
             if case .carried = file.content { continue }
@@ -80,7 +85,7 @@ struct DeltaChanges {
             let changed = PageIndexFiles.changedLocales(written, published: published)[pageID] ?? []
             let version = VersionID(base.version.number + 1)
             // In place (optional chaining): a copy would copy every page's entries.
-            indexLocales.formUnion(base.pageIndex?.set(pageID, listings: listings, changed: changed, version: version, now: now) ?? [])
+            base.pageIndex?.set(pageID, listings: listings, changed: changed, version: version, now: now)
             base.feeds?.set(pageID, entries: base.pageIndex?.entries(of: pageID) ?? [:])
         }
         let served = { (paths: Set<String>) in paths.contains(where: OutputPath.servesPage) }

@@ -34,7 +34,6 @@ extension SiteBuilder {
         do {
             var paths: [String] = pageIDs.flatMap { base.pagePaths[$0] ?? [] }
             paths += scope.assets.map { "assets/\($0)" } + [CacheHeaderFiles.nginxMapName, CacheHeaderFiles.headersName]
-            paths += config.locales.map(PageIndexFiles.path)
             published = try store.reader.files(paths, of: base.version)
         } catch {
             burst.discard(held, from: &state)
@@ -96,13 +95,7 @@ extension SiteBuilder {
             changes.add(file)
         }
         clock.measure(.index) {
-            changes.addFeedFiles(base: &base)
-            if !changes.indexLocales.isEmpty {
-                for file in base.pageIndex?.files(published: published, only: changes.indexLocales) ?? [] {
-                    if case .carried = file.content { continue }
-                    changes.add(file)
-                }
-            }
+            changes.addIndexAndFeedFiles(base: &base)
         }
         result.feeds = base.feeds?.summary(locale: config.defaultLocale) ?? []
         if changes.headersChanged {

@@ -150,7 +150,7 @@ extension SiteBuilder {
             clock.measure(.index) {
                 index.setEvery(files, published: published, version: next, now: PageIndexFiles.timestamp(now))
                 for pageID in index.pageIDs { feedFiles.set(pageID, entries: index.entries(of: pageID)) }
-                files += index.files(published: published) + feedFiles.files(base: published).files
+                files += index.files(base: published).files + feedFiles.files(base: published).files
             }
             if options.previews { files += feedFiles.previewShells(site: site, published: published) }
             (pageIndex, feeds, version) = (index, feedFiles, (parent, next))
@@ -270,9 +270,13 @@ extension SiteBuilder {
     func newPageIndex(config: SiteConfig, parent: VersionID?, published: [String: PublishedFile]) -> PageIndexFiles {
         var previous: [String: [String: PageIndexFiles.Entry]] = [:]
         if let parent, let store = try? openStore() {
-            for locale in config.locales where published[PageIndexFiles.path(locale: locale)] != nil {
-                let bytes = try? store.reader.bytes(of: PageIndexFiles.path(locale: locale), in: parent)
-                previous[locale] = bytes.flatMap(PageIndexFiles.read)
+            for locale in config.locales {
+                var part = 1
+                while published[PageIndexFiles.partPath(locale: locale, part: part)] != nil {
+                    let bytes = try? store.reader.bytes(of: PageIndexFiles.partPath(locale: locale, part: part), in: parent)
+                    previous[locale, default: [:]].merge(bytes.flatMap(PageIndexFiles.read) ?? [:]) { $1 }
+                    part += 1
+                }
             }
         }
         return PageIndexFiles(locales: config.locales, appRoutes: config.appRoutes, feeds: config.feeds, previous: previous)

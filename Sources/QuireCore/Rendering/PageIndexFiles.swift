@@ -1,14 +1,18 @@
 import Foundation
 import QuireModel
 
-/// `<locale>/index.json` of every version: each page apps may fetch in that locale (drafts and
-/// pages outside their schedule have no public file, so they are not listed), with what an app
-/// needs to prefetch it, check a deep link or draw a site map, and how the app resolves the links
-/// pages hold (`assets`, `app_routes`: README, "The URL contract").
+/// `<locale>/index.json` and its parts (`<locale>/index.<k>.json`) in every version: each page
+/// apps may fetch in that locale (drafts and pages outside their schedule have no public file, so
+/// they are not listed), with what an app needs to prefetch it, check a deep link or draw a site
+/// map, and how the app resolves the links pages hold (`assets`, `app_routes`: README, "The URL
+/// contract").
 ///
-/// Derived from the page files' metadata (`metadata(of:page:)` puts a page's title there), so
-/// carried pages need no model; kept between builds like `CacheHeaderFiles`: a page that changes
-/// replaces its own entries, and each entry's bytes are encoded once.
+/// The index file says how many parts there are; a page is listed in the part
+/// `PageIndex.part(of:parts:)` names, and the count grows in powers of two with the pages, so a
+/// save rewrites the one part holding its page, whatever the size of the site. Derived from the
+/// page files' metadata (`metadata(of:page:)` puts a page's title there), so carried pages need no
+/// model; kept between builds like `FeedFiles`: a page that changes replaces its own entries, and
+/// each entry's bytes are encoded once.
 ///
 /// Two members depend on the versions before this one, not on the sources: `changed_in` (the
 /// version whose build last wrote one of the page's files in that locale) and `published_at`
@@ -16,6 +20,17 @@ import QuireModel
 /// the newest version's index (`read`).
 struct PageIndexFiles: Sendable {
     static func path(locale: String) -> String { "\(locale)/index.json" }
+    static func partPath(locale: String, part: Int) -> String { "\(locale)/\(PageIndex.partFile(part))" }
+
+    /// A part lists at most this many pages (half as many when the count just doubled).
+    static let pagesPerPart = 256
+
+    /// The parts of an index of `pages` pages: the smallest power of two holding them.
+    static func partCount(pages: Int) -> Int {
+        var parts = 1
+        while pages > parts * pagesPerPart { parts *= 2 }
+        return parts
+    }
 
     /// What one locale's files say of a page.
     struct Listing: Sendable, Equatable {
@@ -52,20 +67,47 @@ struct PageIndexFiles: Sendable {
         var changedIn: VersionID
     }
 
+    /// One locale's entries, split into parts.
     private struct LocaleIndex: Sendable {
         var entries: [String: (entry: Entry, bytes: [UInt8])] = [:]
-        var sortedIDs: [String]? = []
+        /// The part count `members` is split for (0: not split yet).
+        var parts = 0
+        /// The page ids of each part (part k at k - 1).
+        var members: [Set<String>] = []
+        /// Parts (1-based) to render again.
+        var dirty = Set<Int>()
+
+        /// Splits the entries again when their count calls for another part count; true if it did.
+        mutating func split() -> Bool {
+            let parts = PageIndexFiles.partCount(pages: entries.count)
+            guard parts != self.parts else { return false }
+            self.parts = parts
+            members = Array(repeating: [], count: parts)
+            for id in entries.keys { members[PageIndex.part(of: id, parts: parts) - 1].insert(id) }
+            dirty = Set(1...parts)
+            return true
+        }
+
+        mutating func set(_ id: String, _ new: (entry: Entry, bytes: [UInt8])?) {
+            entries[id] = new
+            guard parts > 0 else { return }
+            let part = PageIndex.part(of: id, parts: parts)
+            if new == nil { members[part - 1].remove(id) } else { members[part - 1].insert(id) }
+            dirty.insert(part)
+        }
     }
 
-    let header: [String: [UInt8]]
+    private let heads: [String: [UInt8]]
     private var locales: [String: LocaleIndex] = [:]
+    /// Path -> SHA-256 of each index file in the version the last `files` call was made for.
+    private var published: [String: String] = [:]
     /// The site's feeds: an entry names those that list it.
     let feeds: [FeedConfig]
 
     /// `previous`: what the newest version's index files say, by locale (`read`).
     init(locales: [String], appRoutes: Set<String>, feeds: [FeedConfig] = [], previous: [String: [String: Entry]] = [:]) {
         self.feeds = feeds
-        var header: [String: [UInt8]] = [:]
+        var heads: [String: [UInt8]] = [:]
         for locale in locales {
             let object: JSONObject = [
                 "locale": .string(locale),
@@ -74,14 +116,13 @@ struct PageIndexFiles: Sendable {
                 "app_routes": .array(appRoutes.sorted().map(JSONValue.string)),
             ]
             var bytes = JSONWriter(pretty: false).bytes(.object(object))
-            bytes.removeLast()  // the object's `}`: the pages follow
-            header[locale] = bytes + Array(",\"pages\":[".utf8)
+            bytes.removeLast()  // the object's `}`: the part count follows
+            heads[locale] = bytes
             var index = LocaleIndex()
             for (id, entry) in previous[locale] ?? [:] { index.entries[id] = (entry, Self.encode(id, entry)) }
-            index.sortedIDs = nil
             self.locales[locale] = index
         }
-        self.header = header
+        self.heads = heads
     }
 
     /// The members of a page's public first part's metadata the index and feeds are made from:
@@ -137,12 +178,8 @@ struct PageIndexFiles: Sendable {
 
     /// Sets a page's entries from its listings (a locale without one drops the page); `changed`:
     /// the locales whose files this build wrote anew; `version`: the version being built, `now`
-    /// its time. Returns the locales whose entry changed.
-    @discardableResult
-    mutating func set(
-        _ pageID: String, listings: [String: Listing], changed: Set<String>, version: VersionID, now: String
-    ) -> Set<String> {
-        var touched = Set<String>()
+    /// its time.
+    mutating func set(_ pageID: String, listings: [String: Listing], changed: Set<String>, version: VersionID, now: String) {
         for locale in Array(locales.keys) {  // not the keys view: it would keep the storage shared, and each write copy it
             let old = locales[locale]?.entries[pageID]?.entry
             var new: Entry?
@@ -153,11 +190,8 @@ struct PageIndexFiles: Sendable {
                     changedIn: old == nil || changed.contains(locale) || !old!.listing.listsSame(as: listing) ? version : old!.changedIn)
             }
             guard new != old else { continue }
-            touched.insert(locale)
-            if new == nil || old == nil { locales[locale]?.sortedIDs = nil }
-            locales[locale]?.entries[pageID] = new.map { ($0, Self.encode(pageID, $0)) }
+            locales[locale]?.set(pageID, new.map { ($0, Self.encode(pageID, $0)) })
         }
-        return touched
     }
 
     /// Sets every page from a whole version's files (a full build): pages without files leave.
@@ -174,32 +208,56 @@ struct PageIndexFiles: Sendable {
     private mutating func keep(only pageIDs: Set<String>) {
         for locale in Array(locales.keys) {
             let gone = locales[locale]?.entries.keys.filter { !pageIDs.contains($0) } ?? []
-            if gone.isEmpty { continue }
-            for id in gone { locales[locale]?.entries[id] = nil }
-            locales[locale]?.sortedIDs = nil
+            for id in gone { locales[locale]?.set(id, nil) }
         }
     }
 
-    /// The index files of `only` locales (nil: every locale), carried when their bytes equal the newest version's.
-    mutating func files(published: [String: PublishedFile], only: Set<String>? = nil) -> [OutputFile] {
+    /// The index files that changed since the last call (every file on the first), and the
+    /// paths of parts that are gone. `base`: the newest version's files, for a first call.
+    mutating func files(base: [String: PublishedFile]? = nil) -> (files: [OutputFile], removed: [String]) {
         var files: [OutputFile] = []
-        for locale in locales.keys.sorted() where only?.contains(locale) ?? true {
-            guard var index = locales[locale], let header = header[locale] else { continue }
-            let ids = index.sortedIDs ?? index.entries.keys.sorted()
-            index.sortedIDs = ids
-            locales[locale] = index
-            var bytes = header
-            bytes.reserveCapacity(header.count + ids.count * 128)
-            for (position, id) in ids.enumerated() {
-                bytes += position == 0 ? "\n".utf8 : ",\n".utf8
-                bytes += index.entries[id]?.bytes ?? []
+        var current = Set<String>()
+        let everything = base != nil
+        for locale in locales.keys.sorted() {
+            guard var index = locales[locale], let head = heads[locale] else { continue }
+            let split = index.split()
+            let headPath = Self.path(locale: locale)
+            current.insert(headPath)
+            if everything || split { files.append(file(headPath, head + Array(",\"parts\":\(index.parts)}\n".utf8), base: base)) }
+            for part in 1...index.parts {
+                let path = Self.partPath(locale: locale, part: part)
+                current.insert(path)
+                guard everything || index.dirty.contains(part) else { continue }
+                files.append(file(path, render(part, of: index, locale: locale), base: base))
             }
-            bytes += "\n]}\n".utf8
-            let path = Self.path(locale: locale)
-            let digest = SHA256.hash(bytes)
-            files.append(OutputFile(path: path, content: published[path]?.sha256 == digest ? .carried : .bytes(bytes), inputDigest: digest))
+            index.dirty = []
+            locales[locale] = index
         }
-        return files
+        let removed = published.keys.filter { !current.contains($0) }.sorted()
+        for path in removed { published[path] = nil }
+        return (files, removed)
+    }
+
+    /// A file of `bytes`, carried when they equal the newest version's.
+    private mutating func file(_ path: String, _ bytes: [UInt8], base: [String: PublishedFile]?) -> OutputFile {
+        let digest = SHA256.hash(bytes)
+        let was = base?[path]?.sha256 ?? published[path]
+        published[path] = digest
+        return OutputFile(path: path, content: was == digest ? .carried : .bytes(bytes), inputDigest: digest)
+    }
+
+    private func render(_ part: Int, of index: LocaleIndex, locale: String) -> [UInt8] {
+        var bytes = JSONWriter(pretty: false).bytes(["locale": .string(locale), "part": .integer(part)])
+        bytes.removeLast()  // the object's `}`: the pages follow
+        bytes += ",\"pages\":[".utf8
+        let ids = index.members[part - 1].sorted()
+        bytes.reserveCapacity(bytes.count + ids.count * 192)
+        for (position, id) in ids.enumerated() {
+            bytes += position == 0 ? "\n".utf8 : ",\n".utf8
+            bytes += index.entries[id]?.bytes ?? []
+        }
+        bytes += "\n]}\n".utf8
+        return bytes
     }
 
     private static func encode(_ id: String, _ entry: Entry) -> [UInt8] {
@@ -217,7 +275,7 @@ struct PageIndexFiles: Sendable {
         return bytes
     }
 
-    /// The entries of an index file as `files` wrote it (nil: not one).
+    /// The entries of an index part as `files` wrote it (nil: not one).
     static func read(_ bytes: [UInt8]) -> [String: Entry]? {
         guard let pages = StoredJSONReader.parse(bytes)?["pages"]?.arrayValue else { return nil }
         var entries: [String: Entry] = [:]

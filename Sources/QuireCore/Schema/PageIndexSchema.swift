@@ -1,7 +1,9 @@
 public import QuireModel
 
-/// A JSON Schema (draft 2020-12) of `<locale>/index.json` (`PageIndexFiles`): the pages apps may
-/// fetch in a locale, and how an app resolves the links pages hold.
+/// A JSON Schema (draft 2020-12) of `<locale>/index.json` and its parts `<locale>/index.<k>.json`
+/// (`PageIndexFiles`): the pages apps may fetch in a locale, and how an app resolves the links
+/// pages hold. One object type with the members of both files, so that code generators make one
+/// model; `oneOf` keeps each file to its own members.
 public enum PageIndexSchema {
     public static func make() -> JSONValue {
         let string: JSONValue = ["type": "string"]
@@ -25,8 +27,10 @@ public enum PageIndexSchema {
             "required": ["id", "ttl", "parts", "audiences", "feeds", "published_at", "changed_in"],
         ]
         let description: JSONValue = .string(
-            "What apps fetch from dist/<site>/current/<locale>/index.json: every page published in the locale "
-                + "(drafts and pages outside their schedule are not listed), and how to resolve links. "
+            "What apps fetch from dist/<site>/current/<locale>/index.json (locale, assets, app_routes, parts): how to resolve "
+                + "links, and how many parts list the pages; and from index.<k>.json beside it, k = 1 ... parts (locale, part, "
+                + "pages): the pages published in the locale (drafts and pages outside their schedule are not listed) whose id "
+                + "falls in part k: 1 + floor(h * parts / 2^32), h the 32-bit FNV-1a hash of the id's UTF-8 bytes. "
                 + "Members may be added in later formats: ignore unknown members.")
         let routes: JSONValue = .string(
             "A navigate destination equal to one of these (before any ?query) is an app route; any other /<id> is the page <id>.")
@@ -35,7 +39,10 @@ public enum PageIndexSchema {
         ]
         let appRoutes: JSONValue = ["type": "array", "items": string, "description": routes]
         let properties: JSONValue = [
-            "locale": string, "assets": assets, "app_routes": appRoutes, "pages": ["type": "array", "items": entry],
+            "locale": string, "assets": assets, "app_routes": appRoutes,
+            "parts": ["type": "integer", "minimum": 1, "description": "In the index file: its parts are index.1.json ... index.<parts>.json."],
+            "part": ["type": "integer", "minimum": 1, "description": "In a part: its number."],
+            "pages": ["type": "array", "items": entry, "description": "In a part: its pages, by id."],
         ]
         var root = JSONObject()
         root["$schema"] = "https://json-schema.org/draft/2020-12/schema"
@@ -44,7 +51,11 @@ public enum PageIndexSchema {
         root["description"] = description
         root["type"] = "object"
         root["properties"] = properties
-        root["required"] = ["locale", "assets", "app_routes", "pages"]
+        root["required"] = ["locale"]
+        root["oneOf"] = [
+            ["required": ["assets", "app_routes", "parts"], "not": ["anyOf": [["required": ["part"]], ["required": ["pages"]]]]],
+            ["required": ["part", "pages"], "not": ["anyOf": [["required": ["parts"]], ["required": ["assets"]], ["required": ["app_routes"]]]]],
+        ]
         return .object(root)
     }
 }

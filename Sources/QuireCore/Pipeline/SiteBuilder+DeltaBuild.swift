@@ -14,11 +14,11 @@ extension SiteBuilder {
         guard options.publish, state.lastBuildPublished, let store,
             var scoped = burst.base.flatMap({ deltaScope(changed, inventory: inventory, base: $0) }),
             // The builder gives its base up while this build changes it (while a delta is held,
-            // the base has its pages applied), and what it holds, which this build adds to.
-            let taken = burst.takeForDelta()
+            // the base has its pages applied), and what it holds, which this build adds to. Bound
+            // from the returned tuple, not copied out of a named one: a second reference to the
+            // base would make its first change copy every page's entries.
+            case (var base, let held)? = burst.takeForDelta()
         else { return nil }
-        var base = taken.base
-        let held = taken.held
         if !scoped.addedPages.isEmpty || !scoped.removedPages.isEmpty {
             base.context.pageIDs.formUnion(scoped.addedPages)
             base.context.pageIDs.subtract(scoped.removedPages.keys)

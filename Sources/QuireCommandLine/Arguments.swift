@@ -8,6 +8,7 @@ package struct Arguments {
     package private(set) var positionals: [String] = []
     private var options: [String: String] = [:]
     private var flags: Set<String> = []
+    private var readsUnlisted = false
 
     /// What a command line asks for: a command to run, or its help.
     package enum Request {
@@ -76,15 +77,38 @@ package struct Arguments {
 
     /// The option's value: as given, else the table's default; nil when neither.
     package func value(_ name: OptionName) -> String? {
+        let option = listed(name.text)
         if let given = options[name.text] { return given }
-        if case .value(let value)? = spec.option(name.text)?.absent { return value }
+        if case .value(let value)? = option?.absent { return value }
         return nil
     }
 
     /// Whether the option was given (its default does not count).
-    package func isGiven(_ name: OptionName) -> Bool { options[name.text] != nil }
+    package func isGiven(_ name: OptionName) -> Bool {
+        _ = listed(name.text)
+        return options[name.text] != nil
+    }
 
-    package func flag(_ name: FlagName) -> Bool { flags.contains(name.text) }
+    package func flag(_ name: FlagName) -> Bool {
+        _ = listed(name.text)
+        return flags.contains(name.text)
+    }
+
+    /// The same arguments, read by code that serves several commands (`quire-bench`'s options):
+    /// an option this command's table does not list reads as absent.
+    package func sharedByCommands() -> Arguments {
+        var shared = self
+        shared.readsUnlisted = true
+        return shared
+    }
+
+    /// The table's entry of an option a command reads. Reading one its table does not list is a
+    /// mistake in the command, which no command line could ever set: tests (debug builds) stop on it.
+    private func listed(_ name: String) -> OptionSpec? {
+        let option = spec.option(name)
+        assert(option != nil || readsUnlisted, "\(spec.invocation) reads --\(name), which its options table does not list")
+        return option
+    }
 
     package var pages: String { value(.pages) ?? "pages" }
     package var dist: String { value(.dist) ?? "dist" }

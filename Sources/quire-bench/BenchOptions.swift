@@ -33,7 +33,9 @@ struct BenchOptions {
 
     init() {}
 
-    init(_ arguments: Arguments) throws(UsageError) {
+    init(_ given: Arguments) throws(UsageError) {
+        // One struct for every subcommand: an option a subcommand does not take keeps its default.
+        let arguments = given.sharedByCommands()
         subcommand = arguments.subcommand
         if let extra = arguments.positionals.first {
             throw UsageError("\(arguments.spec.invocation) takes no operands, found '\(extra)'", spec: arguments.spec)

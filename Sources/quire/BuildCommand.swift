@@ -36,10 +36,11 @@ struct BuildCommand {
             if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap(Int.init) {
                 options.now = { Date(timeIntervalSince1970: Double(epoch)) }
             }
-            options.lockTimeout = try arguments.seconds(.lockTimeout) ?? options.lockTimeout
+            if publish { options.lockTimeout = try arguments.seconds(.lockTimeout) ?? options.lockTimeout }
             options.log = { Console.shared.error("quire: \($0)") }
             options.progress = { Console.shared.progress(site, done: $0, total: $1) }
-            let builder = SiteBuilder(site: site, pagesRoot: arguments.pages, distRoot: arguments.dist, options: options)
+            // `quire check` publishes nothing, so it takes no --dist and the builder never opens one.
+            let builder = SiteBuilder(site: site, pagesRoot: arguments.pages, distRoot: publish ? arguments.dist : "", options: options)
             let result = builder.build()
             // The last site's builder is kept until the process exits, which frees it at once:
             // letting go of a large site's inventory here costs tens of milliseconds for nothing.

@@ -57,13 +57,14 @@ struct OperationsCommand {
             throw CommandFailure(.operational, "\(arguments.dist)/\(site): no such site in dist (run quire build first, or give --dist)")
         }
         let store = try SiteStore(dist: arguments.dist, site: site, faults: testFaults)
-        store.operationLockTimeout = try arguments.seconds(.lockTimeout) ?? store.operationLockTimeout
         store.operationWaiting = { Console.shared.error("quire: \($0)") }
-        let format = try arguments.format()
-        let reason = arguments.value(.reason) ?? ""
+        // The commands that change the site take its lock and say why in its history.
+        let changesSite = ["rollback", "unpin", "gc"].contains(name)
+        if changesSite { store.operationLockTimeout = try arguments.seconds(.lockTimeout) ?? store.operationLockTimeout }
+        let reason = changesSite ? arguments.value(.reason) ?? "" : ""
         switch name {
-        case "versions": return try versions(store, format: format)
-        case "diff": return try diff(store, format: format)
+        case "versions": return try versions(store, format: try arguments.format())
+        case "diff": return try diff(store, format: try arguments.format())
         case "rollback":
             let target = try arguments.positionals.first.map(version)
             let from = try store.reader.currentVersion()
@@ -76,7 +77,7 @@ struct OperationsCommand {
             let current = try store.operations.unpin(reason: reason)
             Console.shared.error("quire: \(site): unpinned; current is \(current.map(\.description) ?? "none")")
             return Replicas.pushConfigured(site: site, pages: arguments.pages, dist: arguments.dist)
-        case "verify": return try verify(store, format: format)
+        case "verify": return try verify(store, format: try arguments.format())
         case "gc":
             guard let keepText = arguments.value(.keep), let keep = Int(keepText), keep >= 1 else {
                 throw UsageError("gc needs --keep N (at least 1)")

@@ -192,7 +192,9 @@ import Testing
         var counts = Array(repeating: 0, count: parts)
         for id in ids { counts[PageIndex.part(of: id, parts: parts) - 1] += 1 }
         let share = Double(ids.count) / Double(parts)
-        #expect(parts > 1 && Double(counts.max()!) <= share * 1.5 && Double(counts.min()!) >= share / 2, "\(parts) parts: \(counts.min()!)...\(counts.max()!)")
+        #expect(
+            parts > 1 && Double(counts.max()!) <= share * 1.5 && Double(counts.min()!) >= share / 2,
+            "\(parts) parts: \(counts.min()!)...\(counts.max()!)")
     }
 
     @Test func aPageCalledIndexIsRefused() throws {

@@ -40,7 +40,9 @@ public enum PageIndexSchema {
         let appRoutes: JSONValue = ["type": "array", "items": string, "description": routes]
         let properties: JSONValue = [
             "locale": string, "assets": assets, "app_routes": appRoutes,
-            "parts": ["type": "integer", "minimum": 1, "description": "In the index file: its parts are index.1.json ... index.<parts>.json."],
+            "parts": [
+                "type": "integer", "minimum": 1, "description": "In the index file: its parts are index.1.json ... index.<parts>.json.",
+            ],
             "part": ["type": "integer", "minimum": 1, "description": "In a part: its number."],
             "pages": ["type": "array", "items": entry, "description": "In a part: its pages, by id."],
         ]
@@ -54,7 +56,10 @@ public enum PageIndexSchema {
         root["required"] = ["locale"]
         root["oneOf"] = [
             ["required": ["assets", "app_routes", "parts"], "not": ["anyOf": [["required": ["part"]], ["required": ["pages"]]]]],
-            ["required": ["part", "pages"], "not": ["anyOf": [["required": ["parts"]], ["required": ["assets"]], ["required": ["app_routes"]]]]],
+            [
+                "required": ["part", "pages"],
+                "not": ["anyOf": [["required": ["parts"]], ["required": ["assets"]], ["required": ["app_routes"]]]],
+            ],
         ]
         return .object(root)
     }

@@ -54,6 +54,29 @@ import Testing
         #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
     }
 
+    /// Retention after a restart marks the versions it keeps from the recorded tree children,
+    /// not by parsing every kept version's folder manifests again.
+    @Test func aRestartKnowsTheTreesOfEveryKeptVersion() throws {
+        let fixture = try site()
+        let settings = try String(contentsOfFile: "\(fixture.siteFolder)/site.yaml", encoding: .utf8)
+        try fixture.write(settings + "\nkeep: 3\n", to: "site.yaml")
+        let first = watcher(fixture)
+        _ = first.build()
+        try fixture.write("title: B2\nsections:\n  - type: markdown_block\n    id: text\n    body: \"Hello *there*\"\n", to: "b.yaml")
+        let absolute = URL(fileURLWithPath: fixture.siteFolder).standardizedFileURL.path
+        #expect(first.build(changed: ["\(absolute)/b.yaml"]).outcome == .published(VersionID(2), isCurrent: true))
+        first.saveRestartCache()
+
+        let restarted = watcher(fixture)
+        #expect(restarted.build().outcome == .unchanged(VersionID(2)))
+        let trees = try FileManager.default.contentsOfDirectory(atPath: "\(fixture.dist)/\(fixture.site)/trees").filter {
+            !$0.hasSuffix(".json")  // each tree's manifest, beside its folder
+        }
+        let children = try restarted.openStore().treeChildren
+        #expect(trees.count > 4)
+        #expect(trees.filter { !children.knows($0) } == [], "trees of v000001 and v000002 alike")
+    }
+
     @Test func anOutputAnotherProcessReplacedIsRenderedAgain() throws {
         let fixture = try site()
         let first = watcher(fixture)

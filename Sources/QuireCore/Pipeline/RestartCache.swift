@@ -14,7 +14,12 @@ import QuireModel
 ///       "translations": [[path, digest, locale | null, [warnings] | diagnostic]],
 ///       "outputs": [[page id, key without the settings digest, [paths], files digest, [diagnostics],
 ///                    [[locale, translated, stale, missing]]]],
-///       "assets": [[path, digest]] }
+///       "assets": [[path, digest]],
+///       "trees": [[tree id, [subtree ids], [part ids]]] }
+///
+/// A tree's children are the one thing kept as they are: a tree id names its manifest's bytes,
+/// so they never change, and retention marks from them without parsing the manifests of the
+/// versions it keeps (a folder of 10,000 entries each).
 struct RestartCache: @unchecked Sendable {
     static let format = 1
     var sources: [String: CachedSource] = [:]
@@ -25,6 +30,7 @@ struct RestartCache: @unchecked Sendable {
     var filesDigests: [String: String] = [:]
     var assetDigests: [String: String] = [:]
     var context: (settings: String, pageIDs: Set<String>, assets: Set<String>)?
+    var treeChildren: [String: TreeChildren.Children] = [:]
 
     static func path(_ layout: SiteLayout) -> String { layout.state + "/watch-cache.json" }
 
@@ -86,6 +92,8 @@ struct RestartCache: @unchecked Sendable {
                 ]
             })
         root["assets"] = .array(assetDigests.map { [.string($0.key), .string($0.value)] })
+        root["trees"] = .array(
+            treeChildren.map { id, children in [.string(id), Self.strings(children.subtrees), Self.strings(children.parts)] })
         return .object(root)
     }
 
@@ -174,6 +182,12 @@ struct RestartCache: @unchecked Sendable {
             }
             assetDigests[path] = digest
         }
+        for entry in root["trees"]?.arrayValue ?? [] {
+            guard let fields = entry.arrayValue, fields.count == 3, let id = fields[0].stringValue,
+                let subtrees = fields[1].arrayValue?.compactMap(\.stringValue), let parts = fields[2].arrayValue?.compactMap(\.stringValue)
+            else { continue }
+            treeChildren[id] = (subtrees, parts)
+        }
     }
 
     /// What a page's output files were: each path with its input digest.
@@ -244,6 +258,7 @@ extension SiteBuilder {
         pendingRestartCache = nil
         guard state.lastContext == nil, let cache = pending.value else { return false }
         state.restore(cache)
+        (try? openStore())?.treeChildren.learn(cache.treeChildren)
         return true
     }
 
@@ -258,6 +273,8 @@ extension SiteBuilder {
     /// Leaves what this watcher knows for the next one (when it stops).
     public func saveRestartCache() {
         guard options.restartCache, options.publish, state.lastBuildPublished, let store = try? openStore() else { return }
-        try? RestartCache(state).write(RestartCache.path(store.layout), previews: options.previews, displayRoot: displayRoot)
+        var cache = RestartCache(state)
+        cache.treeChildren = store.treeChildren.known
+        try? cache.write(RestartCache.path(store.layout), previews: options.previews, displayRoot: displayRoot)
     }
 }

@@ -82,12 +82,13 @@ struct GarbageCollector {
 final class TreeChildren: @unchecked Sendable {
     // NSLock rather than Mutex: ThreadSanitizer sees its ordering (see StageClock).
     private let lock = NSLock()
-    private var known: [String: (subtrees: [String], parts: [String])] = [:]
+    typealias Children = (subtrees: [String], parts: [String])
+    private var learned: [String: Children] = [:]
 
-    func of(_ id: String, layout: SiteLayout) throws(StoreError) -> (subtrees: [String], parts: [String]) {
-        if let children = lock.withLock({ known[id] }) { return children }
+    func of(_ id: String, layout: SiteLayout) throws(StoreError) -> Children {
+        if let children = lock.withLock({ learned[id] }) { return children }
         let children = Self.children(of: try TreeManifest.read(id, layout: layout))
-        lock.withLock { known[id] = children }
+        lock.withLock { learned[id] = children }
         return children
     }
 
@@ -95,19 +96,28 @@ final class TreeChildren: @unchecked Sendable {
     /// published): marking then reads no manifest from disk, where a folder of 10,000 entries
     /// takes tens of milliseconds to parse.
     func learn(_ trees: some Sequence<(id: String, manifest: TreeManifest)>) {
-        let unknown = lock.withLock { trees.filter { known[$0.id] == nil } }
+        let unknown = lock.withLock { trees.filter { learned[$0.id] == nil } }
         guard !unknown.isEmpty else { return }
-        let learned = unknown.map { ($0.id, Self.children(of: $0.manifest)) }
-        lock.withLock { for (id, children) in learned { known[id] = children } }
+        let read = unknown.map { ($0.id, Self.children(of: $0.manifest)) }
+        lock.withLock { for (id, children) in read { learned[id] = children } }
     }
 
+    /// The children of trees a restarted watcher's cache recorded (`RestartCache`): a tree id
+    /// names its manifest's bytes, so what they were is what they are.
+    func learn(_ children: [String: Children]) {
+        lock.withLock { learned.merge(children) { current, _ in current } }
+    }
+
+    /// Every tree's children read or learned so far.
+    var known: [String: Children] { lock.withLock { learned } }
+
     /// Whether the children of tree `id` are known (read or learned).
-    func knows(_ id: String) -> Bool { lock.withLock { known[id] != nil } }
+    func knows(_ id: String) -> Bool { lock.withLock { learned[id] != nil } }
 
     /// A tree that is gone (swept) is never asked for again.
-    func forget(_ id: String) { _ = lock.withLock { known.removeValue(forKey: id) } }
+    func forget(_ id: String) { _ = lock.withLock { learned.removeValue(forKey: id) } }
 
-    private static func children(of manifest: TreeManifest) -> (subtrees: [String], parts: [String]) {
+    private static func children(of manifest: TreeManifest) -> Children {
         var subtrees: [String] = []
         manifest.forEachEntry { entry in
             if case .tree(let child) = entry.kind { subtrees.append(child) }

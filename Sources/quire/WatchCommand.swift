@@ -107,7 +107,14 @@ final class WatchCommand: @unchecked Sendable {
         }
         try watcher.start()
         // A change set that came first has built its site already.
-        buildQueue.sync { for site in sites where builders[site] == nil { build(site) } }
+        let started = buildQueue.sync {
+            for site in sites where builders[site] == nil { build(site) }
+            return Array(builders.values)
+        }
+        // "watching" means ready: the first save finds the spare folders of what the first build
+        // published, rather than linking a folder of every page itself. A save made meanwhile
+        // starts its build, which stops the making, and the wait with it.
+        for builder in started { builder.flushSpareFolders() }
         Console.shared.error(
             "quire: watching \(pages)/ (\(options.pollInterval.map { "polling every \($0) s" } ?? "inotify")); Ctrl-C stops")
 

@@ -113,6 +113,12 @@ import Testing
         let lease = try #require(try FileSystem.list(staging).first { $0.hasPrefix(SpareFolders.prefix) && !$0.hasSuffix(".lock") })
         let spares = try FileSystem.list(staging + "/" + lease)
         #expect(!spares.contains(where: RecycledFolders.holds), "each removed tree of all/ became a spare")
+        // The rest retention removed (the old versions, the small folders) is unlinked after its
+        // lock, in the spare folders' background, and nothing of it stays.
+        let deadline = Date().addingTimeInterval(10)
+        while builder.store?.spareFolders.removedLater ?? 0 < 4, Date() < deadline { usleep(10_000) }
+        #expect(builder.store?.spareFolders.removedLater ?? 0 >= 4, "one a retention, from the second edit on")
+        #expect(try FileSystem.list(staging).allSatisfy { $0.hasPrefix(SpareFolders.prefix) }, "no gc folder left")
         builder.closeSpareFolders()
     }
 }

@@ -23,9 +23,11 @@ struct GarbageCollector {
     }
 
     /// `recycle` is offered each tree folder it removes, once out of `trees/`; a folder it takes
-    /// (returning true, having moved it) is not deleted.
+    /// (returning true, having moved it) is not deleted. `removing` deletes what was taken out of
+    /// the store, in its staging folder, at the end.
     func collect(
-        versions: [VersionID], keeping kept: Set<VersionID>, recycle: (_ id: String, _ folder: String) -> Bool = { _, _ in false }
+        versions: [VersionID], keeping kept: Set<VersionID>, recycle: (_ id: String, _ folder: String) -> Bool = { _, _ in false },
+        removing: (_ folder: String) throws(StoreError) -> Void = { folder throws(StoreError) in try FileSystem.removeTree(folder) }
     ) throws(StoreError) -> CollectionReport {
         faults.reach(.mark)
         let garbage = layout.staging + "/gc-\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
@@ -54,7 +56,7 @@ struct GarbageCollector {
         try FileSystem.syncDirectory(layout.versions)
         try FileSystem.syncDirectory(layout.trees)
         faults.reach(.cleanup)
-        try FileSystem.removeTree(garbage)
+        try removing(garbage)
         return CollectionReport(removedVersions: removed, removedTrees: removedTrees)
     }
 

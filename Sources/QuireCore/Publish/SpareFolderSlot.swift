@@ -54,6 +54,10 @@ public final class SpareFolderSlot: Sendable {
     /// Spares made from folders retention removed (`RecycledFolders`) so far.
     public var recycled: Int { current?.recycledSpares.load(ordering: .relaxed) ?? 0 }
 
+    /// Folders retention removed that were unlinked after its lock (`SpareFolders.removeLater`),
+    /// once each has gone.
+    public var removedLater: Int { current?.removedLater.load(ordering: .relaxed) ?? 0 }
+
     /// Spares taken by delta publishes so far.
     public var taken: Int { current?.taken.load(ordering: .relaxed) ?? 0 }
 }

@@ -28,6 +28,8 @@ public final class SpareFolders: Sendable {
     static let prefix = "spares-"
     static let handedOver = prefix + "kept"
     private static let partSuffix = ".tmp"
+    /// Folders retention removed from the store, being unlinked in the background (`removeLater`).
+    private static let removalPrefix = "removed-"
 
     private let lease: StagingLease
     private let staging: String
@@ -38,6 +40,10 @@ public final class SpareFolders: Sendable {
     let recycledSpares = Atomic<Int>(0)
     /// Folders retention removed, waiting to become spares.
     let recycled: RecycledFolders
+    private let removals = DispatchQueue(label: "quire.spare-folders.removals", qos: .utility)
+    private let removalsNamed = Atomic<Int>(0)
+    /// Folders `removeLater` has unlinked so far (for tests and figures).
+    let removedLater = Atomic<Int>(0)
 
     init(staging: String) throws(StoreError) {
         self.staging = staging
@@ -116,7 +122,7 @@ public final class SpareFolders: Sendable {
             recycled.remember(tree.id, path: tree.path, manifest: tree.manifest)
         }
         // A half-made spare (`<id>.tmp`) stays while its tree is wanted: the round finishes it.
-        for name in present where !RecycledFolders.holds(name) {
+        for name in present where !RecycledFolders.holds(name) && !name.hasPrefix(Self.removalPrefix) {
             let id = name.hasSuffix(Self.partSuffix) ? String(name.dropLast(Self.partSuffix.count)) : name
             if !wanted.contains(id) {
                 discard(name)
@@ -225,6 +231,20 @@ public final class SpareFolders: Sendable {
         }
     }
 
+    /// Takes a folder retention took out of the store (`trees/`, `versions/`) and unlinks it in
+    /// the background: the publish lock retention runs in is not held while a folder of 10,000
+    /// entries goes. False when closed or when it cannot be moved in: the caller removes it.
+    func removeLater(_ folder: String) -> Bool {
+        guard !isClosed.load(ordering: .acquiring) else { return false }
+        let inside = lease.folder + "/" + Self.removalPrefix + String(removalsNamed.add(1, ordering: .relaxed).newValue)
+        guard (try? FileSystem.rename(folder, to: inside)) != nil else { return false }
+        // Weak: the last reference must not go on this queue, whose `close` waits for it.
+        removals.async { [weak self] in
+            if (try? FileSystem.removeTree(inside)) != nil { self?.removedLater.add(1, ordering: .relaxed) }
+        }
+        return true
+    }
+
     private func discard(_ name: String) {
         let aside = lease.folder + "/" + name + ".discarded"
         guard (try? FileSystem.rename(lease.folder + "/" + name, to: aside)) != nil else { return }
@@ -236,8 +256,11 @@ public final class SpareFolders: Sendable {
     /// is this process's memory, go.
     public func close(handingOver: Bool = false) {
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        removals.sync {}
         if handingOver, let names = try? FileSystem.list(lease.folder) {
-            for name in names where name.hasSuffix(Self.partSuffix) || RecycledFolders.holds(name) { discard(name) }
+            for name in names where name.hasSuffix(Self.partSuffix) || RecycledFolders.holds(name) || name.hasPrefix(Self.removalPrefix) {
+                discard(name)
+            }
             let kept = staging + "/" + Self.handedOver
             // An older hand-over (another watcher's) gives way to this one, the newer.
             if FileSystem.exists(kept) { try? FileSystem.removeTree(kept) }

@@ -179,13 +179,14 @@ public final class StoreOperations: Sendable {
         let all = try reader.allVersions()
         let current = try reader.currentVersion()
         let kept = GarbageCollector.kept(all, keep: keep, current: current, pinned: try reader.pinnedVersion())
-        // The trees it removes may become spare folders of their folders' newer trees.
-        let recycled = spares.current?.recycled
+        // The trees it removes may become spare folders of their folders' newer trees, and a
+        // watcher unlinks the rest after the lock (its spare folders' background).
+        let spareFolders = spares.current
         let report = try GarbageCollector(layout: layout, children: reader.treeChildren, faults: faults).collect(
-            versions: all, keeping: kept
-        ) {
-            recycled?.offer($0, at: $1) ?? false
-        }
+            versions: all, keeping: kept, recycle: { spareFolders?.recycled.offer($0, at: $1) ?? false },
+            removing: { folder throws(StoreError) in
+                if spareFolders?.removeLater(folder) != true { try FileSystem.removeTree(folder) }
+            })
         let detail = "removed \(report.removedVersions.count) versions, \(report.removedTrees) trees"
         faults.reach(.history)
         // A gc that removed nothing is not history worth reading.

@@ -21,13 +21,26 @@ struct StoredJSONReader {
         self.maximumDepth = maximumDepth
     }
 
+    // Byte by byte, without a temporary array: a folder manifest of 10,000 entries is about
+    // 100,000 values, and a watcher reads several when it starts.
     private mutating func skipSpace() {
-        while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
     }
 
-    private mutating func take(_ literal: String) -> Bool {
-        let expected = Array(literal.utf8)
-        guard bytes.count - index >= expected.count, Array(bytes[index..<index + expected.count]) == expected else { return false }
+    private mutating func take(_ byte: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    private mutating func take(_ literal: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        guard bytes.count - index >= expected.count, bytes[index..<index + expected.count].elementsEqual(expected) else { return false }
         index += expected.count
         return true
     }
@@ -51,16 +64,16 @@ struct StoredJSONReader {
         index += 1
         var object = JSONObject()
         skipSpace()
-        if take("}") { return .object(object) }
+        if take(UInt8(ascii: "}")) { return .object(object) }
         while true {
             skipSpace()
             guard let key = string() else { return nil }
             skipSpace()
-            guard take(":"), let member = value(depth: depth + 1), object[key] == nil else { return nil }
+            guard take(UInt8(ascii: ":")), let member = value(depth: depth + 1), object[key] == nil else { return nil }
             object[key] = member
             skipSpace()
-            if take("}") { return .object(object) }
-            guard take(",") else { return nil }
+            if take(UInt8(ascii: "}")) { return .object(object) }
+            guard take(UInt8(ascii: ",")) else { return nil }
         }
     }
 
@@ -68,19 +81,31 @@ struct StoredJSONReader {
         index += 1
         var items: [JSONValue] = []
         skipSpace()
-        if take("]") { return .array(items) }
+        if take(UInt8(ascii: "]")) { return .array(items) }
         while true {
             guard let item = value(depth: depth + 1) else { return nil }
             items.append(item)
             skipSpace()
-            if take("]") { return .array(items) }
-            guard take(",") else { return nil }
+            if take(UInt8(ascii: "]")) { return .array(items) }
+            guard take(UInt8(ascii: ",")) else { return nil }
         }
     }
 
     private mutating func string() -> String? {
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
         index += 1
+        // Most strings (digests, paths, ids) have no escape: one copy, straight from the input.
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return String(validating: bytes[start..<index - 1], as: UTF8.self)
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            index += 1
+        }
+        index = start
         var out: [UInt8] = []
         while index < bytes.count {
             let byte = bytes[index]

@@ -22,7 +22,8 @@ struct PageIndexFiles: Sendable {
     static func path(locale: String) -> String { "\(locale)/index.json" }
     static func partPath(locale: String, part: Int) -> String { "\(locale)/\(PageIndex.partFile(part))" }
 
-    /// A part lists at most this many pages (half as many when the count just doubled).
+    /// The most pages a part lists on average (at least half as many once there are two parts;
+    /// the hash spreads them within about half as much again, `PageIndexTests`).
     static let pagesPerPart = 256
 
     /// The parts of an index of `pages` pages: the smallest power of two holding them.

@@ -30,7 +30,8 @@ public enum PageIndexSchema {
             "What apps fetch from dist/<site>/current/<locale>/index.json (locale, assets, app_routes, parts): how to resolve "
                 + "links, and how many parts list the pages; and from index.<k>.json beside it, k = 1 ... parts (locale, part, "
                 + "pages): the pages published in the locale (drafts and pages outside their schedule are not listed) whose id "
-                + "falls in part k: 1 + floor(h * parts / 2^32), h the 32-bit FNV-1a hash of the id's UTF-8 bytes. "
+                + "falls in part k: 1 + floor(h * parts / 2^32), h the 32-bit FNV-1a hash of the id's UTF-8 bytes "
+                + "put through MurmurHash3's fmix32 finalizer. "
                 + "Members may be added in later formats: ignore unknown members.")
         let routes: JSONValue = .string(
             "A navigate destination equal to one of these (before any ?query) is an app route; any other /<id> is the page <id>.")

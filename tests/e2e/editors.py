@@ -104,8 +104,9 @@ class EditSequence:
         made = newest(self.workspace) - self.first
         check(least_versions <= made <= most_versions, "%s: %d versions made, want %d to %d (watcher: %s)" % (
             self.label, made, least_versions, most_versions, " | ".join(self.watcher.builds_since(self.mark))))
-        # Each locale's page index lists the pages; it is no page of its own.
+        # Each locale's page index and its parts list the pages; they are no pages of their own.
         allowed = {"%s/%s.json" % (locale, page) for page in list(self.pages) + ["index"] for locale in ("en", "fr")}
+        allowed |= {"%s/index.%d.json" % (locale, part) for part in range(1, 65) for locale in ("en", "fr")}
         cache = {}
         for number in range(self.first + 1, newest(self.workspace) + 1):
             version = "v%06d" % number

@@ -1,5 +1,5 @@
 import Foundation
-public import QuireModel
+import QuireModel
 
 /// One string of a page as a translator edits it in the dashboard.
 public struct TranslationString: Sendable {

@@ -45,8 +45,7 @@ struct FeedFiles: Sendable {
     let ttl: Int
     /// By feed name, then locale.
     private var lists: [String: [String: List]] = [:]
-    /// Path -> SHA-256 of each feed file in the version the last `files` call was made for.
-    private var published: [String: String] = [:]
+    private var published = PublishedDigests()
 
     init(feeds: [FeedConfig], locales: [String], ttl: Int) {
         self.feeds = feeds
@@ -151,21 +150,14 @@ struct FeedFiles: Sendable {
                     current.insert(path)
                     guard everything || list.dirty.contains(part) else { continue }
                     let bytes = render(feed, locale: locale, part: part, of: parts, cards: list.cards)
-                    let digest = SHA256.hash(bytes)
-                    let was = base?[path]?.sha256 ?? published[path]
-                    published[path] = digest
                     let metadata: JSONValue = ["feed": .string(feed.name), "locale": .string(locale), "ttl": .integer(ttl)]
-                    files.append(
-                        OutputFile(
-                            path: path, content: was == digest ? .carried : .bytes(bytes), inputDigest: digest, metadata: metadata))
+                    files.append(published.file(path, bytes, base: base, metadata: metadata))
                 }
                 list.dirty = []
                 lists[feed.name]?[locale] = list
             }
         }
-        let removed = published.keys.filter { !current.contains($0) }.sorted()
-        for path in removed { published[path] = nil }
-        return (files, removed)
+        return (files, published.removed(keeping: current))
     }
 
     private func render(_ feed: FeedConfig, locale: String, part: Int, of parts: Int, cards: [Card]) -> [UInt8] {

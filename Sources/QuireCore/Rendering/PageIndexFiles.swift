@@ -100,8 +100,7 @@ struct PageIndexFiles: Sendable {
 
     private let heads: [String: [UInt8]]
     private var locales: [String: LocaleIndex] = [:]
-    /// Path -> SHA-256 of each index file in the version the last `files` call was made for.
-    private var published: [String: String] = [:]
+    private var published = PublishedDigests()
     /// The site's feeds: an entry names those that list it.
     let feeds: [FeedConfig]
 
@@ -224,27 +223,17 @@ struct PageIndexFiles: Sendable {
             let split = index.split()
             let headPath = Self.path(locale: locale)
             current.insert(headPath)
-            if everything || split { files.append(file(headPath, head + Array(",\"parts\":\(index.parts)}\n".utf8), base: base)) }
+            if everything || split { files.append(published.file(headPath, head + Array(",\"parts\":\(index.parts)}\n".utf8), base: base)) }
             for part in 1...index.parts {
                 let path = Self.partPath(locale: locale, part: part)
                 current.insert(path)
                 guard everything || index.dirty.contains(part) else { continue }
-                files.append(file(path, render(part, of: index, locale: locale), base: base))
+                files.append(published.file(path, render(part, of: index, locale: locale), base: base))
             }
             index.dirty = []
             locales[locale] = index
         }
-        let removed = published.keys.filter { !current.contains($0) }.sorted()
-        for path in removed { published[path] = nil }
-        return (files, removed)
-    }
-
-    /// A file of `bytes`, carried when they equal the newest version's.
-    private mutating func file(_ path: String, _ bytes: [UInt8], base: [String: PublishedFile]?) -> OutputFile {
-        let digest = SHA256.hash(bytes)
-        let was = base?[path]?.sha256 ?? published[path]
-        published[path] = digest
-        return OutputFile(path: path, content: was == digest ? .carried : .bytes(bytes), inputDigest: digest)
+        return (files, published.removed(keeping: current))
     }
 
     private func render(_ part: Int, of index: LocaleIndex, locale: String) -> [UInt8] {

@@ -1,0 +1,24 @@
+import QuireModel
+
+/// The SHA-256 of each file a writer kept between builds (`PageIndexFiles`, `FeedFiles`) put in
+/// the version its last round was made for: a file made again with the same bytes is carried, and
+/// one it no longer makes is removed by the next delta.
+struct PublishedDigests: Sendable {
+    private var digests: [String: String] = [:]
+
+    /// `bytes` as the file at `path`, carried when they equal what it was: in `base` (the newest
+    /// version's files, on a first round), else in the last round.
+    mutating func file(_ path: String, _ bytes: [UInt8], base: [String: PublishedFile]?, metadata: JSONValue? = nil) -> OutputFile {
+        let digest = SHA256.hash(bytes)
+        let was = base?[path]?.sha256 ?? digests[path]
+        digests[path] = digest
+        return OutputFile(path: path, content: was == digest ? .carried : .bytes(bytes), inputDigest: digest, metadata: metadata)
+    }
+
+    /// The paths of the last rounds that are not `current`, forgotten: the files that are gone.
+    mutating func removed(keeping current: Set<String>) -> [String] {
+        let removed = digests.keys.filter { !current.contains($0) }.sorted()
+        for path in removed { digests[path] = nil }
+        return removed
+    }
+}

@@ -89,6 +89,9 @@ struct TreeManifestEncodingTests {
         // A manifest read back from disk has no places: it is encoded afresh, with equal bytes.
         let parsed = try TreeManifest(parsing: before.bytes, path: "t.json") { _ throws(StoreError) in [] }
         #expect(parsed.updating(changes).bytes == fresh.bytes)
+        // So does the one a file index keeps once the bytes are stored, which holds none.
+        #expect(before.stored.bytes.isEmpty && before.stored.id == before.id)
+        #expect(before.stored.updating(changes).bytes == fresh.bytes)
         #expect(before.entry(named: "guides") == folder("guides", 3))
         #expect(before.entry(named: "guide") == nil)
     }

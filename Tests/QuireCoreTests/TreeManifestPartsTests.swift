@@ -19,8 +19,9 @@ struct TreeManifestPartsTests {
     private static func names(_ count: Int) -> [String] { (0..<count).map { String(format: "page-%05d.json", $0 * 3) } }
 
     /// The manifest's parts by id, as the store keeps them.
-    private static func reread(_ manifest: TreeManifest) throws -> TreeManifest {
-        let parts = Dictionary(manifest.parts.map { ($0.id, $0.bytes) }, uniquingKeysWith: { first, _ in first })
+    /// `stored`: the parts' bytes as a store holds them (else the manifest's own parts').
+    private static func reread(_ manifest: TreeManifest, stored: [String: [UInt8]]? = nil) throws -> TreeManifest {
+        let parts = stored ?? Dictionary(manifest.parts.map { ($0.id, $0.bytes) }, uniquingKeysWith: { first, _ in first })
         return try TreeManifest(parsing: manifest.bytes, path: "t.json") { id throws(StoreError) in
             guard let bytes = parts[id] else { throw StoreError("no part \(id)") }
             return bytes
@@ -50,6 +51,7 @@ struct TreeManifestPartsTests {
         var generator = SeededGenerator(seed: 34)
         var entries = Self.names(2000).enumerated().map { Self.file($1, $0) }
         var manifest = TreeManifest(entries: entries)
+        var stored = Dictionary(manifest.parts.map { ($0.id, $0.bytes) }, uniquingKeysWith: { first, _ in first })
         for round in 0..<80 {
             var changes: [String: TreeManifest.Kind?] = [:]
             for _ in 0..<Int.random(in: 1...4, using: &generator) {
@@ -63,7 +65,8 @@ struct TreeManifestPartsTests {
                     if let entry = entries.randomElement(using: &generator) { changes[entry.name] = Self.file(entry.name, round * 13).kind }
                 }
             }
-            let updated = manifest.updating(changes)
+            // Every other round from what a file index keeps: no bytes, its parts' re-encoded.
+            let updated = (round.isMultiple(of: 2) ? manifest : manifest.stored).updating(changes)
             var byName = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
             for (name, kind) in changes { byName[name] = kind.map { TreeManifest.Entry(name: name, kind: $0) } }
             entries = byName.values.sorted { $0.name.utf8Precedes($1.name) }
@@ -72,12 +75,14 @@ struct TreeManifestPartsTests {
             #expect(updated.bytes == fresh.bytes, "round \(round)")
             #expect(updated.id == fresh.id)
             #expect(updated.parts.map(\.id) == fresh.parts.map(\.id))
-            #expect(updated.parts.map(\.bytes) == fresh.parts.map(\.bytes))
+            let freshParts = Dictionary(fresh.parts.map { ($0.id, $0.bytes) }, uniquingKeysWith: { $1 })
+            #expect(updated.newParts.allSatisfy { freshParts[$0.id] == $0.bytes })
             // What the edit made is what the earlier manifest lacked, and stays near the changes.
             let before = Set(manifest.parts.map(\.id))
             #expect(Set(updated.newParts.map(\.id)) == Set(updated.parts.map(\.id)).subtracting(before))
             #expect(updated.newParts.count <= 3 * changes.count, "round \(round): \(updated.newParts.count) new parts")
-            #expect(try Self.reread(updated).entries == entries)
+            for part in updated.newParts { stored[part.id] = part.bytes }
+            #expect(try Self.reread(updated, stored: stored).entries == entries)
             // Found through the parts without gathering the entries.
             #expect(updated.entryCount == entries.count)
             for entry in entries.shuffled(using: &generator).prefix(20) { #expect(updated.entry(named: entry.name) == entry) }
@@ -94,6 +99,8 @@ struct TreeManifestPartsTests {
         let grown = whole.updating([entries.last!.name: entries.last!.kind])
         #expect(!grown.parts.isEmpty)
         #expect(grown.bytes == TreeManifest(entries: entries).bytes)
+        #expect(whole.stored.updating([entries.last!.name: entries.last!.kind]).bytes == grown.bytes)
+        #expect(grown.stored.updating([entries.last!.name: TreeManifest.Kind?.none]).bytes == whole.bytes)
         let shrunk = grown.updating([entries.last!.name: TreeManifest.Kind?.none])
         #expect(shrunk.parts.isEmpty)
         #expect(shrunk.bytes == whole.bytes)

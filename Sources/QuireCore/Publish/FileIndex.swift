@@ -101,7 +101,7 @@ struct FileIndex: Sendable {
     /// The newest path of some bytes is the one a later publish links: it stays while this
     /// version does.
     mutating func record(folder prefix: String, tree id: String, manifest: TreeManifest, layout: SiteLayout, named: [String]? = nil) {
-        folders[prefix] = (id, manifest)
+        folders[prefix] = (id, manifest.stored)
         treesRoot = layout.trees
         func remember(_ entry: TreeManifest.Entry) {
             guard case .file(let file) = entry.kind else { return }

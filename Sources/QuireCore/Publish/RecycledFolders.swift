@@ -40,7 +40,7 @@ final class RecycledFolders: Sendable {
         state.withLock { state in
             // Without `keep:` no tree is ever offered: the oldest notes go rather than pile up.
             if state.trees.count >= 4096 { state.trees.removeAll(keepingCapacity: true) }
-            state.trees[id] = (path, manifest)
+            state.trees[id] = (path, manifest.stored)
         }
     }
 

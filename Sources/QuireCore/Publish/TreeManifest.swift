@@ -18,6 +18,9 @@ struct TreeManifest: Sendable, Equatable {
 
     static let format = 1
 
+    /// The same folder: ids are the hash of the canonical bytes (a stored manifest has none).
+    static func == (left: TreeManifest, right: TreeManifest) -> Bool { left.id == right.id }
+
     /// Listed whole: the entries, sorted by the names' UTF-8 bytes, so the canonical bytes do not
     /// depend on input order. In parts: empty, the parts hold them (an edit copies the list of
     /// parts, not 10,000 entries).
@@ -68,6 +71,22 @@ struct TreeManifest: Sendable, Equatable {
         newParts = new
         bytes = Self.encodeParts(parts)
         id = SHA256.hash(bytes)
+        entryRanges = nil
+    }
+
+    /// This manifest without its bytes, once they are stored: what a file index keeps of every
+    /// folder of a version. The entries hold what a later manifest is made from; the bytes (as
+    /// large again) are only for writing, and an update of a part re-encodes its entries (a run of
+    /// about 128) instead of copying them. Never written: `TreeWriter` refuses empty bytes.
+    var stored: TreeManifest { TreeManifest(storedVersionOf: self) }
+
+    private init(storedVersionOf manifest: TreeManifest) {
+        listed = manifest.listed
+        entryCount = manifest.entryCount
+        bytes = []
+        id = manifest.id
+        parts = manifest.parts.map(\.stored)
+        newParts = []
         entryRanges = nil
     }
 
@@ -164,7 +183,7 @@ struct TreeManifest: Sendable, Equatable {
     /// is an object two levels deep, so its bytes do not depend on its neighbours, and a run of
     /// entries kept from `previous` is one copy of its bytes (separators included).
     private static func encode(_ entries: [Entry], keeping kept: [Int?]?, of previous: TreeManifest?) -> ([UInt8], [Range<Int>]) {
-        var out = ByteSink(capacity: previous.map { $0.bytes.count + 1024 } ?? (64 + entries.count * 256))
+        var out = ByteSink(capacity: max(previous?.bytes.count ?? 0, entries.count * 256) + 64)
         out.append("{\n  \"format\": ")
         JSONWriter.writeInteger(format, into: &out)
         out.append(",\n  \"entries\": [")

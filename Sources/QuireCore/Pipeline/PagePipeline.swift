@@ -55,10 +55,16 @@ struct OutputKey: Equatable, Sendable {
 /// A page source as last read: the page validated from it, reused while the bytes and the
 /// validation context are equal. Neither its parse nor its model is kept (every string of the
 /// source, for each of 10,000 pages): a carried output needs neither, and a page validated or
-/// rendered again is read and parsed again.
-struct CachedSource {
-    var digest: String
-    var page: ProcessedPage
+/// rendered again is read and parsed again. A class: the caches' dictionaries then hold a
+/// reference a page, not the page's few hundred bytes in every slot, empty ones included.
+final class CachedSource: Sendable {
+    let digest: String
+    let page: ProcessedPage
+
+    init(digest: String, page: ProcessedPage) {
+        self.digest = digest
+        self.page = page
+    }
 }
 
 /// A translation file as last read: what its parse said, not the catalog itself. The catalogs of

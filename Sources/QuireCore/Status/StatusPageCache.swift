@@ -20,7 +20,9 @@ final class StatusPageCache: @unchecked Sendable {
     /// again (the builder hands over the same set while no page comes or goes).
     private var pageIDs: Set<String> = []
     private var order: [String] = []
-    private var pages: [Page] = []
+    /// Each page's part, in `order`; nil for a page without diagnostics that the template puts
+    /// together as it is written (most pages: their bytes kept were most of a watcher's status).
+    private var pages: [Page?] = []
     private var diagnostics: [String: [Diagnostic]] = [:]
     /// How many pages the last `render` rendered rather than copied (since the write before,
     /// `prepare` included).
@@ -58,12 +60,20 @@ final class StatusPageCache: @unchecked Sendable {
         let writer = JSONWriter(pretty: true)
         var json = Array("{".utf8)
         var rows: [UInt8] = []
-        json.reserveCapacity(zip(order, pages).reduce(0) { $0 + $1.0.utf8.count + $1.1.value.count + 10 } + 4)
-        rows.reserveCapacity(pages.reduce(0) { $0 + $1.row.count })
+        let counts = zip(order, pages).reduce((json: 4, rows: 0)) { counts, entry in
+            let (value, row) = entry.1.map { ($0.value.count, $0.row.count) } ?? template.counts(entry.0)
+            return (counts.json + entry.0.utf8.count + value + 10, counts.rows + row)
+        }
+        json.reserveCapacity(counts.json)
+        rows.reserveCapacity(counts.rows)
         for (index, (pageID, page)) in zip(order, pages).enumerated() {
             writer.appendKey(pageID, first: index == 0, depth: 2, to: &json)
-            json += page.value
-            rows += page.row
+            if let page {
+                json += page.value
+                rows += page.row
+            } else {
+                template.append(pageID, value: &json, row: &rows)
+            }
         }
         json += "\n  }".utf8
         // Every page lists every locale and previews it: the table's columns are the locales.
@@ -94,7 +104,7 @@ final class StatusPageCache: @unchecked Sendable {
 
     /// Another set of pages: sorted again, each kept page copied unless its diagnostics changed.
     private func reorder(_ pageIDs: Set<String>, diagnostics now: [String: [Diagnostic]]) {
-        var kept: [String: Page] = [:]
+        var kept: [String: Page?] = [:]
         for (pageID, page) in zip(order, pages) where pageIDs.contains(pageID) && diagnostics[pageID] == now[pageID] {
             kept[pageID] = page
         }
@@ -105,9 +115,10 @@ final class StatusPageCache: @unchecked Sendable {
         diagnostics = now
     }
 
-    private func page(_ pageID: String, diagnostics: [Diagnostic]) -> Page {
+    /// The part of a page, nil when the template puts it together.
+    private func page(_ pageID: String, diagnostics: [Diagnostic]) -> Page? {
         renderedSinceWrite += 1
-        if diagnostics.isEmpty, let part = template.part(pageID) { return part }
+        if diagnostics.isEmpty, template.fits(pageID) { return nil }
         return Page(pageID, locales: locales, diagnostics: diagnostics)
     }
 

@@ -43,8 +43,25 @@ struct StatusPagePart {
 
         /// The part of `pageID` without diagnostics, or nil when it must take the long way.
         func part(_ pageID: String) -> StatusPagePart? {
-            guard isUsable, Self.isPlain(pageID) else { return nil }
-            return StatusPagePart(value: Self.join(value, pageID), row: Self.join(row, pageID))
+            guard fits(pageID) else { return nil }
+            var part = StatusPagePart(value: [], row: [])
+            append(pageID, value: &part.value, row: &part.row)
+            return part
+        }
+
+        /// Whether `part` puts together the part of `pageID` (else it takes the long way).
+        func fits(_ pageID: String) -> Bool { isUsable && Self.isPlain(pageID) }
+
+        /// Appends the part of `pageID`, one that `fits`, to the two files' bytes.
+        func append(_ pageID: String, value: inout [UInt8], row: inout [UInt8]) {
+            Self.join(self.value, pageID, into: &value)
+            Self.join(self.row, pageID, into: &row)
+        }
+
+        /// The bytes `append` adds for `pageID`, to reserve them.
+        func counts(_ pageID: String) -> (value: Int, row: Int) {
+            func count(_ pieces: [[UInt8]]) -> Int { pieces.reduce(0) { $0 + $1.count } + (pieces.count - 1) * pageID.utf8.count }
+            return (count(value), count(row))
         }
 
         /// Letters, digits, `-`, `_`, `.` and `/`: escaped by no writer, no scheme in a link.
@@ -82,15 +99,11 @@ struct StatusPagePart {
             return pieces
         }
 
-        private static func join(_ pieces: [[UInt8]], _ pageID: String) -> [UInt8] {
-            let id = pageID.utf8
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(pieces.reduce(0) { $0 + $1.count } + (pieces.count - 1) * id.count)
+        private static func join(_ pieces: [[UInt8]], _ pageID: String, into bytes: inout [UInt8]) {
             for (index, piece) in pieces.enumerated() {
-                if index > 0 { bytes += id }
+                if index > 0 { bytes += pageID.utf8 }
                 bytes += piece
             }
-            return bytes
         }
     }
 }

@@ -54,6 +54,7 @@ import Testing
             sourceLocation: SourceLocation = #_sourceLocation
         ) throws -> SiteBuildResult {
             let before = IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site)
+            let baseVersion = try builder.store?.reader.newestVersion()
             builder.flushSpareFolders()
             try change()
             let result = builder.build(changed: Set(changed.map { "\(absolute)/\($0)" }))
@@ -63,6 +64,7 @@ import Testing
                 #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == before, comment, sourceLocation: sourceLocation)
                 return result
             }
+            try expectFullPlannersChanges(since: baseVersion, comment, sourceLocation: sourceLocation)
             let published = IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site)
             let fresh = IncrementalBuildTests.fresh(fixture)
             #expect(published.keys.sorted() == fresh.keys.sorted(), comment, sourceLocation: sourceLocation)
@@ -70,6 +72,23 @@ import Testing
                 Issue.record("\(comment): \(path) differs from a full build", sourceLocation: sourceLocation)
             }
             return result
+        }
+
+        /// The pages the delta recorded as added, changed and removed are those the full planner
+        /// finds between the same two versions.
+        func expectFullPlannersChanges(since base: VersionID?, _ comment: Comment, sourceLocation: SourceLocation) throws {
+            let store = try #require(builder.store)
+            guard let base, let newest = try store.reader.newestVersion(), newest != base else { return }
+            let files = try store.reader.files(of: newest).map { path, file in
+                OutputFile(path: path, content: .bytes([]), inputDigest: file.inputDigest, metadata: file.metadata)
+            }
+            let full = SiteBuilder.pageChanges(files, pages: OutputPath.publishedPages(files), published: try store.reader.files(of: base))
+            let record = try Data(contentsOf: URL(fileURLWithPath: "\(fixture.dist)/\(fixture.site)/versions/\(newest)/build.json"))
+            let changes = try #require(StoredJSONReader.parse(Array(record))?["changes"])
+            func list(_ name: String) -> [String] { changes[name]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+            #expect(list("added") == full.added, comment, sourceLocation: sourceLocation)
+            #expect(list("changed") == full.changed, comment, sourceLocation: sourceLocation)
+            #expect(list("removed") == full.removed, comment, sourceLocation: sourceLocation)
         }
     }
 

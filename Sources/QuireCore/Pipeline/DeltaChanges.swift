@@ -17,8 +17,6 @@ struct DeltaChanges {
     /// A page file came, went or changed its cache lifetime: the cache header files change.
     var headersChanged = false
 
-    private enum PageChange { case added, changed, removed }
-
     var diagnostics: [Diagnostic] { pageDiagnostics.values.flatMap { $0 } + otherDiagnostics }
     var added: [String] { pages(.added) }
     var changed: [String] { pages(.changed) }
@@ -88,13 +86,9 @@ struct DeltaChanges {
             base.pageIndex?.set(pageID, listings: listings, changed: changed, version: version, now: now)
             base.feeds?.set(pageID, entries: base.pageIndex?.entries(of: pageID) ?? [:])
         }
-        let served = { (paths: Set<String>) in paths.contains(where: OutputPath.servesPage) }
-        switch (served(inBase), served(after)) {
-        case (false, true): pageChanges[pageID] = .added
-        case (true, false): pageChanges[pageID] = .removed
-        case (true, true) where written.contains(where: { OutputPath.servesPage($0.path) }): pageChanges[pageID] = .changed
-        default: pageChanges[pageID] = nil
-        }
+        pageChanges[pageID] = PageChange(
+            wasServed: inBase.contains(where: OutputPath.servesPage), isServed: after.contains(where: OutputPath.servesPage),
+            rewroteServedFile: written.contains { OutputPath.servesPage($0.path) })
         return after
     }
 }

@@ -245,23 +245,30 @@ extension SiteBuilder {
         return (headers, headerFiles, lists)
     }
 
-    /// Pages added, changed (a file written anew) and removed against the newest version.
+    /// Pages added, changed and removed against the newest version (`PageChange`).
     /// `after`: the pages the new files publish (`publishedPages(files)`).
     static func pageChanges(
         _ files: [OutputFile], pages after: Set<String>,
         published: [String: PublishedFile]
     ) -> (added: [String], changed: [String], removed: [String]) {
+        // Only page files carry a page id in their metadata: previews and drafts' parts do not.
         func pageID(_ metadata: JSONValue?) -> String? { OutputMetadata(metadata).pageID }
         let before = Set(published.values.compactMap { pageID($0.metadata) })
         // A first version changes nothing: no need to look at its 60,000 files.
         if before.isEmpty { return (after.sorted(), [], []) }
-        var changed = Set<String>()
+        var rewrote = Set<String>()
         for file in files {
             if case .carried = file.content { continue }
-            guard let id = pageID(file.metadata), before.contains(id) else { continue }
-            if published[file.path]?.inputDigest != file.inputDigest { changed.insert(id) }
+            guard let id = pageID(file.metadata), published[file.path]?.inputDigest != file.inputDigest else { continue }
+            rewrote.insert(id)
         }
-        return (after.subtracting(before).sorted(), changed.sorted(), before.subtracting(after).sorted())
+        var lists: [PageChange: [String]] = [:]
+        for pageID in before.union(after) {
+            let change = PageChange(
+                wasServed: before.contains(pageID), isServed: after.contains(pageID), rewroteServedFile: rewrote.contains(pageID))
+            if let change { lists[change, default: []].append(pageID) }
+        }
+        return ((lists[.added] ?? []).sorted(), (lists[.changed] ?? []).sorted(), (lists[.removed] ?? []).sorted())
     }
 
     // MARK: The page index

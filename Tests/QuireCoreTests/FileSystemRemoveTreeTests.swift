@@ -43,14 +43,17 @@ import Testing
         let doomed = dist.path + "/doomed"
         try FileSystem.makeDirectories(doomed)
         for name in ["a.json", "b.json", "c.json"] { try FileSystem.createFile(doomed + "/" + name, Array(name.utf8)) }
-        FaultInjection.inject(.init(operation: "remove", pathPrefix: doomed + "/b.json", errorNumber: EIO))
-        defer { FaultInjection.clear(pathPrefix: doomed + "/b.json") }
-        #expect(throws: StoreError.self) { try FileSystem.removeTree(doomed) }
+        let faults = FaultPlan()
+        faults.fail(.init(operation: "remove", pathPrefix: doomed + "/b.json", errorNumber: EIO))
+        #expect(throws: StoreError.self) { try faults.inEffect { () throws(StoreError) in try FileSystem.removeTree(doomed) } }
         do {
-            try FileSystem.removeTree(doomed)
+            try faults.inEffect { () throws(StoreError) in try FileSystem.removeTree(doomed) }
         } catch {
             #expect("\(error)".contains(doomed + "/b.json"))
         }
         #expect(FileSystem.exists(doomed + "/b.json"))
+        // Only where the plan is in effect.
+        try FileSystem.removeTree(doomed)
+        #expect(!FileSystem.exists(doomed))
     }
 }

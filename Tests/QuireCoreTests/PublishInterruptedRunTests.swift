@@ -67,11 +67,12 @@ import Testing
 
     @Test func aFailedHistorySyncAfterTheSwapLeavesTheVersionLive() throws {
         let dist = TemporaryDist()
-        let store = try dist.store()
+        let faults = FaultPlan()
+        let store = try dist.store(faults: faults)
         _ = try store.publish(request(baseFiles))
         let history = store.layout.history
-        FaultInjection.inject(.init(operation: "sync", pathPrefix: history, errorNumber: EIO))
-        defer { FaultInjection.clear(pathPrefix: history) }
+        faults.fail(.init(operation: "sync", pathPrefix: history, errorNumber: EIO))
+        defer { faults.stopFailing() }
         let error = #expect(throws: StoreError.self) { try store.publish(request(baseFiles + [page("en/new.json", "{}")])) }
         #expect(error?.errorNumber == EIO)
         #expect(error?.path == history)
@@ -83,11 +84,12 @@ import Testing
 
     @Test func aFailedHistoryAppendTakesTheNewVersionBackOut() throws {
         let dist = TemporaryDist()
-        let store = try dist.store()
+        let faults = FaultPlan()
+        let store = try dist.store(faults: faults)
         _ = try store.publish(request(baseFiles))
         let history = store.root + "/state/history.jsonl"
-        FaultInjection.inject(.init(operation: "write", pathPrefix: history, errorNumber: ENOSPC))
-        defer { FaultInjection.clear(pathPrefix: history) }
+        faults.fail(.init(operation: "write", pathPrefix: history, errorNumber: ENOSPC))
+        defer { faults.stopFailing() }
         let error = #expect(throws: StoreError.self) { try store.publish(request(baseFiles + [page("en/new.json", "{}")])) }
         #expect(error?.errorNumber == ENOSPC)
         #expect(try store.reader.currentVersion() == VersionID(1))
@@ -97,12 +99,13 @@ import Testing
 
     @Test func aFailedRollbackPutsThePinBack() throws {
         let dist = TemporaryDist()
-        let store = try dist.store()
+        let faults = FaultPlan()
+        let store = try dist.store(faults: faults)
         _ = try store.publish(request(baseFiles))
         _ = try store.publish(request(baseFiles + [page("en/new.json", "{}")]))
         let history = store.root + "/state/history.jsonl"
-        FaultInjection.inject(.init(operation: "write", pathPrefix: history, errorNumber: ENOSPC))
-        defer { FaultInjection.clear(pathPrefix: history) }
+        faults.fail(.init(operation: "write", pathPrefix: history, errorNumber: ENOSPC))
+        defer { faults.stopFailing() }
         #expect(throws: StoreError.self) { try store.operations.rollback(reason: "bad") }
         #expect(try store.reader.pinnedVersion() == nil)
         #expect(try store.reader.currentVersion() == VersionID(2))
@@ -125,9 +128,9 @@ import Testing
         let dist = TemporaryDist()
         let store = try publishTwoAndLoseTheSecondLine(dist)
         // Its renames came before its sync: the next lock holder syncs before the swap.
-        FaultInjection.inject(.init(operation: "sync the file system of", pathPrefix: store.root, errorNumber: EIO))
-        #expect(throws: StoreError.self) { try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in } }
-        FaultInjection.clear(pathPrefix: store.root)
+        let faults = FaultPlan()
+        faults.fail(.init(operation: "sync the file system of", pathPrefix: store.root, errorNumber: EIO))
+        #expect(throws: StoreError.self) { try dist.store(faults: faults).withPublishLock(timeout: 1, waiting: { _ in }) { _ in } }
         #expect(try store.reader.currentVersion() == VersionID(1))
 
         try dist.store().withPublishLock(timeout: 1, waiting: { _ in }) { _ in }

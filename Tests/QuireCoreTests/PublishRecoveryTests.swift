@@ -58,12 +58,13 @@ import Testing
 
     @Test func atTheLinkLimitStoredFilesAreCopiedAndSubfoldersLinkedAnew() throws {
         let dist = TemporaryDist()
-        let store = try dist.store()
+        let faults = FaultPlan()
+        let store = try dist.store(faults: faults)
         _ = try store.publish(
             request([page("en/a.json", "A"), page("en/b.json", "B"), page("en/guides/g.json", "G"), page("fr/a.json", "FA")]))
         // Every hard link of a stored entry fails as it does when an inode has too many names.
-        FaultInjection.inject(.init(operation: "hard-link", pathPrefix: store.root + "/trees/", errorNumber: EMLINK))
-        defer { FaultInjection.clear(pathPrefix: store.root + "/trees/") }
+        faults.fail(.init(operation: "hard-link", pathPrefix: store.root + "/trees/", errorNumber: EMLINK))
+        defer { faults.stopFailing() }
         // A full publish carrying files, and a delta keeping entries of the edited folder.
         _ = try store.publish(request([carried("en/a.json"), page("en/b.json", "B2"), carried("en/guides/g.json"), carried("fr/a.json")]))
         let delta = PublishDelta(
@@ -81,10 +82,11 @@ import Testing
 
     @Test func aFailedWriteLeavesCurrentAndCleansStaging() throws {
         let dist = TemporaryDist()
-        let store = try dist.store()
+        let faults = FaultPlan()
+        let store = try dist.store(faults: faults)
         _ = try store.publish(request(baseFiles))
-        FaultInjection.inject(.init(operation: "write", pathPrefix: store.root + "/staging/", errorNumber: ENOSPC))
-        defer { FaultInjection.clear(pathPrefix: store.root + "/staging/") }
+        faults.fail(.init(operation: "write", pathPrefix: store.root + "/staging/", errorNumber: ENOSPC))
+        defer { faults.stopFailing() }
         let error = #expect(throws: StoreError.self) {
             try store.publish(request(baseFiles + [page("en/new.json", "{}")]))
         }
@@ -98,13 +100,14 @@ import Testing
 
     @Test func aFailedSyncBeforeTheSwapLeavesCurrent() throws {
         let dist = TemporaryDist()
-        let store = try dist.store()
+        let faults = FaultPlan()
+        let store = try dist.store(faults: faults)
         _ = try store.publish(request(baseFiles))
         // The trees and the version are moved in before the one `syncfs`: a failed sync takes
         // the version back out.
-        FaultInjection.inject(.init(operation: "sync the file system of", pathPrefix: store.root, errorNumber: EIO))
+        faults.fail(.init(operation: "sync the file system of", pathPrefix: store.root, errorNumber: EIO))
         let error = #expect(throws: StoreError.self) { try store.publish(request(baseFiles + [page("en/new.json", "{}")])) }
-        FaultInjection.clear(pathPrefix: store.root)
+        faults.stopFailing()
         #expect(error?.errorNumber == EIO)
         #expect(error?.path == store.root)
         #expect(try store.reader.currentVersion() == VersionID(1), "nothing went live")

@@ -16,7 +16,9 @@ final class TemporaryDist {
 
     deinit { try? FileSystem.removeTree(path) }
 
-    func store(_ site: String = "trex") throws -> SiteStore { try SiteStore(dist: path, site: site) }
+    func store(_ site: String = "trex", faults: FaultPlan = .none) throws -> SiteStore {
+        try SiteStore(dist: path, site: site, faults: faults)
+    }
 }
 
 func page(_ path: String, _ text: String, digest: String = "d") -> OutputFile {

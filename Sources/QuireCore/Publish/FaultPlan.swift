@@ -3,12 +3,30 @@ import Synchronization
 
 /// What a test wants a store to do at its named steps (`CrashPoint`): kill the process there, as
 /// `kill -9` would, and log each step as it is reached, so a test that kills at random moments
-/// can tell which step it hit. Given to a `SiteStore` when it is opened and handed to what the
-/// store writes with; production stores get `none`, and reaching a step then costs one branch.
+/// can tell which step it hit; and which of its file-system calls fail (`fail`), as a full disk
+/// or a failing device would make them. Given to a `SiteStore` when it is opened and handed to
+/// what the store writes with; production stores get `none`, and reaching a step then costs
+/// one branch.
+///
+/// The store puts its plan in effect while it holds its lock (`inEffect`), on its thread and
+/// on the workers it starts (`FirstFailure`): `FileSystem` asks the plan in effect whether a
+/// call fails. So a fault reaches only the store it was planned for.
 ///
 /// The CLI makes one from `QUIRE_CRASH_AT` and `QUIRE_STEP_LOG` (its entry point is the only
 /// reader of those variables); unit tests make their own.
 public final class FaultPlan: Sendable {
+    /// A call that fails as if the system said `errorNumber`: `operation` as `StoreError`
+    /// names it (`write`, `hard-link`, `sync`), on a path that starts with `pathPrefix`.
+    public struct FileFault: Sendable {
+        public var operation: String
+        public var pathPrefix: String
+        public var errorNumber: Int32
+
+        public init(operation: String, pathPrefix: String, errorNumber: Int32) {
+            (self.operation, self.pathPrefix, self.errorNumber) = (operation, pathPrefix, errorNumber)
+        }
+    }
+
     /// No crash, no log.
     public static let none = FaultPlan()
 
@@ -18,6 +36,9 @@ public final class FaultPlan: Sendable {
     private let logDescriptor: Int32
     private let isActive: Bool
     private let occurrences = Mutex<[CrashPoint: Int]>([:])
+    private let fileFaults = Mutex<[FileFault]>([])
+    /// Whether `fileFaults` holds any: until then no call looks at the list.
+    private let failsFiles = Atomic<Bool>(false)
 
     public init() {
         crashAt = nil
@@ -60,4 +81,54 @@ public final class FaultPlan: Sendable {
         }
         if count == crashOnOccurrence { kill(getpid(), SIGKILL) }
     }
+
+    // MARK: - File-system faults
+
+    /// From now on, every call `fault` describes fails while this plan is in effect.
+    public func fail(_ fault: FileFault) {
+        fileFaults.withLock { $0.append(fault) }
+        failsFiles.store(true, ordering: .releasing)
+    }
+
+    /// No call fails any more.
+    public func stopFailing() {
+        failsFiles.store(false, ordering: .releasing)
+        fileFaults.withLock { $0.removeAll() }
+    }
+
+    /// The error the call `operation` on `path` fails with, nil when it runs.
+    func fileFault(for operation: String, path: () -> String) -> Int32? {
+        guard failsFiles.load(ordering: .acquiring) else { return nil }
+        let path = path()
+        return fileFaults.withLock { faults in
+            faults.first { $0.operation == operation && path.hasPrefix($0.pathPrefix) }?.errorNumber
+        }
+    }
+
+    /// Runs `body` with this plan in effect on this thread (`FaultPlan.current`).
+    func inEffect<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
+        try Self.run(self, body)
+    }
+
+    /// The plan in effect on this thread, if any: what `FileSystem` asks.
+    static var current: FaultPlan? {
+        pthread_getspecific(threadKey).map { Unmanaged<FaultPlan>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Runs `body` with `plan` in effect on this thread (for a worker: the plan of the thread that
+    /// started it), then puts back the one before. `.none` needs none.
+    static func run<T, Failure: Error>(_ plan: FaultPlan?, _ body: () throws(Failure) -> T) throws(Failure) -> T {
+        guard let plan, plan !== FaultPlan.none else { return try body() }
+        let before = pthread_getspecific(threadKey)
+        pthread_setspecific(threadKey, Unmanaged.passUnretained(plan).toOpaque())
+        defer { pthread_setspecific(threadKey, before) }
+        return try withExtendedLifetime(plan) { () throws(Failure) -> T in try body() }
+    }
+
+    /// The thread-specific slot `run` uses (the plan is held by its caller meanwhile).
+    private static let threadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
 }

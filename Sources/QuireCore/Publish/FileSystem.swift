@@ -1,23 +1,23 @@
 import Glibc
-import Synchronization
 
 /// Every libc call the store makes goes through here, so errno becomes a `StoreError` that names
-/// the operation, the path and the system's reason in one place, and tests can inject faults.
+/// the operation, the path and the system's reason in one place, and a test's `FaultPlan` can
+/// make any of them fail.
 enum FileSystem {
     static let directoryMode: mode_t = 0o755
     static let fileMode: mode_t = 0o644
 
     // MARK: - The one place errno is turned into an error
 
-    /// Runs `call`, which returns -1 and sets errno on failure (or an injected fault first).
-    /// The paths are only built when needed (a fault is registered, or the call failed): a tree
-    /// of a thousand links calls this a thousand times.
+    /// Runs `call`, which returns -1 and sets errno on failure (or fails first as the test's
+    /// `FaultPlan` in effect says). The paths are only built when needed (a plan fails calls,
+    /// or the call failed): a tree of a thousand links calls this a thousand times.
     @discardableResult
     static func check(
         _ operation: String, _ path: @autoclosure () -> String, to target: @autoclosure () -> String? = nil,
         _ call: () -> Int32
     ) throws(StoreError) -> Int32 {
-        if FaultInjection.isArmed, let injected = FaultInjection.fault(for: operation, path: path()) {
+        if let plan = FaultPlan.current, let injected = plan.fileFault(for: operation, path: path) {
             throw StoreError.system(operation, path(), to: target(), errorNumber: injected)
         }
         let result = call()
@@ -109,7 +109,7 @@ enum FileSystem {
         of path: String, opening open: () -> OpaquePointer?,
         _ body: (UnsafePointer<CChar>, UInt8) -> Void
     ) throws(StoreError) {
-        if let injected = FaultInjection.fault(for: "list", path: path) {
+        if let plan = FaultPlan.current, let injected = plan.fileFault(for: "list", path: { path }) {
             throw StoreError.system("list", path, errorNumber: injected)
         }
         guard let directory = open() else { throw StoreError.system("list", path, errorNumber: errno) }
@@ -301,35 +301,6 @@ enum SyncFS {
         if let function { return function(descriptor) }
         sync()
         return 0
-    }
-}
-
-/// Faults for tests: the next matching call fails with the given errno. Keyed by path prefix so
-/// tests running in parallel in their own temporary folders do not see each other's faults.
-enum FaultInjection {
-    struct Fault: Sendable {
-        var operation: String
-        var pathPrefix: String
-        var errorNumber: Int32
-    }
-
-    private static let faults = Mutex<[Fault]>([])
-    /// Set once a fault has been injected in this process: until then no call looks at the list.
-    private static let armed = Atomic<Bool>(false)
-
-    static var isArmed: Bool { armed.load(ordering: .acquiring) }
-
-    static func inject(_ fault: Fault) {
-        faults.withLock { $0.append(fault) }
-        armed.store(true, ordering: .releasing)
-    }
-
-    static func clear(pathPrefix: String) { faults.withLock { $0.removeAll { $0.pathPrefix == pathPrefix } } }
-
-    static func fault(for operation: String, path: String) -> Int32? {
-        faults.withLock { list in
-            list.first { $0.operation == operation && path.hasPrefix($0.pathPrefix) }?.errorNumber
-        }
     }
 }
 

@@ -16,7 +16,8 @@ import Synchronization
 ///   crashed process left;
 /// - `SpareFolderSlot` holds the spare folders a long-running publisher keeps.
 ///
-/// `faults` (tests only) says where to crash or log steps (`FaultPlan`); every part gets it here.
+/// `faults` (tests only) says where to crash or log steps and which file-system calls fail
+/// (`FaultPlan`); every part gets it here, and the lock puts it in effect.
 public final class SiteStore: Sendable {
     public let site: String
     /// `dist/<site>`.
@@ -42,7 +43,7 @@ public final class SiteStore: Sendable {
         let spares = SpareFolderSlot(reader: reader)
         let publisher = VersionPublisher(site: site, reader: reader, swap: swap, spares: spares, faults: faults)
         let recovery = StoreRecovery(publisher: publisher, swap: swap, faults: faults)
-        let lock = StoreLock(layout: layout, site: site, recovery: recovery)
+        let lock = StoreLock(layout: layout, site: site, recovery: recovery, faults: faults)
         self.reader = reader
         self.publisher = publisher
         self.spareFolders = spares

@@ -8,6 +8,8 @@ final class StoreLock: Sendable {
     private let layout: SiteLayout
     private let site: String
     private let recovery: StoreRecovery
+    /// In effect while the lock is held: every write of the store happens then.
+    private let faults: FaultPlan
 
     private struct OperationWait {
         var timeout: Double = 30
@@ -17,10 +19,11 @@ final class StoreLock: Sendable {
     /// How long the ops (rollback, unpin, gc, ...) wait for the lock, and whom they tell they are waiting.
     private let operationWait = Mutex(OperationWait())
 
-    init(layout: SiteLayout, site: String, recovery: StoreRecovery) {
+    init(layout: SiteLayout, site: String, recovery: StoreRecovery, faults: FaultPlan) {
         self.layout = layout
         self.site = site
         self.recovery = recovery
+        self.faults = faults
     }
 
     var operationTimeout: Double {
@@ -42,9 +45,11 @@ final class StoreLock: Sendable {
         let lock = try PublishLock(path: layout.lock, site: site, timeout: timeout, waiting: waiting)
         let held = HeldPublishLock(root: layout.root)
         let result = Result { () throws -> T in
-            let removesLeftoversAfter = try recovery.recover(holding: held)
-            defer { if removesLeftoversAfter { try? recovery.removeLeftovers(holding: held) } }
-            return try body(held)
+            try faults.inEffect { () throws -> T in
+                let removesLeftoversAfter = try recovery.recover(holding: held)
+                defer { if removesLeftoversAfter { try? recovery.removeLeftovers(holding: held) } }
+                return try body(held)
+            }
         }
         _ = consume lock
         return try result.get()

@@ -22,9 +22,11 @@ final class FirstFailure: @unchecked Sendable {
             return
         }
         let failure = FirstFailure()
+        // A test's file-system faults reach the workers too.
+        let faults = FaultPlan.current
         DispatchQueue.concurrentPerform(iterations: iterations) { index in
             guard !failure.isSet else { return }
-            do throws(StoreError) { try work(index) } catch { failure.set(error) }
+            do throws(StoreError) { try FaultPlan.run(faults) { () throws(StoreError) in try work(index) } } catch { failure.set(error) }
         }
         if let error = failure.error { throw error }
     }

@@ -82,7 +82,7 @@ public final class SiteStore: Sendable {
 
     // MARK: - Publishing
 
-    /// Stages, syncs once, moves into `versions/` and swaps `current` (unless pinned), under the
+    /// Stages, moves into `versions/`, syncs once and swaps `current` (unless pinned), under the
     /// lock the caller holds (`VersionPublisher`).
     public func publish(_ request: PublishRequest, holding lock: borrowing HeldPublishLock) throws(StoreError) -> PublishOutcome {
         try publisher.publish(request, holding: lock)

@@ -21,7 +21,7 @@ final class VersionPublisher: Sendable {
         self.faults = faults
     }
 
-    /// Stages, syncs once, moves into `versions/` and swaps `current` (unless pinned), under the
+    /// Stages, moves into `versions/`, syncs once and swaps `current` (unless pinned), under the
     /// lock the caller holds.
     func publish(_ request: PublishRequest, holding lock: borrowing HeldPublishLock) throws(StoreError) -> PublishOutcome {
         lock.check(for: layout)

@@ -43,7 +43,16 @@ struct TreeManifestPartsTests {
         #expect(parsed.entries == entries)
         #expect(parsed.id == manifest.id)
         // A small folder is listed whole, as before.
-        #expect(TreeManifest(entries: Array(entries.prefix(TreeManifest.partedFrom))).parts.isEmpty)
+        let small = TreeManifest(entries: Array(entries.prefix(TreeManifest.partedFrom)))
+        #expect(small.parts.isEmpty)
+        // Planned without its bytes, it writes the same ones, and each of its new parts too.
+        for planned in [manifest, small] {
+            let unencoded = planned.unencoded
+            #expect(unencoded.bytes.isEmpty && unencoded.id == planned.id)
+            #expect(unencoded.canonicalBytes() == planned.bytes)
+            #expect(unencoded.newParts.map { $0.canonicalBytes() } == planned.newParts.map(\.bytes))
+        }
+        #expect(!manifest.unencoded.newParts.isEmpty && manifest.stored.newParts.isEmpty)
     }
 
     @Test("edits give the manifest of the resulting entries, and make only the parts they touch")

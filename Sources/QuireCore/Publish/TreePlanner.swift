@@ -238,7 +238,7 @@ struct TreePlanner {
         // The files come sorted: only subfolders need a place among them, and sorting a copy
         // (`TreeManifest(entries:)`) retained and released every entry.
         if !planned.isEmpty { entries.sort { $0.name.utf8Precedes($1.name) } }
-        let manifest = TreeManifest(canonical: entries)
+        let manifest = TreeManifest(canonical: entries).unencoded
         return PlannedTree(
             manifest: manifest, id: manifest.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount)
     }

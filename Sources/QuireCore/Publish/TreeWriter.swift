@@ -46,7 +46,7 @@ struct TreeWriter {
         let (pending, pendingParts, stagingTrees, spares, faults) = (pending, pendingParts, stagingTrees, spares, faults)
         if pendingParts.contains(where: { !$0.isEmpty }) { try FileSystem.makeDirectory(stagingParts) }
         try FirstFailure.concurrentPerform(iterations: pending.count) { [stagingParts] index throws(StoreError) in
-            for part in pendingParts[index] { try FileSystem.createFile(stagingParts + "/" + part.id + ".json", Self.bytes(of: part)) }
+            for part in pendingParts[index] { try FileSystem.createFile(stagingParts + "/" + part.id + ".json", part.canonicalBytes()) }
             try Self.write(pending[index], into: stagingTrees, spares: spares, faults: faults)
         }
     }
@@ -97,14 +97,7 @@ struct TreeWriter {
                 try target.symbolicLink(SiteLayout.subtreeTarget(subtree.id), as: name)
             }
         }
-        try FileSystem.createFile(folder + ".json", bytes(of: tree.manifest))
-    }
-
-    /// A manifest's bytes to write: a file index's manifests have none (`TreeManifest.stored`),
-    /// and trees are only written from manifests made for the publish.
-    private static func bytes(of manifest: TreeManifest) -> [UInt8] {
-        precondition(!manifest.bytes.isEmpty, "the tree \(manifest.id) was planned from a stored manifest")
-        return manifest.bytes
+        try FileSystem.createFile(folder + ".json", tree.manifest.canonicalBytes())
     }
 
     /// A spare taken for a tree: its folder, and how much of the earlier tree it holds.

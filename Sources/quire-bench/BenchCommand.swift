@@ -75,6 +75,9 @@ struct BenchCommand {
                 program: "quire-bench", "watch-restart",
                 abstract: "Publish a generated DIR/pages cold, edit a page, restart quire watch on it and measure its catch-up.",
                 options: [out] + generatorOptions(layouts: "flat|nested", layoutDefault: "flat") + saveOptions(gaps: "1000") + [
+                    OptionSpec(
+                        .history, "N", unit: "saves", default: "\(BenchOptions().history)",
+                        help: "saves the first watcher makes before it is stopped (a store with history, as a site in use has)"),
                     .flag(.noPreview, help: "build and watch without HTML previews"), format,
                 ],
                 example: "quire-bench watch-restart --out /tmp/g --pages-count 10000 --saves 30 --save-gap 100"),
@@ -225,6 +228,7 @@ extension OptionName {
     static let seed = OptionName("seed")
     static let keepVersions = OptionName("keep-versions")
     static let saves = OptionName("saves")
+    static let history = OptionName("history")
     static let saveGap = OptionName("save-gap")
     static let saveBudget = OptionName("save-budget")
     static let burst = OptionName("burst")

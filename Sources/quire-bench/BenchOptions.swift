@@ -7,6 +7,8 @@ struct BenchOptions {
     var sizes: [Int] = [100, 10_000]
     var locales = 3
     var saves = 100
+    /// `watch-restart`: saves made through the first watcher, one a second, before it stops.
+    var history = 0
     var layouts: [SyntheticSite.Layout] = [.flat, .nested]
     var sections = 4
     var markdownBytes = 3000
@@ -52,6 +54,7 @@ struct BenchOptions {
         }
         locales = try Self.integer(arguments, .locales, minimum: 1) ?? locales
         saves = try Self.integer(arguments, .saves, minimum: 1) ?? saves
+        history = try Self.integer(arguments, .history, minimum: 0) ?? history
         sections = try Self.integer(arguments, .sections, minimum: 1) ?? sections
         markdownBytes = try Self.integer(arguments, .markdownBytes, minimum: 1) ?? markdownBytes
         burst = try Self.integer(arguments, .burst, minimum: 0) ?? burst

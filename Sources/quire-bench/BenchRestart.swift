@@ -2,7 +2,9 @@ import Foundation
 import QuireModel
 
 /// `quire-bench watch-restart`: what a restarted `quire watch` costs on a site already published.
-/// A cold `quire build` publishes the site; a watcher starts on it and is stopped (SIGTERM). Then
+/// A cold `quire build` publishes the site; a watcher starts on it, makes `--history` saves a
+/// second apart (a site in use has versions to keep: retention then removes some from the first
+/// save after the restart) and is stopped (SIGTERM). Then
 /// twice: one page is edited while no watcher runs and a watcher starts again on the same dist/,
 /// first with the file the stopped watcher left (`state/watch-cache.json`), then without it (as
 /// before there was one). Measured each time: the start until "watching", until the edit made
@@ -17,6 +19,7 @@ struct BenchRestart {
     }
 
     var coldBuildSeconds: Double = 0
+    var historySaves = 0
     var restarts: [Restart] = []
 
     static func measure(_ site: SyntheticSite, out: String, options: BenchOptions, progress: (String) -> Void) throws -> BenchRestart {
@@ -34,6 +37,8 @@ struct BenchRestart {
         progress("quire watch started on it, then stopped")
         let first = try BenchWatcher(site: site, pagesRoot: pages, distRoot: dist, previews: options.previews, log: "\(out)/restart-0.log")
         _ = try waitForWatching(first, log: "\(out)/restart-0.log")
+        if options.history > 0 { _ = try first.measureSaves(count: options.history, gap: 1) }
+        run.historySaves = options.history
         _ = first.process.waitUntilIdle()
         _ = first.stop()
         // With the cache first: the restart without it is not the one that starts on the disk
@@ -94,6 +99,7 @@ struct BenchRestart {
         let percent = { (seconds: Double) in BenchFormat.number((seconds / max(coldBuildSeconds, 1e-9) * 1000).rounded() / 10) }
         return [
             "tool": "quire watch, restarted", "cold_build_s": BenchFormat.number(coldBuildSeconds),
+            "history_saves": .integer(historySaves),
             "restarts": .array(
                 restarts.map { restart in
                     [

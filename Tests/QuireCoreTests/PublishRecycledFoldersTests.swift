@@ -56,6 +56,38 @@ import Testing
         #expect(try !Set(trees(versions[0])).subtracting(trees(versions[1])).contains(where: restarted.treeChildren.knows))
     }
 
+    @Test func aStoreOpenedOnHistoryRecyclesTheBigTreesItsOlderVersionsHold() throws {
+        let pair = try Pair(PublishSpareFoldersTests.site + Self.catalog)
+        for number in 1...2 { try edit(pair, number) }
+        // A watcher started again, with `keep: 2`: one older version, whose tree of en/all the
+        // next retention removes.
+        let restarted = try pair.spared.store()
+        try restarted.spareFolders.keep()
+        let newest = try #require(try restarted.reader.newestVersion())
+        _ = try restarted.reader.index(of: newest)
+        restarted.spareFolders.rememberTrees(ofNewest: 2)
+        restarted.spareFolders.prepare { false }
+        let edited = [page("en/all/p-123.json", #"{"n":"after the restart"}"#)]
+        for store in [restarted, pair.without] {
+            let delta = PublishDelta(
+                base: newest, files: edited, removed: [], manifest: JSONObject([("locales", ["en", "fr"])]), buildRecord: JSONObject())
+            #expect(try store.publish(delta) == .published(VersionID(newest.number + 1), isCurrent: true))
+            try store.operations.gc(keep: 2)
+        }
+        restarted.spareFolders.prepare { false }
+        #expect(restarted.spareFolders.recycled == 1, "en/all's spare made from the tree retention removed")
+        let afterRecycling = [page("en/all/p-124.json", #"{"n":"from the recycled spare"}"#)]
+        for store in [restarted, pair.without] {
+            let delta = PublishDelta(
+                base: VersionID(newest.number + 1), files: afterRecycling, removed: [], manifest: JSONObject([("locales", ["en", "fr"])]),
+                buildRecord: JSONObject())
+            #expect(try store.publish(delta) == .published(VersionID(newest.number + 2), isCurrent: true))
+        }
+        #expect(try restarted.operations.verify().isEmpty)
+        #expect(pair.current(pair.spared) == pair.current(pair.plain))
+        restarted.spareFolders.close()
+    }
+
     private static func file(_ name: String, _ text: String) -> TreeManifest.Entry {
         let digest = SHA256.hash(Array(text.utf8))
         return .init(name: name, kind: .file(PublishedFile(sha256: digest, size: text.utf8.count, inputDigest: digest, metadata: nil)))

@@ -55,6 +55,24 @@ struct TreeManifestPartsTests {
         #expect(!manifest.unencoded.newParts.isEmpty && manifest.stored.newParts.isEmpty)
     }
 
+    @Test("parts another manifest holds are taken from it, the others read")
+    func knownPartsAreNotRead() throws {
+        let entries = Self.names(3000).enumerated().map { Self.file($1, $0) }
+        let older = TreeManifest(entries: entries)
+        let newer = older.updating([entries[1500].name: Self.file(entries[1500].name, 9).kind])
+        let stored = Dictionary((older.parts + newer.parts).map { ($0.id, $0.bytes) }, uniquingKeysWith: { first, _ in first })
+        var read: [String] = []
+        let known = Dictionary(newer.stored.parts.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let parsed = try TreeManifest(parsing: older.bytes, path: "t.json", known: known) { id throws(StoreError) in
+            read.append(id)
+            guard let bytes = stored[id] else { throw StoreError("no part \(id)") }
+            return bytes
+        }
+        #expect(parsed.entries == entries && parsed.id == older.id)
+        #expect(read == Set(older.parts.map(\.id)).subtracting(newer.parts.map(\.id)).sorted())
+        #expect(read.count == 1, "the part of the edited entry")
+    }
+
     @Test("edits give the manifest of the resulting entries, and make only the parts they touch")
     func editsMatchAFreshManifest() throws {
         var generator = SeededGenerator(seed: 34)

@@ -92,9 +92,13 @@ public final class SiteBuilder: @unchecked Sendable {
         if options.spareFolders, options.publish, sparesStartedBy != generation, let store = try? openStore() {
             spareFolders.prepare(store, untilBuild: generation + 1)
         }
-        // A watcher's first build: the history it starts on is read for retention meanwhile.
+        // A watcher's first build: the big trees of the history it starts on are noted for
+        // recycling (first: the next saves' spares want them), then read for retention.
         if generation == 1, options.spareFolders, let keep = burst.base?.context.config.keep, let store = try? openStore() {
-            DispatchQueue.global(qos: .utility).async { store.reader.learnTrees(ofNewest: keep + 1) }
+            DispatchQueue.global(qos: .utility).async {
+                store.spareFolders.rememberTrees(ofNewest: keep + 1)
+                store.reader.learnTrees(ofNewest: keep + 1)
+            }
         }
         return result
     }

@@ -138,9 +138,10 @@ extension TreeManifest {
         return text.utf8.count == 64 && text.utf8.allSatisfy { digits.contains($0) || letters.contains($0) }
     }
 
-    /// A part as a listed manifest gives it: its bytes, checked against its id, parsed.
+    /// A part as a listed manifest gives it: its bytes, checked against its id, parsed; or one of
+    /// `known` with its id (a part's id is the SHA-256 of its bytes: equal ids, equal entries).
     static func parseParts(
-        _ value: JSONValue, path: String, part read: (String) throws(StoreError) -> [UInt8]
+        _ value: JSONValue, path: String, known: [String: TreeManifest] = [:], part read: (String) throws(StoreError) -> [UInt8]
     ) throws(StoreError) -> [TreeManifest] {
         guard let listed = value["parts"]?.arrayValue, !listed.isEmpty else {
             throw StoreError("the tree manifest '\(path)' is damaged: a format \(partedFormat) tree manifest without parts")
@@ -149,6 +150,10 @@ extension TreeManifest {
         for item in listed {
             guard let id = item["part"]?.stringValue, let count = item["entries"]?.intValue, Self.isDigest(id) else {
                 throw StoreError("the tree manifest '\(path)' is damaged: a part without an id or a count")
+            }
+            if let part = known[id], part.entryCount == count {
+                parts.append(part)
+                continue
             }
             let bytes = try read(id)
             guard SHA256.hash(bytes) == id else {

@@ -247,12 +247,14 @@ struct TreeManifest: Sendable, Equatable {
         out.append("\n    }")
     }
 
-    /// Parses stored bytes; a manifest in parts reads each part through `part` (its id -> its
-    /// bytes), which are checked against the id.
-    init(parsing bytes: [UInt8], path: String, part: (String) throws(StoreError) -> [UInt8]) throws(StoreError) {
+    /// Parses stored bytes; a manifest in parts takes each part `known` holds by its id, and reads
+    /// the others through `part` (its id -> its bytes), which are checked against the id.
+    init(
+        parsing bytes: [UInt8], path: String, known: [String: TreeManifest] = [:], part: (String) throws(StoreError) -> [UInt8]
+    ) throws(StoreError) {
         guard let value = StoredJSONReader.parse(bytes) else { throw StoreError("the tree manifest '\(path)' is damaged: not JSON") }
         if value["format"]?.intValue == Self.partedFormat {
-            let parts = try Self.parseParts(value, path: path, part: part)
+            let parts = try Self.parseParts(value, path: path, known: known, part: part)
             self.init(entries: [], stored: bytes, parts: parts)
         } else {
             self.init(entries: try Self.parseEntries(value, path: path), stored: bytes, parts: [])
@@ -286,10 +288,12 @@ struct TreeManifest: Sendable, Equatable {
         return entries
     }
 
-    /// Stored as `trees/<id>.json` in `layout`, with its parts beside it.
-    static func read(_ id: String, layout: SiteLayout) throws(StoreError) -> TreeManifest {
+    /// Stored as `trees/<id>.json` in `layout`, with its parts beside it; those it shares with
+    /// `sibling` (another tree of its folder, in memory) are taken from it, not read.
+    static func read(_ id: String, layout: SiteLayout, sharingPartsWith sibling: TreeManifest? = nil) throws(StoreError) -> TreeManifest {
         let path = layout.treeManifest(id)
-        return try TreeManifest(parsing: FileSystem.readFile(path), path: path) { part throws(StoreError) in
+        let known = Dictionary(sibling?.parts.map { ($0.id, $0) } ?? [], uniquingKeysWith: { first, _ in first })
+        return try TreeManifest(parsing: FileSystem.readFile(path), path: path, known: known) { part throws(StoreError) in
             try FileSystem.readFile(layout.treeManifest(part))
         }
     }

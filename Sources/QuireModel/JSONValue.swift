@@ -32,6 +32,12 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    /// An object in storage of its size (`JSONObject.compacted`); any other value as it is.
+    public var compacted: JSONValue {
+        guard case .object(let object) = self else { return self }
+        return .object(object.compacted)
+    }
+
     public var objectValue: JSONObject? {
         if case .object(let object) = self { return object }
         return nil
@@ -123,6 +129,15 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     }
 
     public var keys: [String] { members.map(\.key) }
+    /// The same object in storage of its size, not of the doubling that grew it: for an object
+    /// kept long, once per file of a site (a file's metadata read back from a manifest).
+    public var compacted: JSONObject {
+        guard members.capacity > members.count else { return self }
+        var copy = self
+        copy.members = members.map { $0 }
+        return copy
+    }
+
     public var isEmpty: Bool { members.isEmpty }
     public var count: Int { members.count }
 

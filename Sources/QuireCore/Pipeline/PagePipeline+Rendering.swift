@@ -102,11 +102,10 @@ extension PagePipeline {
                 for (index, part) in rendered.parts.enumerated() {
                     let partFile = file.part(index + 1)
                     let partPath = partFile.path
-                    var metadata = OutputMetadata.pageFile(partFile, ttl: model.ttl ?? config.ttl, parts: rendered.parts.count)
                     // What the page index lists of the page, on the file it lists (PageIndexFiles).
-                    if index == 0 && audience == nil {
-                        for (key, value) in PageIndexFiles.metadata(of: model, page: part, text: renderer.text) { metadata[key] = value }
-                    }
+                    let listed = index == 0 && audience == nil ? PageIndexFiles.metadata(of: model, page: part, text: renderer.text) : []
+                    let metadata = OutputMetadata.pageFile(
+                        partFile, ttl: model.ttl ?? config.ttl, parts: rendered.parts.count, listed: listed)
                     if published[partPath]?.inputDigest == digest && published[partPath]?.metadata == .object(metadata) {
                         output.files.append(OutputFile(path: partPath, content: .carried, inputDigest: digest, metadata: .object(metadata)))
                         continue

@@ -36,20 +36,40 @@ struct PagePipeline: Sendable {
 /// translations. Equal keys, equal output.
 struct OutputKey: Equatable, Sendable {
     private static let separator = "|"
-    /// Every input joined by `separator`, the settings' digest first.
-    private let text: String
+    /// The SHA-256 of every input joined by `separator`, the settings' digest first: a watcher
+    /// keeps a key a page, and the inputs themselves take about 350 bytes.
+    private let digest: SIMD4<UInt64>
 
-    init(settingsDigest: String, inputs: [String]) { text = ([settingsDigest] + inputs).joined(separator: Self.separator) }
-
-    /// The key as the restart cache writes it: without the settings' digest, which the cache
-    /// holds once for every key.
-    func cached(settingsDigest: String) -> String {
-        let prefix = settingsDigest + Self.separator
-        return text.hasPrefix(prefix) ? Self.separator + text.dropFirst(prefix.count) : text
+    init(settingsDigest: String, inputs: [String]) {
+        var hasher = SHA256()
+        hasher.update(settingsDigest)
+        for input in inputs {
+            hasher.update(Self.separator)
+            hasher.update(input)
+        }
+        let bytes = hasher.finalizeBytes()
+        digest = SIMD4((0..<4).map { word in bytes[word * 8..<word * 8 + 8].reduce(0) { $0 << 8 | UInt64($1) } })
     }
 
-    /// A key the restart cache wrote (`cached(settingsDigest:)`).
-    init(cached: String, settingsDigest: String) { text = cached.hasPrefix(Self.separator) ? settingsDigest + cached : cached }
+    /// The key as the restart cache writes it: 64 hexadecimal digits.
+    var cached: String {
+        (0..<4).map { word in
+            let digits = String(digest[word], radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }.joined()
+    }
+
+    /// A key the restart cache wrote (`cached`); nil when it is not one.
+    init?(cached: String) {
+        let digits = Array(cached.utf8)
+        guard digits.count == 64 else { return nil }
+        var words = SIMD4<UInt64>()
+        for word in 0..<4 {
+            guard let value = UInt64(String(decoding: digits[word * 16..<word * 16 + 16], as: UTF8.self), radix: 16) else { return nil }
+            words[word] = value
+        }
+        digest = words
+    }
 }
 
 /// A page source as last read: the page validated from it, reused while the bytes and the
@@ -71,8 +91,30 @@ final class CachedSource: Sendable {
 /// every page would hold a watcher's every translated string for the few pages a change set
 /// renders again; those read their files again instead.
 struct CachedTranslation {
-    var digest: String
-    var parsed: Result<TranslationSummary, Diagnostic>
+    let digest: String
+    /// The usual parse (a locale, no warnings) is held inline and anything else boxed: a watcher
+    /// keeps one of these per translation file (300,000 at 100,000 pages), and a room for a whole
+    /// diagnostic in each doubled what its dictionary held.
+    private let locale: String?
+    private let unusual: UnusualParse?
+
+    init(digest: String, parsed: Result<TranslationSummary, Diagnostic>) {
+        self.digest = digest
+        if case .success(let summary) = parsed, summary.warnings.isEmpty {
+            (locale, unusual) = (summary.locale, nil)
+        } else {
+            (locale, unusual) = (nil, UnusualParse(parsed: parsed))
+        }
+    }
+
+    var parsed: Result<TranslationSummary, Diagnostic> {
+        unusual?.parsed ?? .success(TranslationSummary(locale: locale, warnings: []))
+    }
+
+    private final class UnusualParse: Sendable {
+        let parsed: Result<TranslationSummary, Diagnostic>
+        init(parsed: Result<TranslationSummary, Diagnostic>) { self.parsed = parsed }
+    }
 }
 
 /// What a translation file's parse says besides its strings.

@@ -12,7 +12,7 @@ import QuireModel
 ///     { "format", "previews", "root", "context": [settings, [page ids], [assets]],
 ///       "sources": [[path, digest, page id, file, flags, timetable, [links], [diagnostics]]],
 ///       "translations": [[path, digest, locale | null, [warnings] | diagnostic]],
-///       "outputs": [[page id, key without the settings digest, [paths], files digest, [diagnostics],
+///       "outputs": [[page id, key (`OutputKey.cached`), [paths], files digest, [diagnostics],
 ///                    [[locale, translated, stale, missing]]]],
 ///       "assets": [[path, digest]],
 ///       "trees": [[tree id, [subtree ids], [part ids]]] }
@@ -21,7 +21,7 @@ import QuireModel
 /// so they never change, and retention marks from them without parsing the manifests of the
 /// versions it keeps (a folder of 10,000 entries each).
 struct RestartCache: @unchecked Sendable {
-    static let format = 1
+    static let format = 2
     var sources: [String: CachedSource] = [:]
     var translations: [String: CachedTranslation] = [:]
     /// Outputs whose files' input digests are not known yet: `filesDigests` says what they were.
@@ -77,12 +77,10 @@ struct RestartCache: @unchecked Sendable {
                 }
                 return .array([.string(path), .string(cached.digest)] + parsed)
             })
-        // Every key starts with the settings' digest, which the context holds once.
-        let settings = context?.settings ?? ""
         root["outputs"] = .array(
             outputs.map { pageID, entry in
                 [
-                    .string(pageID), .string(entry.key.cached(settingsDigest: settings)),
+                    .string(pageID), .string(entry.key.cached),
                     .array(entry.output.files.map { .string($0.path) }), .string(Self.filesDigest(entry.output.files)),
                     .array(entry.output.diagnostics.map(Self.encode)),
                     .array(
@@ -157,7 +155,6 @@ struct RestartCache: @unchecked Sendable {
                 translations[path] = CachedTranslation(digest: digest, parsed: .failure(diagnostic))
             }
         }
-        let settings = context?.settings ?? ""
         for entry in root["outputs"]?.arrayValue ?? [] {
             guard let fields = entry.arrayValue, fields.count == 6, let pageID = fields[0].stringValue, let key = fields[1].stringValue,
                 let files = fields[2].arrayValue, let filesDigest = fields[3].stringValue, let diagnostics = Self.diagnostics(fields[4]),
@@ -173,7 +170,8 @@ struct RestartCache: @unchecked Sendable {
                 output.coverage[locale] = LocaleCoverage(locale: locale, translated: translated, stale: stale, missing: missing)
             }
             guard output.files.count == files.count, output.coverage.count == coverage.count else { continue }
-            outputs[pageID] = (OutputKey(cached: key, settingsDigest: settings), output)
+            guard let key = OutputKey(cached: key) else { continue }
+            outputs[pageID] = (key, output)
             filesDigests[pageID] = filesDigest
         }
         for entry in root["assets"]?.arrayValue ?? [] {

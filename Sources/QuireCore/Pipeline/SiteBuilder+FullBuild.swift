@@ -69,6 +69,11 @@ extension SiteBuilder {
         var newSources: [String: CachedSource] = [:]
         var newTranslations: [String: CachedTranslation] = [:]
         var newOutputs: [String: (key: OutputKey, output: PageOutput)] = [:]
+        if keepsSources {  // sized once: no rehash, and no second table beside the first while it grows
+            newSources.reserveCapacity(pages.count)
+            newTranslations.reserveCapacity(pages.reduce(0) { $0 + $1.translationsCache.count })
+            newOutputs.reserveCapacity(pages.count)
+        }
         let locales = context.config.locales
         var files: [OutputFile] = []
         files.reserveCapacity(pages.reduce(0) { $0 + ($1.output?.files.count ?? 0) } + 8)

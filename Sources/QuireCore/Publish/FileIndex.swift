@@ -103,23 +103,25 @@ struct FileIndex: Sendable {
     mutating func record(folder prefix: String, tree id: String, manifest: TreeManifest, layout: SiteLayout, named: [String]? = nil) {
         folders[prefix] = (id, manifest.stored)
         treesRoot = layout.trees
-        func remember(_ entry: TreeManifest.Entry) {
-            guard case .file(let file) = entry.kind else { return }
-            pathsBySHA256[DigestKey(file.sha256)] = (prefix, entry.name)
-        }
         if let named {
-            for name in named { if let entry = manifest.entry(named: name) { remember(entry) } }
+            for name in named {
+                if case .file(let file)? = manifest.entry(named: name)?.kind { pathsBySHA256[DigestKey(file.sha256)] = (prefix, name) }
+            }
             return
         }
-        // Of a run of files with the same bytes (a folder's previews), the last is the one kept:
-        // the others need not be looked up at all.
-        var pending: TreeManifest.Entry?
+        Self.forEachLinkable(in: manifest) { name, file in pathsBySHA256[DigestKey(file.sha256)] = (prefix, name) }
+    }
+
+    /// The files of a folder worth finding by their bytes: of a run of files with the same bytes
+    /// (a folder's previews), only the last, as the others need not be looked up at all.
+    private static func forEachLinkable(in manifest: TreeManifest, _ body: (_ name: String, _ file: PublishedFile) -> Void) {
+        var pending: (name: String, file: PublishedFile)?
         manifest.forEachEntry { entry in
             guard case .file(let file) = entry.kind else { return }
-            if let previous = pending, case .file(let held) = previous.kind, held.sha256 != file.sha256 { remember(previous) }
-            pending = entry
+            if let previous = pending, previous.file.sha256 != file.sha256 { body(previous.name, previous.file) }
+            pending = (entry.name, file)
         }
-        if let pending { remember(pending) }
+        if let pending { body(pending.name, pending.file) }
     }
 }
 
@@ -147,8 +149,15 @@ extension FileIndex {
     /// The index of a version just written, without reading its manifests back.
     init(planned: [(name: String, tree: PlannedTree)], layout: SiteLayout) {
         self.init()
-        // At most one digest per file: grown step by step, it rehashed them a dozen times.
-        pathsBySHA256.reserveCapacity(planned.reduce(0) { $0 + $1.tree.fileCount })
+        // Sized once (grown step by step, it rehashed them a dozen times), for the files it will
+        // hold: room for every file doubled it where a folder's previews share their bytes.
+        var linkable = 0
+        func count(_ tree: PlannedTree) {
+            Self.forEachLinkable(in: tree.manifest) { _, _ in linkable += 1 }
+            for subtree in tree.subtrees.values { count(subtree) }
+        }
+        for entry in planned { count(entry.tree) }
+        pathsBySHA256.reserveCapacity(linkable)
         for entry in planned { add(planned: entry.tree, prefix: entry.name, layout: layout) }
     }
 

@@ -323,6 +323,6 @@ extension PublishedFile {
         guard let sha256 = value["sha256"]?.stringValue, let size = value["size"]?.intValue,
             let inputDigest = value["input_digest"]?.stringValue
         else { return nil }
-        self.init(sha256: sha256, size: size, inputDigest: inputDigest, metadata: value["metadata"])
+        self.init(sha256: sha256, size: size, inputDigest: inputDigest, metadata: value["metadata"]?.compacted)
     }
 }

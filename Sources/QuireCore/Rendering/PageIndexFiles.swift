@@ -68,9 +68,22 @@ struct PageIndexFiles: Sendable {
         var changedIn: VersionID
     }
 
+    /// An entry and its bytes in a part, encoded once.
+    final class Encoded: Sendable {
+        let entry: Entry
+        let bytes: [UInt8]
+
+        init(_ id: String, _ entry: Entry) {
+            self.entry = entry
+            bytes = PageIndexFiles.encode(id, entry)
+        }
+    }
+
     /// One locale's entries, split into parts.
     private struct LocaleIndex: Sendable {
-        var entries: [String: (entry: Entry, bytes: [UInt8])] = [:]
+        /// Boxed: a dictionary of 100,000 pages has room for 262,144, and each empty slot held a
+        /// whole entry and its bytes (120 MB for three locales).
+        var entries: [String: Encoded] = [:]
         /// The part count `members` is split for (0: not split yet).
         var parts = 0
         /// The page ids of each part (part k at k - 1).
@@ -89,7 +102,7 @@ struct PageIndexFiles: Sendable {
             return true
         }
 
-        mutating func set(_ id: String, _ new: (entry: Entry, bytes: [UInt8])?) {
+        mutating func set(_ id: String, _ new: Encoded?) {
             entries[id] = new
             guard parts > 0 else { return }
             let part = PageIndex.part(of: id, parts: parts)
@@ -119,7 +132,7 @@ struct PageIndexFiles: Sendable {
             bytes.removeLast()  // the object's `}`: the part count follows
             heads[locale] = bytes
             var index = LocaleIndex()
-            for (id, entry) in previous[locale] ?? [:] { index.entries[id] = (entry, Self.encode(id, entry)) }
+            for (id, entry) in previous[locale] ?? [:] { index.entries[id] = Encoded(id, entry) }
             self.locales[locale] = index
         }
         self.heads = heads
@@ -190,7 +203,7 @@ struct PageIndexFiles: Sendable {
                     changedIn: old == nil || changed.contains(locale) || !old!.listing.listsSame(as: listing) ? version : old!.changedIn)
             }
             guard new != old else { continue }
-            locales[locale]?.set(pageID, new.map { ($0, Self.encode(pageID, $0)) })
+            locales[locale]?.set(pageID, new.map { Encoded(pageID, $0) })
         }
     }
 
@@ -250,7 +263,7 @@ struct PageIndexFiles: Sendable {
         return bytes
     }
 
-    private static func encode(_ id: String, _ entry: Entry) -> [UInt8] {
+    fileprivate static func encode(_ id: String, _ entry: Entry) -> [UInt8] {
         var object: JSONObject = ["id": .string(id)]
         if let title = entry.listing.title { object["title"] = .string(title) }
         object["ttl"] = .integer(entry.listing.ttl)

@@ -1,0 +1,52 @@
+import Testing
+
+@testable import QuireCore
+@testable import QuireModel
+
+/// The forms a watcher keeps for every page and file between builds: smaller than what they
+/// stand for, and giving back the same answers.
+@Suite struct WatcherStateTests {
+    @Test func anOutputKeyIsTheDigestOfItsInputsInOrder() {
+        let key = OutputKey(settingsDigest: "s", inputs: ["a", "b"])
+        #expect(key == OutputKey(settingsDigest: "s", inputs: ["a", "b"]))
+        #expect(key != OutputKey(settingsDigest: "t", inputs: ["a", "b"]))
+        #expect(key != OutputKey(settingsDigest: "s", inputs: ["b", "a"]))
+        #expect(key != OutputKey(settingsDigest: "s", inputs: ["ab"]))
+        #expect(key.cached == SHA256.hash("s|a|b"))
+    }
+
+    @Test func theRestartCacheFormOfAKeyReadsBackAndNothingElseDoes() {
+        let key = OutputKey(settingsDigest: "settings", inputs: ["source", "true", "live", "links", "fr0123"])
+        #expect(OutputKey(cached: key.cached) == key)
+        #expect(OutputKey(cached: String(key.cached.dropLast())) == nil)
+        #expect(OutputKey(cached: String(repeating: "g", count: 64)) == nil)
+        #expect(OutputKey(cached: "|source|true|live|links|fr0123") == nil)
+    }
+
+    @Test func aCachedTranslationGivesBackWhatItsParseSaid() throws {
+        let clean = CachedTranslation(digest: "d1", parsed: .success(TranslationSummary(locale: "fr", warnings: [])))
+        let summary = try clean.parsed.get()
+        #expect(summary.locale == "fr" && summary.warnings.isEmpty && clean.digest == "d1")
+
+        let warning = Diagnostic(.warning, file: "l10n/fr/a.yaml", keyPath: "title", "not in the page")
+        let warned = CachedTranslation(digest: "d2", parsed: .success(TranslationSummary(locale: nil, warnings: [warning])))
+        let kept = try warned.parsed.get()
+        #expect(kept.locale == nil && kept.warnings == [warning])
+
+        let failure = Diagnostic(.error, file: "l10n/fr/b.yaml", "not YAML")
+        let failed = CachedTranslation(digest: "d3", parsed: .failure(failure))
+        #expect(throws: failure) { try failed.parsed.get() }
+    }
+
+    @Test func aCompactedObjectHasTheSameMembersInTheRoomTheyTake() {
+        var object = JSONObject()
+        for (index, key) in ["page_id", "locale", "ttl", "audience", "title", "image_url"].enumerated() {
+            object[key] = .integer(index)
+        }
+        #expect(object.members.capacity > object.count)
+        let compacted = object.compacted
+        #expect(compacted == object && compacted.members.map(\.key) == object.members.map(\.key))
+        #expect(compacted.members.capacity < object.members.capacity)
+        #expect(JSONValue.object(object).compacted == .object(object) && JSONValue.integer(3).compacted == .integer(3))
+    }
+}

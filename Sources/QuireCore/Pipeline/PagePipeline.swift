@@ -47,28 +47,21 @@ struct OutputKey: Equatable, Sendable {
             hasher.update(Self.separator)
             hasher.update(input)
         }
-        let bytes = hasher.finalizeBytes()
-        digest = SIMD4((0..<4).map { word in bytes[word * 8..<word * 8 + 8].reduce(0) { $0 << 8 | UInt64($1) } })
+        digest = Self.words(hasher.finalizeBytes())
     }
 
-    /// The key as the restart cache writes it: 64 hexadecimal digits.
-    var cached: String {
-        (0..<4).map { word in
-            let digits = String(digest[word], radix: 16)
-            return String(repeating: "0", count: 16 - digits.count) + digits
-        }.joined()
-    }
+    /// The key as the restart cache writes it: its digest in hexadecimal.
+    var cached: String { withUnsafeBytes(of: digest) { SHA256.hex($0) } }
 
     /// A key the restart cache wrote (`cached`); nil when it is not one.
     init?(cached: String) {
-        let digits = Array(cached.utf8)
-        guard digits.count == 64 else { return nil }
-        var words = SIMD4<UInt64>()
-        for word in 0..<4 {
-            guard let value = UInt64(String(decoding: digits[word * 16..<word * 16 + 16], as: UTF8.self), radix: 16) else { return nil }
-            words[word] = value
-        }
-        digest = words
+        guard let bytes = SHA256.bytes(hex: cached), bytes.count == MemoryLayout<SIMD4<UInt64>>.size else { return nil }
+        digest = Self.words(bytes)
+    }
+
+    /// The 32 bytes of a digest as they lie in memory, so that `cached` writes them back in order.
+    private static func words(_ bytes: [UInt8]) -> SIMD4<UInt64> {
+        bytes.withUnsafeBytes { $0.loadUnaligned(as: SIMD4<UInt64>.self) }
     }
 }
 

@@ -103,13 +103,12 @@ struct FileIndex: Sendable {
     mutating func record(folder prefix: String, tree id: String, manifest: TreeManifest, layout: SiteLayout, named: [String]? = nil) {
         folders[prefix] = (id, manifest.stored)
         treesRoot = layout.trees
+        func remember(_ name: String, _ file: PublishedFile) { pathsBySHA256[DigestKey(file.sha256)] = (prefix, name) }
         if let named {
-            for name in named {
-                if case .file(let file)? = manifest.entry(named: name)?.kind { pathsBySHA256[DigestKey(file.sha256)] = (prefix, name) }
-            }
+            for name in named { if case .file(let file)? = manifest.entry(named: name)?.kind { remember(name, file) } }
             return
         }
-        Self.forEachLinkable(in: manifest) { name, file in pathsBySHA256[DigestKey(file.sha256)] = (prefix, name) }
+        Self.forEachLinkable(in: manifest, remember)
     }
 
     /// The files of a folder worth finding by their bytes: of a run of files with the same bytes

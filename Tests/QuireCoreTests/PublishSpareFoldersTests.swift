@@ -39,6 +39,17 @@ import Testing
             #expect(current(spared) == current(plain), sourceLocation: sourceLocation)
         }
 
+        /// Publishes the same whole version to both, after making the spares of the newest version.
+        func whole(_ files: [OutputFile], sourceLocation: SourceLocation = #_sourceLocation) throws {
+            withSpares.spareFolders.prepare { false }
+            for store in [withSpares, without] {
+                let base = try #require(try store.reader.newestVersion())
+                #expect(try store.publish(request(files)) == .published(VersionID(base.number + 1), isCurrent: true), sourceLocation: sourceLocation)
+            }
+            #expect(try withSpares.operations.verify().isEmpty, sourceLocation: sourceLocation)
+            #expect(current(spared) == current(plain), sourceLocation: sourceLocation)
+        }
+
         /// Every path under `current/`, with the bytes of files and the targets of links.
         func current(_ dist: TemporaryDist) -> [String: String] {
             var found: [String: String] = [:]
@@ -93,6 +104,25 @@ import Testing
         let taken = pair.withSpares.spareFolders.taken
         try pair.delta(files: [page("en/trex-store.json", #"{"title":"Store 3"}"#)])
         #expect(pair.withSpares.spareFolders.taken == taken + 1)
+    }
+
+    /// A full build plans every folder, and one the newest version holds as an edit of its tree:
+    /// what it keeps comes with the spare (with spares) or is linked from the tree by name
+    /// (without), and either way the version is the one a store without history publishes.
+    @Test func aWholePublishEditsAFolderThroughItsSpare() throws {
+        let pair = try Pair(Self.site)
+        // `en/guides`: a file changed, one added, one gone; a file of `fr/guides` carried.
+        var files = Self.site.filter { $0.path != "en/guides/holsters.json" && $0.path != "fr/guides/range-safety.json" }
+        files = files.map { $0.path == "en/guides/range-safety.json" ? page($0.path, #"{"title":"Safety, edited"}"#) : $0 }
+        files += [page("en/guides/optics.json", #"{"title":"Optics"}"#), carried("fr/guides/range-safety.json")]
+        try pair.whole(files)
+        #expect(pair.withSpares.spareFolders.taken == 1, "en/guides: the one folder of files that changed")
+        let fresh = TemporaryDist()
+        _ = try fresh.store().publish(request(files.map { $0.path == "fr/guides/range-safety.json" ? page($0.path, #"{"title":"Sécurité"}"#) : $0 }))
+        #expect(pair.current(pair.spared) == pair.current(fresh))
+        // Then only `fr/guides` changes: its spare is taken, the folders carried whole are kept.
+        try pair.whole(files.map { $0.path == "fr/guides/range-safety.json" ? page($0.path, #"{"title":"Sûreté"}"#) : carried($0.path) })
+        #expect(pair.withSpares.spareFolders.taken == 2)
     }
 
     @Test func aSpareThatDoesNotMatchItsTreeIsNotUsed() throws {

@@ -34,8 +34,11 @@ struct FileIndex: Sendable {
     /// The file `name` of a folder whose tree the caller already holds (one of `folders`).
     func location(named name: String, in folder: (id: String, manifest: TreeManifest)) -> Location? {
         guard case .file(let file)? = folder.manifest.entry(named: name)?.kind else { return nil }
-        return Location(file: file, storedPath: treesRoot + "/" + folder.id + "/" + name)
+        return Location(file: file, storedPath: storedFolder(folder.id) + "/" + name)
     }
+
+    /// Where the tree `id` of one of `folders` is stored (`trees/<id>`).
+    func storedFolder(_ id: String) -> String { treesRoot + "/" + id }
 
     /// A stored file of this version with these bytes, to link instead of writing them again.
     func storedFile(sha256: String) -> String? {

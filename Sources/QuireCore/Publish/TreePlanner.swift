@@ -195,6 +195,12 @@ struct TreePlanner {
     private func plan(
         _ files: [(name: String, file: OutputFile)], path: String, subtrees planned: [String: PlannedTree]
     ) throws(StoreError) -> PlannedTree {
+        // A folder of files that the newest version holds too is planned as an edit of its tree,
+        // as a delta publish plans one: the entries it keeps are linked from that tree by name or
+        // come with a spare copy of it (`SpareFolders`), so a full build that changes a few files
+        // of a folder of 100,000 (a restarted watcher's first build) does not link 100,000 anew.
+        let base = planned.isEmpty ? previous.folders[path] : nil
+        let baseFolder = base.map { previous.storedFolder($0.id) }
         var digests = SharedBufferDigests()
         var entries: [TreeManifest.Entry] = []
         entries.reserveCapacity(files.count + planned.count)
@@ -225,6 +231,9 @@ struct TreePlanner {
                 published = PublishedFile(sha256: blob.sha256, size: blob.size, inputDigest: file.inputDigest, metadata: file.metadata)
                 sources[name] = previous.storedFile(sha256: blob.sha256).map { .storedFile($0) } ?? .staged(blob.path)
             }
+            if let baseFolder, case .storedFile(let stored)? = sources[name], Self.isEntry(stored, named: name, in: baseFolder) {
+                sources[name] = nil
+            }
             entries.append(.init(name: name, kind: .file(published)))
             fileCount += 1
             byteCount += published.size
@@ -239,8 +248,34 @@ struct TreePlanner {
         // (`TreeManifest(entries:)`) retained and released every entry.
         if !planned.isEmpty { entries.sort { $0.name.utf8Precedes($1.name) } }
         let manifest = TreeManifest(canonical: entries).unencoded
+        // The same bytes under the same names (rendered again, not carried): the stored tree.
+        if let base, manifest.id == base.id {
+            return PlannedTree(
+                manifest: base.manifest, id: base.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount,
+                isStored: true)
+        }
         return PlannedTree(
-            manifest: manifest, id: manifest.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount)
+            manifest: manifest, id: manifest.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount,
+            linkedFrom: baseFolder, linkedManifest: base?.manifest, droppedNames: base.map { Self.names(in: $0.manifest, besides: files) } ?? [])
+    }
+
+    /// Whether `stored` is the entry `name` of the tree folder `folder`, compared by bytes (a
+    /// folder of 100,000 files asks it of each).
+    private static func isEntry(_ stored: String, named name: String, in folder: String) -> Bool {
+        let (folderLength, nameLength) = (folder.utf8.count, name.utf8.count)
+        return stored.utf8.count == folderLength + 1 + nameLength && stored.utf8Matches(folder, count: folderLength, at: 0)
+            && stored.utf8Matches("/", count: 1, at: folderLength) && stored.utf8Matches(name, count: nameLength, at: folderLength + 1)
+    }
+
+    /// The names `manifest` holds that `files` (sorted by name) does not: both in UTF-8 order, one walk.
+    private static func names(in manifest: TreeManifest, besides files: [(name: String, file: OutputFile)]) -> [String] {
+        var missing: [String] = []
+        var index = 0
+        manifest.forEachEntry { entry in
+            while index < files.count, files[index].name.utf8Precedes(entry.name) { index += 1 }
+            if index < files.count, files[index].name == entry.name { index += 1 } else { missing.append(entry.name) }
+        }
+        return missing
     }
 }
 

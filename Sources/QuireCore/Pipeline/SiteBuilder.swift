@@ -38,6 +38,9 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Whether the restart file was looked for (at the first build only), and its reading.
     var restartCacheRead = false
     var pendingRestartCache: BackgroundValue<RestartCache?>?
+    /// The newest version's files, read on the other core while the first build scans
+    /// (`startReadingPublishedFiles`).
+    private var pendingPublished: BackgroundValue<(version: VersionID, files: [String: PublishedFile])?>?
 
     public init(site: String, pagesRoot: String, distRoot: String, options: BuildOptions = BuildOptions()) {
         self.site = site
@@ -75,9 +78,11 @@ public final class SiteBuilder: @unchecked Sendable {
         let generation = spareFolders.buildStarts()
         let clock = StageClock()
         startReadingRestartCache()
+        if generation == 1 { startReadingPublishedFiles() }
         // Before the first publish, which takes spares a stopped watcher handed over.
         if generation == 1, options.spareFolders, options.publish { try? openStore().spareFolders.keep() }
         var result = build(clock: clock, changed: changed, hold: hold)
+        pendingPublished = nil  // a build that stopped before it needs no more
         if result.operationalError != nil {
             // Another process may have published meanwhile: start again from what is on disk.
             forgetCaches()
@@ -173,7 +178,20 @@ public final class SiteBuilder: @unchecked Sendable {
         guard options.publish else { return [:] }
         let store = try openStore()
         guard let newest = try store.reader.newestVersion() else { return [:] }
+        if let read = pendingPublished.take()?.value, read.version == newest { return read.files }
         return try store.reader.files(of: newest)
+    }
+
+    /// Starts reading the newest version's manifests beside the scan, before the full build needs
+    /// them: at 100,000 pages they are over a second of parsing, and the scan keeps one core.
+    private func startReadingPublishedFiles() {
+        guard options.publish, let store = try? openStore() else { return }
+        pendingPublished = BackgroundValue {
+            guard let newest = (try? store.reader.newestVersion()).flatMap({ $0 }), let files = try? store.reader.files(of: newest) else {
+                return nil
+            }
+            return (newest, files)
+        }
     }
 
     func openStore() throws -> SiteStore {

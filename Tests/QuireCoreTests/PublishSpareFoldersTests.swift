@@ -125,6 +125,20 @@ import Testing
         #expect(pair.withSpares.spareFolders.taken == 2)
     }
 
+    /// A folder listed in parts: the edit re-encodes the parts it touches, and its tree is the one
+    /// the same files make from nothing (equal ids, so equal manifests).
+    @Test func aWholePublishEditsABigFolderAsItsFilesWouldMakeIt() throws {
+        let folder = (0..<600).map { page(String(format: "en/all/p-%03d.json", $0), #"{"n":\#($0)}"#) }
+        let pair = try Pair(Self.site + folder)
+        var files = Self.site + folder.filter { $0.path != "en/all/p-007.json" }
+        files = files.map { $0.path == "en/all/p-300.json" ? page($0.path, #"{"n":"edited"}"#) : $0 }
+        try pair.whole(files + [page("en/all/p-600.json", #"{"n":600}"#)])
+        #expect(pair.withSpares.spareFolders.taken == 1)
+        let fresh = TemporaryDist()
+        _ = try fresh.store().publish(request(files + [page("en/all/p-600.json", #"{"n":600}"#)]))
+        #expect(pair.current(pair.spared) == pair.current(fresh))
+    }
+
     @Test func aSpareThatDoesNotMatchItsTreeIsNotUsed() throws {
         let pair = try Pair(Self.site)
         pair.withSpares.spareFolders.prepare { false }

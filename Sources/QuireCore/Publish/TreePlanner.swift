@@ -209,6 +209,11 @@ struct TreePlanner {
         var subtrees: [String: PlannedTree] = [:]
         var fileCount = 0
         var byteCount = 0
+        // With a base: what differs from it, found in one walk of both sorted lists.
+        var changes: [String: TreeManifest.Kind?] = [:]
+        var droppedNames: [String] = []
+        let baseEntries = base?.manifest.entries ?? []
+        var baseIndex = 0
         for (name, file) in files {
             let published: PublishedFile
             switch file.content {
@@ -234,6 +239,15 @@ struct TreePlanner {
             if let baseFolder, case .storedFile(let stored)? = sources[name], Self.isEntry(stored, named: name, in: baseFolder) {
                 sources[name] = nil
             }
+            if base != nil {
+                while baseIndex < baseEntries.count, baseEntries[baseIndex].name.utf8Precedes(name) {
+                    droppedNames.append(baseEntries[baseIndex].name)
+                    baseIndex += 1
+                }
+                let listed = baseIndex < baseEntries.count && baseEntries[baseIndex].name == name
+                if !listed || baseEntries[baseIndex].kind != .file(published) { changes[name] = .file(published) }
+                if listed { baseIndex += 1 }
+            }
             entries.append(.init(name: name, kind: .file(published)))
             fileCount += 1
             byteCount += published.size
@@ -247,7 +261,18 @@ struct TreePlanner {
         // The files come sorted: only subfolders need a place among them, and sorting a copy
         // (`TreeManifest(entries:)`) retained and released every entry.
         if !planned.isEmpty { entries.sort { $0.name.utf8Precedes($1.name) } }
-        let manifest = TreeManifest(canonical: entries).unencoded
+        if base != nil {
+            droppedNames += baseEntries[baseIndex...].map(\.name)
+            for name in droppedNames { changes[name] = .some(nil) }
+        }
+        // An edit of a few entries re-encodes the parts holding them (`updating`), not 100,000
+        // entries; one of most entries is encoded whole.
+        let manifest =
+            if let base, changes.count * 2 <= base.manifest.entryCount {
+                base.manifest.updating(changes).unencoded
+            } else {
+                TreeManifest(canonical: entries).unencoded
+            }
         // The same bytes under the same names (rendered again, not carried): the stored tree.
         if let base, manifest.id == base.id {
             return PlannedTree(
@@ -256,7 +281,7 @@ struct TreePlanner {
         }
         return PlannedTree(
             manifest: manifest, id: manifest.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount,
-            linkedFrom: baseFolder, linkedManifest: base?.manifest, droppedNames: base.map { Self.names(in: $0.manifest, besides: files) } ?? [])
+            linkedFrom: baseFolder, linkedManifest: base?.manifest, droppedNames: droppedNames)
     }
 
     /// Whether `stored` is the entry `name` of the tree folder `folder`, compared by bytes (a
@@ -265,17 +290,6 @@ struct TreePlanner {
         let (folderLength, nameLength) = (folder.utf8.count, name.utf8.count)
         return stored.utf8.count == folderLength + 1 + nameLength && stored.utf8Matches(folder, count: folderLength, at: 0)
             && stored.utf8Matches("/", count: 1, at: folderLength) && stored.utf8Matches(name, count: nameLength, at: folderLength + 1)
-    }
-
-    /// The names `manifest` holds that `files` (sorted by name) does not: both in UTF-8 order, one walk.
-    private static func names(in manifest: TreeManifest, besides files: [(name: String, file: OutputFile)]) -> [String] {
-        var missing: [String] = []
-        var index = 0
-        manifest.forEachEntry { entry in
-            while index < files.count, files[index].name.utf8Precedes(entry.name) { index += 1 }
-            if index < files.count, files[index].name == entry.name { index += 1 } else { missing.append(entry.name) }
-        }
-        return missing
     }
 }
 

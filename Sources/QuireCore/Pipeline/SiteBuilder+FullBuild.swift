@@ -43,9 +43,6 @@ extension SiteBuilder {
             return result
         }
 
-        // The page index as the newest version left it, read on the other core meanwhile.
-        let previousPageIndex = startReadingPageIndex(config: context.config, published: published)
-
         let pageIDs = inventory.pages.keys.sorted()
         let keepsSources = options.keepsSources
         var pass = PagePass(
@@ -150,9 +147,10 @@ extension SiteBuilder {
         var pageIndex: PageIndexFiles?
         var feeds: FeedFiles?
         var version: (parent: VersionID?, next: VersionID)?
-        if let (parent, previousIndex) = previousPageIndex?.value {
+        if options.publish {
+            let parent = (try? openStore().reader.newestVersion()).flatMap { $0 }
             let next = VersionID((parent?.number ?? 0) + 1)
-            var index = previousIndex
+            var index = newPageIndex(config: context.config, parent: parent, published: published)
             var feedFiles = FeedFiles(feeds: context.config.feeds, locales: locales, ttl: context.config.ttl)
             clock.measure(.index) {
                 index.setEvery(files, published: published, version: next, now: PageIndexFiles.timestamp(now))
@@ -280,27 +278,19 @@ extension SiteBuilder {
 
     // MARK: The page index
 
-    /// Starts reading the page index as the newest version (`parent`) left it, for a publishing
-    /// build to update, on the other core: at 100,000 pages its parts are 300,000 entries to parse
-    /// and encode, while this core checks the restored outputs and starts the pages.
-    func startReadingPageIndex(config: SiteConfig, published: [String: PublishedFile])
-        -> BackgroundValue<(parent: VersionID?, index: PageIndexFiles)>?
-    {
-        guard options.publish, let store = try? openStore() else { return nil }
-        return BackgroundValue {
-            let parent = (try? store.reader.newestVersion()).flatMap { $0 }
-            var previous: [String: [String: PageIndexFiles.Entry]] = [:]
-            if let parent {
-                for locale in config.locales {
-                    var part = 1
-                    while published[PageIndexFiles.partPath(locale: locale, part: part)] != nil {
-                        let bytes = try? store.reader.bytes(of: PageIndexFiles.partPath(locale: locale, part: part), in: parent)
-                        previous[locale, default: [:]].merge(bytes.flatMap(PageIndexFiles.read) ?? [:]) { $1 }
-                        part += 1
-                    }
+    /// The page index as the newest version left it (`parent`), for this build to update.
+    func newPageIndex(config: SiteConfig, parent: VersionID?, published: [String: PublishedFile]) -> PageIndexFiles {
+        var previous: [String: [String: PageIndexFiles.Entry]] = [:]
+        if let parent, let store = try? openStore() {
+            for locale in config.locales {
+                var part = 1
+                while published[PageIndexFiles.partPath(locale: locale, part: part)] != nil {
+                    let bytes = try? store.reader.bytes(of: PageIndexFiles.partPath(locale: locale, part: part), in: parent)
+                    previous[locale, default: [:]].merge(bytes.flatMap(PageIndexFiles.read) ?? [:]) { $1 }
+                    part += 1
                 }
             }
-            return (parent, PageIndexFiles(locales: config.locales, appRoutes: config.appRoutes, feeds: config.feeds, previous: previous))
         }
+        return PageIndexFiles(locales: config.locales, appRoutes: config.appRoutes, feeds: config.feeds, previous: previous)
     }
 }

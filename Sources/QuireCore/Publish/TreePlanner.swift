@@ -274,9 +274,9 @@ struct TreePlanner {
                 TreeManifest(canonical: entries).unencoded
             }
         // The same bytes under the same names (rendered again, not carried): the stored tree.
-        if let base, manifest.id == base.id {
+        if let stored = previous.folders[path], manifest.id == stored.id {
             return PlannedTree(
-                manifest: base.manifest, id: base.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount,
+                manifest: stored.manifest, id: stored.id, files: sources, subtrees: subtrees, fileCount: fileCount, byteCount: byteCount,
                 isStored: true)
         }
         return PlannedTree(

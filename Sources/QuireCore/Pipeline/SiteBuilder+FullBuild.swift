@@ -195,8 +195,8 @@ extension SiteBuilder {
         }
         let statusPages = burst.base?.publishedPages ?? result.outcome.map { _ in publishedPages }
         // Nothing below needs them: freed on the other core while this one writes the status.
-        releaseInBackground(consume files)
-        releaseInBackground(consume pages)
+        releaseInBackground(consume files, group: backgroundWork)
+        releaseInBackground(consume pages, group: backgroundWork)
         clock.measure(.status) { writeStatus(result, context: context, pages: statusPages) }
         return result
     }

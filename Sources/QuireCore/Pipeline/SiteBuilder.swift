@@ -35,6 +35,9 @@ public final class SiteBuilder: @unchecked Sendable {
     private let spareFolders = SpareFolderMaker()
     /// The build whose publish started the spare folders already (`prepareSpareFolders`).
     private var sparesStartedBy = 0
+    /// What a build leaves running besides the spare folders, which the next save would compete
+    /// with for the cores: what a full build frees, the trees a watcher's first build notes.
+    let backgroundWork = DispatchGroup()
     /// Whether the restart file was looked for (at the first build only), and its reading.
     var restartCacheRead = false
     var pendingRestartCache: BackgroundValue<RestartCache?>?
@@ -100,7 +103,7 @@ public final class SiteBuilder: @unchecked Sendable {
         // A watcher's first build: the big trees of the history it starts on are noted for
         // recycling (first: the next saves' spares want them), then read for retention.
         if generation == 1, options.spareFolders, let keep = burst.base?.context.config.keep, let store = try? openStore() {
-            DispatchQueue.global(qos: .utility).async {
+            DispatchQueue.global(qos: .utility).async(group: backgroundWork) {
                 store.spareFolders.rememberTrees(ofNewest: keep + 1)
                 store.reader.learnTrees(ofNewest: keep + 1)
             }
@@ -131,6 +134,12 @@ public final class SiteBuilder: @unchecked Sendable {
 
     /// Waits for spare folders being made in the background.
     public func flushSpareFolders() { spareFolders.flush() }
+
+    /// Waits for what the last build left running (`backgroundWork`), then for the spare folders.
+    public func flushBackgroundWork() {
+        backgroundWork.wait()
+        spareFolders.flush()
+    }
 
     /// Stops making spare folders and removes them, or (`quire watch` stopping cleanly) hands
     /// the whole ones to the next watcher, whose first publish takes them.

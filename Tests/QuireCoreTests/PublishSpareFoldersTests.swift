@@ -44,7 +44,9 @@ import Testing
             withSpares.spareFolders.prepare { false }
             for store in [withSpares, without] {
                 let base = try #require(try store.reader.newestVersion())
-                #expect(try store.publish(request(files)) == .published(VersionID(base.number + 1), isCurrent: true), sourceLocation: sourceLocation)
+                #expect(
+                    try store.publish(request(files)) == .published(VersionID(base.number + 1), isCurrent: true),
+                    sourceLocation: sourceLocation)
             }
             #expect(try withSpares.operations.verify().isEmpty, sourceLocation: sourceLocation)
             #expect(current(spared) == current(plain), sourceLocation: sourceLocation)
@@ -118,7 +120,8 @@ import Testing
         try pair.whole(files)
         #expect(pair.withSpares.spareFolders.taken == 1, "en/guides: the one folder of files that changed")
         let fresh = TemporaryDist()
-        _ = try fresh.store().publish(request(files.map { $0.path == "fr/guides/range-safety.json" ? page($0.path, #"{"title":"Sécurité"}"#) : $0 }))
+        _ = try fresh.store().publish(
+            request(files.map { $0.path == "fr/guides/range-safety.json" ? page($0.path, #"{"title":"Sécurité"}"#) : $0 }))
         #expect(pair.current(pair.spared) == pair.current(fresh))
         // Then only `fr/guides` changes: its spare is taken, the folders carried whole are kept.
         try pair.whole(files.map { $0.path == "fr/guides/range-safety.json" ? page($0.path, #"{"title":"Sûreté"}"#) : carried($0.path) })

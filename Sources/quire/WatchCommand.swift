@@ -113,9 +113,8 @@ final class WatchCommand: @unchecked Sendable {
         }
         // "watching" means ready: the first save finds the spare folders of what the first build
         // published, rather than linking a folder of every page itself, and has both cores, not
-        // one shared with what the first build frees and notes (at 100,000 pages, the first save
-        // took 84 ms against 8). A save made meanwhile starts its build, which stops the making
-        // of spares, and the wait with it.
+        // one shared with what the first build frees and notes. A save made meanwhile starts its
+        // build, which stops the making of spares, and the wait with it.
         for builder in started { builder.flushBackgroundWork() }
         Console.shared.error(
             "quire: watching \(pages)/ (\(options.pollInterval.map { "polling every \($0) s" } ?? "inotify")); Ctrl-C stops")

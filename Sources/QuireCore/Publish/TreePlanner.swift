@@ -287,9 +287,8 @@ struct TreePlanner {
     /// Whether `stored` is the entry `name` of the tree folder `folder`, compared by bytes (a
     /// folder of 100,000 files asks it of each).
     private static func isEntry(_ stored: String, named name: String, in folder: String) -> Bool {
-        let (folderLength, nameLength) = (folder.utf8.count, name.utf8.count)
-        return stored.utf8.count == folderLength + 1 + nameLength && stored.utf8Matches(folder, count: folderLength, at: 0)
-            && stored.utf8Matches("/", count: 1, at: folderLength) && stored.utf8Matches(name, count: nameLength, at: folderLength + 1)
+        let folderLength = folder.utf8.count
+        return stored.utf8FolderLength(endingWith: name) == folderLength && stored.utf8Matches(folder, count: folderLength, at: 0)
     }
 }
 

@@ -154,9 +154,7 @@ struct TreeWriter {
             guard case .staged(let blob) = source else { continue }
             // `<folder>/<name>`, compared in place by bytes: a cold build's folder of 10,000 pages
             // asks this of every file.
-            let folderLength = blob.utf8.count - name.utf8.count - 1
-            guard folderLength > 0, blob.utf8Matches("/", count: 1, at: folderLength),
-                blob.utf8Matches(name, count: name.utf8.count, at: folderLength + 1),
+            guard let folderLength = blob.utf8FolderLength(endingWith: name),
                 first.map({ $0.folderLength == folderLength && blob.utf8Matches($0.blob, count: folderLength, at: 0) }) ?? true
             else { return false }
             if first == nil { first = (blob, folderLength) }

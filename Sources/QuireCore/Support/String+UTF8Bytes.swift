@@ -16,6 +16,15 @@ extension String {
         return utf8.dropFirst(offset).prefix(count).elementsEqual(other.utf8.prefix(count))
     }
 
+    /// When this path is `<folder>/<name>`, the length in bytes of `<folder>` (at least 1).
+    func utf8FolderLength(endingWith name: String) -> Int? {
+        let folderLength = utf8.count - name.utf8.count - 1
+        guard folderLength > 0, utf8Matches("/", count: 1, at: folderLength),
+            utf8Matches(name, count: name.utf8.count, at: folderLength + 1)
+        else { return nil }
+        return folderLength
+    }
+
     /// The offset in bytes of the first `byte` at or after `start`, found with `memchr`.
     func utf8Offset(of byte: UInt8, from start: Int = 0) -> Int? {
         let found = utf8.withContiguousStorageIfAvailable { bytes -> Int? in

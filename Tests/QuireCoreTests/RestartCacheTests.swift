@@ -56,6 +56,78 @@ import Testing
 
     /// Retention after a restart marks the versions it keeps from the recorded tree children,
     /// not by parsing every kept version's folder manifests again.
+    /// A restart on the version the stopped watcher published is a delta of what changed while
+    /// no watcher ran, and publishes, reports and lists what a build from scratch does.
+    @Test func aRestartPublishesWhatChangedAsADelta() throws {
+        let fixture = try SiteFixture(from: nil)
+        try fixture.write(FeedTests.siteYAML, to: "site.yaml")
+        let link = { (to: String) in
+            "  - type: cta_button\n    id: to-\(to)\n    label: \(to)\n    action: navigate\n    destination: /\(to)\n"
+        }
+        try fixture.write(
+            "title: A\nsections:\n" + link("b") + "  - type: divider\n    id: later\n    publish_at: 2030-01-01T00:00:00Z\n", to: "a.yaml")
+        // e links to a page to come and to one to go.
+        try fixture.write("title: E\nsections:\n" + link("c") + link("d"), to: "e.yaml")
+        try fixture.write("title: B\nsections:\n  - type: markdown_block\n    id: text\n    body: \"Hello *there*\"\n", to: "b.yaml")
+        try fixture.write("title: B (fr)\ntext.body: \"Bonjour *là*\"\n", to: "l10n/fr/b.yaml")
+        try fixture.write("title: D\nsections:\n  - type: divider\n", to: "d.yaml")
+        for day in 1...3 { try fixture.write(FeedTests.news("News \(day)", day: day, tags: "tags: [guide]\n"), to: "news/n\(day).yaml") }
+        try fixture.write(bytes: SiteFixture.png("one"), to: "assets/logo.png")
+        let clock = FeedTests.Clock()
+        var options = BuildOptions()
+        options.restartCache = true
+        options.now = { clock.date }
+        let watcher = { SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: options) }
+        let first = watcher()
+        #expect(fixture.lines(first.build()).map { $0.prefix(11) } == ["site/e.yaml"])
+        first.saveRestartCache()
+
+        // While no watcher runs: pages edited, added and removed, a translation and a feed entry
+        // added, an asset's bytes, a stray file, and a scheduled section reached.
+        try fixture.write("title: B2\nsections:\n  - type: markdown_block\n    id: text\n    body: \"Hello *there*\"\n", to: "b.yaml")
+        try fixture.write("title: C\nsections:\n  - type: divider\n", to: "c.yaml")
+        try fixture.remove("d.yaml")
+        try fixture.write("title: News 1 (fr)\n", to: "l10n/fr/news/n1.yaml")
+        try fixture.write(FeedTests.news("News 4", day: 4), to: "news/n4.yaml")
+        try fixture.write(bytes: SiteFixture.png("two"), to: "assets/logo.png")
+        try fixture.write("notes", to: "notes.txt")
+        clock.date = Date(timeIntervalSince1970: 1_900_000_000)  // 2030-03-17
+
+        let restarted = watcher().build()
+        #expect(restarted.builtAsDelta)
+        #expect(restarted.outcome == .published(VersionID(2), isCurrent: true))
+        #expect(restarted.pagesRebuilt == ["a", "b", "c", "news/n1", "news/n4"], "\(restarted.pagesRebuilt)")
+        #expect(fixture.lines(restarted).contains { $0.hasPrefix("site/e.yaml") && $0.contains("'/d'") })
+        let fresh = fixture.root + "/fresh-dist"
+        let scratch = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fresh, options: options).build()
+        #expect(
+            IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.snapshot(fresh, site: fixture.site))
+        #expect(fixture.lines(restarted) == fixture.lines(scratch) && fixture.lines(scratch).count == 2)
+        #expect(restarted.pagesTotal == scratch.pagesTotal && restarted.coverage == scratch.coverage)
+        #expect(restarted.scheduled == scratch.scheduled && restarted.feeds == scratch.feeds)
+        let manifest = { (dist: String) in
+            (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(dist)/site/current/manifest.json"))))
+                .flatMap { $0 as? [String: Any] }.map {
+                    $0.filter { ["pages", "coverage", "vocabulary", "title"].contains($0.key) } as NSDictionary
+                }
+        }
+        #expect(manifest(fixture.dist) == manifest(fresh) && manifest(fresh) != nil)
+
+        // Settings changed meanwhile: the full path, to the same end.
+        try fixture.write(FeedTests.siteYAML.replacingOccurrences(of: "ttl: 120", with: "ttl: 60"), to: "site.yaml")
+        let settingsChanged = watcher()
+        _ = settingsChanged.build()
+        settingsChanged.saveRestartCache()
+        try fixture.remove("c.yaml")
+        try fixture.write(FeedTests.siteYAML, to: "site.yaml")
+        let full = watcher().build()
+        #expect(!full.builtAsDelta && full.outcome == .published(VersionID(4), isCurrent: true))
+        let again = fixture.root + "/fresh-dist-2"
+        _ = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: again, options: options).build()
+        #expect(
+            IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.snapshot(again, site: fixture.site))
+    }
+
     @Test func aRestartKnowsTheTreesOfEveryKeptVersion() throws {
         let fixture = try site()
         let settings = try String(contentsOfFile: "\(fixture.siteFolder)/site.yaml", encoding: .utf8)

@@ -11,6 +11,10 @@ import QuireModel
 /// What the last published build left for the next delta.
 struct DeltaBase {
     var version: VersionID
+    /// Every scheduled change up to this time is in `version`: when the last full build ran (a
+    /// scheduled change starts one) or the restart that made the base. A restart builds again
+    /// the pages whose schedule changed since.
+    var builtAt: Date
     var settings: SiteSettings
     var context: ValidationContext
     /// Page id -> its files in `version` (locales, variants, parts, previews).
@@ -39,8 +43,9 @@ struct DeltaBase {
     /// Pages with a drill carousel: while there is one and no drill catalog, the site is warned.
     var drillCarouselPages: Set<String> = []
 
-    init(version: VersionID, settings: SiteSettings, context: ValidationContext, cacheHeaders: CacheHeaderFiles) {
+    init(version: VersionID, builtAt: Date, settings: SiteSettings, context: ValidationContext, cacheHeaders: CacheHeaderFiles) {
         self.version = version
+        self.builtAt = builtAt
         self.settings = settings
         self.context = context
         self.cacheHeaders = cacheHeaders
@@ -102,29 +107,68 @@ struct DeltaBase {
         scheduled.values.flatMap { $0 }.sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
     }
 
-    /// The base a full build leaves behind once published.
-    static func afterFullBuild(
-        version: VersionID, settings: SiteSettings, context: ValidationContext, pages: [PageBuild],
-        files: [OutputFile], cacheHeaders: CacheHeaderFiles, pageIndex: PageIndexFiles?, feeds: FeedFiles?,
-        result: SiteBuildResult, manifest: JSONObject
-    ) -> DeltaBase {
+    /// Page id -> its files, from a whole version's paths and metadata.
+    static func pagePaths(_ files: some Sequence<(path: String, metadata: JSONValue?)>) -> [String: Set<String>] {
         var pagePaths: [String: Set<String>] = [:]
         for file in files {
             if let id = OutputPath.pageID(ofOutput: file.path, metadata: file.metadata) { pagePaths[id, default: []].insert(file.path) }
         }
-        var base = DeltaBase(version: version, settings: settings, context: context, cacheHeaders: cacheHeaders)
+        return pagePaths
+    }
+
+    /// All that is known of one page, at a full build or a restore.
+    private mutating func add(
+        _ pageID: String, summary: PageSummary, paths: Set<String>, scheduled: [ScheduledChange], links: Set<String>,
+        usesDrillCarousel: Bool
+    ) {
+        update(pageID, summary: summary, paths: paths)
+        setScheduled(pageID, scheduled)
+        setLinks(pageID, links)
+        if usesDrillCarousel { drillCarouselPages.insert(pageID) }
+    }
+
+    /// The base a full build leaves behind once published (`now`: the build's time).
+    static func afterFullBuild(
+        version: VersionID, now: Date, settings: SiteSettings, context: ValidationContext, pages: [PageBuild],
+        files: [OutputFile], cacheHeaders: CacheHeaderFiles, pageIndex: PageIndexFiles?, feeds: FeedFiles?,
+        result: SiteBuildResult, manifest: JSONObject
+    ) -> DeltaBase {
+        let pagePaths = Self.pagePaths(files.lazy.map { ($0.path, $0.metadata) })
+        var base = DeltaBase(version: version, builtAt: now, settings: settings, context: context, cacheHeaders: cacheHeaders)
         for page in pages {
-            base.update(
+            base.add(
                 page.pageID, summary: PageSummary(counted: page.counted, coverage: page.output?.coverage ?? [:]),
-                paths: pagePaths[page.pageID] ?? [])
-            base.setScheduled(page.pageID, page.scheduled)
-            base.setLinks(page.pageID, page.linkedPageIDs)
-            if page.usesDrillCarousel { base.drillCarouselPages.insert(page.pageID) }
+                paths: pagePaths[page.pageID] ?? [], scheduled: page.scheduled, links: page.linkedPageIDs,
+                usesDrillCarousel: page.usesDrillCarousel)
         }
         base.pageIndex = pageIndex
         base.feeds = feeds
         base.diagnostics = result.diagnostics
         base.pageSources = result.pageSources
+        base.manifest = manifest
+        return base
+    }
+
+    /// The base a restarted watcher's first build applies what changed to: each page as the
+    /// stopped watcher left it (`RestartCache`), and the version's files as `tables` made them
+    /// from the newest version, the one the cache names (`now`: the restart's time).
+    static func restored(
+        from cache: RestartCache, diagnostics: [Diagnostic], settings: SiteSettings, context: ValidationContext, version: VersionID,
+        tables: RestoredTables, manifest: JSONObject, now: Date
+    ) -> DeltaBase {
+        var base = DeltaBase(version: version, builtAt: now, settings: settings, context: context, cacheHeaders: tables.cacheHeaders)
+        base.pageSources.reserveCapacity(cache.sources.count)
+        for cached in cache.sources.values {
+            let page = cached.page
+            base.add(
+                page.pageID, summary: PageSummary(counted: page.counted, coverage: cache.outputs[page.pageID]?.output.coverage ?? [:]),
+                paths: tables.pagePaths[page.pageID] ?? [], scheduled: page.scheduledChanges(after: now), links: page.linkedPageIDs,
+                usesDrillCarousel: page.usesDrillCarousel)
+            base.pageSources[page.file] = page.pageID
+        }
+        base.pageIndex = tables.pageIndex
+        base.feeds = tables.feeds
+        base.diagnostics = diagnostics
         base.manifest = manifest
         return base
     }

@@ -38,35 +38,24 @@ struct IncrementalState {
 
     /// A restarted watcher's caches, as the last watcher left them (`RestartCache`): sources and
     /// translation files are used only where their bytes still hash the same, outputs only once
-    /// `keepOutputs(matching:)` found each file in the newest version.
-    mutating func restore(_ cache: RestartCache) {
+    /// `keepOutputs(matching:)` found each file in the newest version (or as `checkedOutputs`,
+    /// those `RestartCache.outputs(matching:)` kept already).
+    mutating func restore(_ cache: RestartCache, checkedOutputs: [String: (key: OutputKey, output: PageOutput)]? = nil) {
         sources = cache.sources
         translations = cache.translations
-        outputs = cache.outputs
-        restoredFilesDigests = cache.filesDigests
+        outputs = checkedOutputs ?? cache.outputs
+        restoredFilesDigests = checkedOutputs == nil ? cache.filesDigests : [:]
         assetDigests = cache.assetDigests
         lastContext = cache.context
         lastBuildPublished = true
-        isRestored = true
+        isRestored = checkedOutputs == nil
     }
 
-    /// Keeps the restored outputs whose every file the newest version holds with the same input
-    /// digest (another process may have published since), with the metadata published there.
+    /// Keeps the restored outputs the newest version holds (`RestartCache.outputs(matching:)`).
     mutating func keepOutputs(matching published: [String: PublishedFile]) {
         guard isRestored else { return }
         isRestored = false
-        var kept: [String: (key: OutputKey, output: PageOutput)] = [:]
-        kept.reserveCapacity(outputs.count)
-        outputs: for (pageID, entry) in outputs {
-            var output = entry.output
-            for (index, file) in output.files.enumerated() {
-                guard let held = published[file.path] else { continue outputs }
-                output.files[index] = OutputFile(path: file.path, content: .carried, inputDigest: held.inputDigest, metadata: held.metadata)
-            }
-            guard RestartCache.filesDigest(output.files) == restoredFilesDigests[pageID] else { continue }
-            kept[pageID] = (entry.key, output)
-        }
-        outputs = kept
+        outputs = RestartCache.outputs(outputs, filesDigests: restoredFilesDigests, matching: published)
         restoredFilesDigests = [:]
     }
 

@@ -10,6 +10,7 @@ import QuireModel
 /// format is no cache at all.
 ///
 ///     { "format", "previews", "root", "context": [settings, [page ids], [assets]],
+///       "base": [version, built at, [diagnostics]],
 ///       "sources": [[path, digest, page id, file, flags, timetable, [links], [diagnostics]]],
 ///       "translations": [[path, digest, locale | null, [warnings] | diagnostic]],
 ///       "outputs": [[page id, key (`OutputKey.cached`), [paths], files digest, [diagnostics],
@@ -17,11 +18,15 @@ import QuireModel
 ///       "assets": [[path, digest]],
 ///       "trees": [[tree id, [subtree ids], [part ids]]] }
 ///
+/// `base` is what the last publish left for the next delta (`DeltaBase`) beyond the pages: the
+/// version it published, when it was built, and every diagnostic. A restarted watcher whose
+/// newest version is still that one rebuilds its delta base from it (`SiteBuilder.restartBuild`).
+///
 /// A tree's children are the one thing kept as they are: a tree id names its manifest's bytes,
 /// so they never change, and retention marks from them without parsing the manifests of the
 /// versions it keeps (a folder of 10,000 entries each).
 struct RestartCache: @unchecked Sendable {
-    static let format = 2
+    static let format = 3
     var sources: [String: CachedSource] = [:]
     var translations: [String: CachedTranslation] = [:]
     /// Outputs whose files' input digests are not known yet: `filesDigests` says what they were.
@@ -31,6 +36,8 @@ struct RestartCache: @unchecked Sendable {
     var assetDigests: [String: String] = [:]
     var context: (settings: String, pageIDs: Set<String>, assets: Set<String>)?
     var treeChildren: [String: TreeChildren.Children] = [:]
+    /// The version the last publish made, when that build ran, and its diagnostics (`DeltaBase`).
+    var base: (version: VersionID, builtAt: Date, diagnostics: [Diagnostic])?
 
     static func path(_ layout: SiteLayout) -> String { layout.state + "/watch-cache.json" }
 
@@ -65,6 +72,9 @@ struct RestartCache: @unchecked Sendable {
         root["root"] = .string(displayRoot)
         if let context {
             root["context"] = [.string(context.settings), Self.strings(context.pageIDs.sorted()), Self.strings(context.assets.sorted())]
+        }
+        if let base {
+            root["base"] = [.string(base.version.description), Self.encode(base.builtAt), .array(base.diagnostics.map(Self.encode))]
         }
         root["sources"] = .array(sources.map { path, cached in Self.encode(path: path, cached) })
         root["translations"] = .array(
@@ -108,9 +118,15 @@ struct RestartCache: @unchecked Sendable {
         .array([encode(timetable.schedule)] + timetable.sections.map { [.string($0.name), encode($0.schedule)] })
     }
 
-    /// Dates as the bits of their `Double`: read back equal, not rounded.
     private static func encode(_ schedule: Schedule) -> JSONValue {
-        .array([schedule.publishAt, schedule.expiresAt].map { $0.map { .string(String($0.timeIntervalSince1970.bitPattern)) } ?? .null })
+        .array([schedule.publishAt, schedule.expiresAt].map { $0.map(encode) ?? .null })
+    }
+
+    /// Dates as the bits of their `Double`: read back equal, not rounded.
+    private static func encode(_ date: Date) -> JSONValue { .string(String(date.timeIntervalSince1970.bitPattern)) }
+
+    private static func date(_ value: JSONValue) -> Date? {
+        value.stringValue.flatMap(UInt64.init).map { Date(timeIntervalSince1970: Double(bitPattern: $0)) }
     }
 
     private static func encode(_ diagnostic: Diagnostic) -> JSONValue {
@@ -128,6 +144,11 @@ struct RestartCache: @unchecked Sendable {
     private init(decoding root: JSONValue) {
         if let context = root["context"]?.arrayValue, context.count == 3, let settings = context[0].stringValue {
             self.context = (settings, Set(Self.strings(context[1])), Set(Self.strings(context[2])))
+        }
+        if let fields = root["base"]?.arrayValue, fields.count == 3, let version = fields[0].stringValue.flatMap(VersionID.init),
+            let builtAt = Self.date(fields[1]), let diagnostics = Self.diagnostics(fields[2])
+        {
+            base = (version, builtAt, diagnostics)
         }
         for entry in root["sources"]?.arrayValue ?? [] {
             guard let fields = entry.arrayValue, fields.count == 8, let path = fields[0].stringValue, let digest = fields[1].stringValue,
@@ -188,6 +209,30 @@ struct RestartCache: @unchecked Sendable {
         }
     }
 
+    /// The outputs whose every file the newest version holds with the same input digest
+    /// (another process may have published since), with the metadata published there.
+    func outputs(matching published: [String: PublishedFile]) -> [String: (key: OutputKey, output: PageOutput)] {
+        Self.outputs(outputs, filesDigests: filesDigests, matching: published)
+    }
+
+    static func outputs(
+        _ outputs: [String: (key: OutputKey, output: PageOutput)], filesDigests: [String: String],
+        matching published: [String: PublishedFile]
+    ) -> [String: (key: OutputKey, output: PageOutput)] {
+        var kept: [String: (key: OutputKey, output: PageOutput)] = [:]
+        kept.reserveCapacity(outputs.count)
+        outputs: for (pageID, entry) in outputs {
+            var output = entry.output
+            for (index, file) in output.files.enumerated() {
+                guard let held = published[file.path] else { continue outputs }
+                output.files[index] = OutputFile(path: file.path, content: .carried, inputDigest: held.inputDigest, metadata: held.metadata)
+            }
+            guard filesDigest(output.files) == filesDigests[pageID] else { continue }
+            kept[pageID] = (entry.key, output)
+        }
+        return kept
+    }
+
     /// What a page's output files were: each path with its input digest.
     static func filesDigest(_ files: some Sequence<(path: String, inputDigest: String)>) -> String {
         var hash = SHA256()
@@ -230,8 +275,8 @@ struct RestartCache: @unchecked Sendable {
         for item in pair {
             if item == .null {
                 dates.append(nil)
-            } else if let bits = item.stringValue.flatMap(UInt64.init) {
-                dates.append(Date(timeIntervalSince1970: Double(bitPattern: bits)))
+            } else if let date = date(item) {
+                dates.append(date)
             } else {
                 return nil
             }
@@ -245,34 +290,5 @@ extension PageTimetable {
         self.pageID = pageID
         self.schedule = schedule
         self.sections = sections
-    }
-}
-
-extension SiteBuilder {
-    /// At a watcher's first build: what the last watcher left, if it is there and this builder
-    /// knows nothing yet. Returns whether the caches were restored.
-    func restoreCaches() -> Bool {
-        guard let pending = pendingRestartCache else { return false }
-        pendingRestartCache = nil
-        guard state.lastContext == nil, let cache = pending.value else { return false }
-        state.restore(cache)
-        (try? openStore())?.treeChildren.learn(cache.treeChildren)
-        return true
-    }
-
-    /// Starts reading the restart file beside the scan, before the first build needs it.
-    func startReadingRestartCache() {
-        guard options.restartCache, options.publish, !restartCacheRead, let store = try? openStore() else { return }
-        restartCacheRead = true
-        let (path, previews, root) = (RestartCache.path(store.layout), options.previews, displayRoot)
-        pendingRestartCache = BackgroundValue { RestartCache.read(path, previews: previews, displayRoot: root) }
-    }
-
-    /// Leaves what this watcher knows for the next one (when it stops).
-    public func saveRestartCache() {
-        guard options.restartCache, options.publish, state.lastBuildPublished, let store = try? openStore() else { return }
-        var cache = RestartCache(state)
-        cache.treeChildren = store.treeChildren.known
-        try? cache.write(RestartCache.path(store.layout), previews: options.previews, displayRoot: displayRoot)
     }
 }

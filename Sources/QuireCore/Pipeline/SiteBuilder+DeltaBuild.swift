@@ -194,7 +194,7 @@ extension SiteBuilder {
 
     /// Which pages and assets a change set touches; nil when it touches anything site-wide (settings,
     /// vocabulary, drill catalog) or changes the asset set.
-    private func deltaScope(_ changed: Set<String>, inventory: SiteInventory, base: DeltaBase) -> DeltaScope? {
+    func deltaScope(_ changed: Set<String>, inventory: SiteInventory, base: DeltaBase) -> DeltaScope? {
         var scope = DeltaScope()
         var translatesRemoved = Set<String>()
         for path in changed {

@@ -172,6 +172,10 @@ public final class SiteBuilder: @unchecked Sendable {
         {
             return result
         }
+        // A restarted watcher's first build: a delta when the restart file allows it.
+        if changed == nil, pendingRestartCache != nil, let result = restartBuild(inventory: inventory, clock: clock, started: started) {
+            return result
+        }
         return fullBuild(inventory: inventory, changed: changed, clock: clock, started: started)
     }
 

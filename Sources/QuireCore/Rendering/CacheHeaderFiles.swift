@@ -48,7 +48,9 @@ public struct CacheHeaderFiles: Sendable {
     /// `feed` metadata).
     /// Grouped by folder, then each folder sorted once (a later file of the same path wins):
     /// setting 30,000 entries one by one hashed each path's folder and name five times.
-    init(site: String, files: [OutputFile]) {
+    init(site: String, files: [OutputFile]) { self.init(site: site, files: files.lazy.map { ($0.path, $0.metadata) }) }
+
+    init(site: String, files: some Sequence<(path: String, metadata: JSONValue?)>) {
         self.site = site
         var grouped: [String: [(name: String, entry: Entry)]] = [:]
         for file in files {

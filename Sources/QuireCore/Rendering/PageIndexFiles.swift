@@ -66,6 +66,11 @@ struct PageIndexFiles: Sendable {
         var feeds: [String]
         var publishedAt: String
         var changedIn: VersionID
+
+        /// Equal in what the index lists (`encode`).
+        func listsSame(as other: Entry) -> Bool {
+            listing.listsSame(as: other.listing) && (feeds, publishedAt, changedIn) == (other.feeds, other.publishedAt, other.changedIn)
+        }
     }
 
     /// An entry and its bytes in a part, encoded once.
@@ -76,6 +81,12 @@ struct PageIndexFiles: Sendable {
         init(_ id: String, _ entry: Entry) {
             self.entry = entry
             bytes = PageIndexFiles.encode(id, entry)
+        }
+
+        /// `entry`, which lists the same as `old`'s (only a feed's card differs): its bytes.
+        init(_ entry: Entry, listedAs old: Encoded) {
+            self.entry = entry
+            bytes = old.bytes
         }
     }
 
@@ -118,7 +129,7 @@ struct PageIndexFiles: Sendable {
     let feeds: [FeedConfig]
 
     /// `previous`: what the newest version's index files say, by locale (`read`).
-    init(locales: [String], appRoutes: Set<String>, feeds: [FeedConfig] = [], previous: [String: [String: Entry]] = [:]) {
+    init(locales: [String], appRoutes: Set<String>, feeds: [FeedConfig] = [], previous: [String: [String: Encoded]] = [:]) {
         self.feeds = feeds
         var heads: [String: [UInt8]] = [:]
         for locale in locales {
@@ -131,9 +142,7 @@ struct PageIndexFiles: Sendable {
             var bytes = JSONWriter(pretty: false).bytes(.object(object))
             bytes.removeLast()  // the object's `}`: the part count follows
             heads[locale] = bytes
-            var index = LocaleIndex()
-            for (id, entry) in previous[locale] ?? [:] { index.entries[id] = Encoded(id, entry) }
-            self.locales[locale] = index
+            self.locales[locale] = LocaleIndex(entries: previous[locale] ?? [:])
         }
         self.heads = heads
     }
@@ -194,7 +203,8 @@ struct PageIndexFiles: Sendable {
     /// its time.
     mutating func set(_ pageID: String, listings: [String: Listing], changed: Set<String>, version: VersionID, now: String) {
         for locale in Array(locales.keys) {  // not the keys view: it would keep the storage shared, and each write copy it
-            let old = locales[locale]?.entries[pageID]?.entry
+            let encoded = locales[locale]?.entries[pageID]
+            let old = encoded?.entry
             var new: Entry?
             if let listing = listings[locale] {
                 new = Entry(
@@ -203,7 +213,12 @@ struct PageIndexFiles: Sendable {
                     changedIn: old == nil || changed.contains(locale) || !old!.listing.listsSame(as: listing) ? version : old!.changedIn)
             }
             guard new != old else { continue }
-            locales[locale]?.set(pageID, new.map { Encoded(pageID, $0) })
+            // Read back from the index, an entry lacks what only feeds show: its bytes stay.
+            if let new, let encoded, new.listsSame(as: encoded.entry) {
+                locales[locale]?.entries[pageID] = Encoded(new, listedAs: encoded)
+            } else {
+                locales[locale]?.set(pageID, new.map { Encoded(pageID, $0) })
+            }
         }
     }
 
@@ -278,10 +293,11 @@ struct PageIndexFiles: Sendable {
         return bytes
     }
 
-    /// The entries of an index part as `files` wrote it (nil: not one).
-    static func read(_ bytes: [UInt8]) -> [String: Entry]? {
+    /// The entries of an index part as `files` wrote it (nil: not one), encoded again.
+    static func read(_ bytes: [UInt8]) -> [String: Encoded]? {
         guard let pages = StoredJSONReader.parse(bytes)?["pages"]?.arrayValue else { return nil }
-        var entries: [String: Entry] = [:]
+        var entries: [String: Encoded] = [:]
+        entries.reserveCapacity(pages.count)
         for page in pages {
             guard let id = page["id"]?.stringValue, let ttl = page["ttl"]?.intValue,
                 let publishedAt = page["published_at"]?.stringValue,
@@ -291,9 +307,10 @@ struct PageIndexFiles: Sendable {
                 title: page["title"]?.stringValue, ttl: ttl, parts: page["parts"]?.intValue ?? 1,
                 audiences: page["audiences"]?.arrayValue?.compactMap(\.stringValue) ?? [],
                 publishAt: page["publish_at"]?.stringValue)
-            entries[id] = Entry(
+            let entry = Entry(
                 listing: listing, feeds: page["feeds"]?.arrayValue?.compactMap(\.stringValue) ?? [], publishedAt: publishedAt,
                 changedIn: changedIn)
+            entries[id] = Encoded(id, entry)
         }
         return entries
     }

@@ -38,24 +38,40 @@ struct IncrementalState {
 
     /// A restarted watcher's caches, as the last watcher left them (`RestartCache`): sources and
     /// translation files are used only where their bytes still hash the same, outputs only once
-    /// `keepOutputs(matching:)` found each file in the newest version (or as `checkedOutputs`,
-    /// those `RestartCache.outputs(matching:)` kept already).
-    mutating func restore(_ cache: RestartCache, checkedOutputs: [String: (key: OutputKey, output: PageOutput)]? = nil) {
+    /// `keepOutputs(matching:)` found each file in the newest version.
+    mutating func restore(_ cache: RestartCache) {
         sources = cache.sources
         translations = cache.translations
-        outputs = checkedOutputs ?? cache.outputs
-        restoredFilesDigests = checkedOutputs == nil ? cache.filesDigests : [:]
+        outputs = cache.outputs
+        restoredFilesDigests = cache.filesDigests
         assetDigests = cache.assetDigests
         lastContext = cache.context
         lastBuildPublished = true
-        isRestored = checkedOutputs == nil
+        isRestored = true
     }
 
-    /// Keeps the restored outputs the newest version holds (`RestartCache.outputs(matching:)`).
+    /// Keeps the restored outputs whose every file the newest version holds with the same input
+    /// digest (another process may have published since), with the metadata published there.
+    /// An output rendered since the restart (a delta's) is kept as it is.
     mutating func keepOutputs(matching published: [String: PublishedFile]) {
         guard isRestored else { return }
         isRestored = false
-        outputs = RestartCache.outputs(outputs, filesDigests: restoredFilesDigests, matching: published)
+        var kept: [String: (key: OutputKey, output: PageOutput)] = [:]
+        kept.reserveCapacity(outputs.count)
+        outputs: for (pageID, entry) in outputs {
+            guard let recorded = restoredFilesDigests[pageID] else {
+                kept[pageID] = entry
+                continue
+            }
+            var output = entry.output
+            for (index, file) in output.files.enumerated() {
+                guard let held = published[file.path] else { continue outputs }
+                output.files[index] = OutputFile(path: file.path, content: .carried, inputDigest: held.inputDigest, metadata: held.metadata)
+            }
+            guard RestartCache.filesDigest(output.files) == recorded else { continue }
+            kept[pageID] = (entry.key, output)
+        }
+        outputs = kept
         restoredFilesDigests = [:]
     }
 
@@ -117,6 +133,7 @@ struct IncrementalState {
         if let source = rendered.source { sources[source.path] = rendered.cached }
         for file in rendered.translationFiles { translations[file.file.path] = rendered.translationsCache[file.file.path] }
         outputs[rendered.page.pageID] = rendered.output.map { (rendered.outputKey, $0.carried) }
+        restoredFilesDigests[rendered.page.pageID] = nil
     }
 
     mutating func keepTranslations(_ cache: [String: CachedTranslation]) {

@@ -209,30 +209,6 @@ struct RestartCache: @unchecked Sendable {
         }
     }
 
-    /// The outputs whose every file the newest version holds with the same input digest
-    /// (another process may have published since), with the metadata published there.
-    func outputs(matching published: [String: PublishedFile]) -> [String: (key: OutputKey, output: PageOutput)] {
-        Self.outputs(outputs, filesDigests: filesDigests, matching: published)
-    }
-
-    static func outputs(
-        _ outputs: [String: (key: OutputKey, output: PageOutput)], filesDigests: [String: String],
-        matching published: [String: PublishedFile]
-    ) -> [String: (key: OutputKey, output: PageOutput)] {
-        var kept: [String: (key: OutputKey, output: PageOutput)] = [:]
-        kept.reserveCapacity(outputs.count)
-        outputs: for (pageID, entry) in outputs {
-            var output = entry.output
-            for (index, file) in output.files.enumerated() {
-                guard let held = published[file.path] else { continue outputs }
-                output.files[index] = OutputFile(path: file.path, content: .carried, inputDigest: held.inputDigest, metadata: held.metadata)
-            }
-            guard filesDigest(output.files) == filesDigests[pageID] else { continue }
-            kept[pageID] = (entry.key, output)
-        }
-        return kept
-    }
-
     /// What a page's output files were: each path with its input digest.
     static func filesDigest(_ files: some Sequence<(path: String, inputDigest: String)>) -> String {
         var hash = SHA256()

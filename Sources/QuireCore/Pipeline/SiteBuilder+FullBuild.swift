@@ -50,10 +50,9 @@ extension SiteBuilder {
             inventory: inventory, cachedSources: state.sources, cachedTranslations: state.translations,
             reuseSource: canReuse, reuseTranslation: isUnchanged)
         // An output is carried by its key, which holds which of the pages it links to exist.
-        if restored {
-            state.keepOutputs(matching: published)
-            pass.reuseSameBytes = { path in sameContext && !relinked.contains(path) }
-        }
+        // Restored outputs (at a restart, or kept since by deltas on its base) are checked first.
+        state.keepOutputs(matching: published)
+        if restored { pass.reuseSameBytes = { path in sameContext && !relinked.contains(path) } }
         pass.previousOutputs = state.carriableOutputs(sameContext: sameContext)
         // Publishing: rendered files go to disk as they are produced, not into memory (issue 8).
         pass.blobs = options.publish ? try? openStore().openStagingBlobs() : nil

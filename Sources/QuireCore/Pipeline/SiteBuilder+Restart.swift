@@ -18,14 +18,14 @@ extension SiteBuilder {
             let store = try? openStore(), let newest = try? store.reader.newestVersion(), newest == recorded.version
         else { return nil }
         let settings = SiteSettings.load(inventory, site: site, displayRoot: displayRoot)
-        guard let context = settings.context, settings.digest == last.settings, context.assets == last.assets,
-            let published = try? publishedFiles()
-        else { return nil }
+        guard let context = settings.context, settings.digest == last.settings, context.assets == last.assets else { return nil }
         let now = options.now()
-        // The newest version's tables on one core while the files are hashed on all of them.
+        // The newest version's files (read since the build started) and the tables made from
+        // them on one core, while the sources are hashed on all of them.
         let config = context.config
-        let restoring = BackgroundValue { [self] in
-            clock.measure(.index) { restoredTables(config: config, version: newest, published: published, now: now) }
+        let restoring = BackgroundValue { [self] () -> RestoredTables? in
+            guard let published = try? publishedFiles() else { return nil }
+            return clock.measure(.index) { restoredTables(config: config, version: newest, published: published, now: now) }
         }
         let reader = SourceFileReader(maxBytes: config.limits.maxFileBytes)
         var changed = clock.measure(.read) {
@@ -34,16 +34,9 @@ extension SiteBuilder {
                 diagnostics: inventory.diagnostics + recorded.diagnostics,
                 displayRoot: displayRoot, reader: reader)
         }
-        // Built again besides: a page whose output the newest version does not hold, and one
-        // whose schedule reached a change while no watcher ran.
-        let outputs = cache.outputs(matching: published)
-        for (path, cached) in cache.sources {
-            let page = cached.page
-            if page.hasModel && outputs[page.pageID] == nil
-                || page.scheduledChanges(after: recorded.builtAt).contains(where: { $0.at <= now })
-            {
-                changed.insert(path)
-            }
+        // Built again besides: a page whose schedule reached a change while no watcher ran.
+        for (path, cached) in cache.sources where cached.page.scheduledChanges(after: recorded.builtAt).contains(where: { $0.at <= now }) {
+            changed.insert(path)
         }
         guard let tables = restoring.value else { return nil }
         let base = DeltaBase.restored(
@@ -51,7 +44,8 @@ extension SiteBuilder {
             manifest: Self.manifestFields(context: context, pages: 0, coverage: []), now: now)
         guard deltaScope(changed, inventory: inventory, base: base) != nil else { return nil }
         pendingRestartCache = nil
-        state.restore(cache, checkedOutputs: outputs)
+        // Its outputs are the newest version's (the one the file names): a full build checks them.
+        state.restore(cache)
         store.treeChildren.learn(cache.treeChildren)
         burst.keep(base)
         return deltaBuild(changed: changed, hold: false, inventory: inventory, clock: clock, started: started)

@@ -88,7 +88,7 @@ final class InotifyReader: @unchecked Sendable {
             releaseLibrary()
             throw WatchError.inotifyUnavailable(errno: code, reason: Self.reason(for: code))
         }
-        _ = watchTree(root)
+        DirectoryWalker.visitFolders(root) { watchFolder($0) }
         if watchLimitReached {
             releaseLibrary()
             return false
@@ -154,7 +154,7 @@ final class InotifyReader: @unchecked Sendable {
         }
         if mask & UInt32(IN_Q_OVERFLOW) != 0 {
             log("the inotify queue overflowed and events were lost: rescanning the whole tree")
-            _ = watchTree(root)
+            DirectoryWalker.visitFolders(root) { watchFolder($0) }
             events.append(.rescan)
             return
         }

@@ -93,8 +93,12 @@ import Testing
         try fixture.write("notes", to: "notes.txt")
         clock.date = Date(timeIntervalSince1970: 1_900_000_000)  // 2030-03-17
 
-        let restarted = watcher().build()
+        let builder = watcher()
+        let restarted = builder.build()
         #expect(restarted.builtAsDelta)
+        // What the next save edits has nothing left to write.
+        var (index, feeds) = (try #require(builder.burst.base?.pageIndex), try #require(builder.burst.base?.feeds))
+        #expect(index.files().files.isEmpty && feeds.files().files.isEmpty)
         #expect(restarted.outcome == .published(VersionID(2), isCurrent: true))
         #expect(restarted.pagesRebuilt == ["a", "b", "c", "news/n1", "news/n4"], "\(restarted.pagesRebuilt)")
         #expect(fixture.lines(restarted).contains { $0.hasPrefix("site/e.yaml") && $0.contains("'/d'") })

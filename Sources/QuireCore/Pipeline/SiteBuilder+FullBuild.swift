@@ -283,15 +283,20 @@ extension SiteBuilder {
     // MARK: The page index
 
     /// The page index and feeds of a whole version (`files`: every page's files), updated from
-    /// the newest version's index (`parent`) for version `next` at `now`, and their files.
+    /// the newest version's index (`parent`) for version `next` at `now`, and their files. Nil
+    /// `files`: the index as `parent` lists it, and no feed entries.
     func indexAndFeeds(
-        config: SiteConfig, files: [OutputFile], published: [String: PublishedFile], parent: VersionID?, next: VersionID, now: Date
+        config: SiteConfig, files: [OutputFile]?, published: [String: PublishedFile], parent: VersionID?, next: VersionID, now: Date
     ) -> (index: PageIndexFiles, feeds: FeedFiles, files: [OutputFile]) {
         var index = newPageIndex(config: config, parent: parent, published: published)
         var feeds = FeedFiles(feeds: config.feeds, locales: config.locales, ttl: config.ttl)
-        index.setEvery(files, published: published, version: next, now: PageIndexFiles.timestamp(now))
-        for pageID in index.pageIDs { feeds.set(pageID, entries: index.entries(of: pageID)) }
-        return (index, feeds, index.files(base: published).files + feeds.files(base: published).files)
+        if let files {
+            index.setEvery(files, published: published, version: next, now: PageIndexFiles.timestamp(now))
+            for pageID in index.pageIDs { feeds.set(pageID, entries: index.entries(of: pageID)) }
+        }
+        // Made before the tuple copies `index` and `feeds`: making them splits and settles both.
+        let made = index.files(base: published).files + feeds.files(base: published).files
+        return (index, feeds, made)
     }
 
     /// The page index as the newest version left it (`parent`), for this build to update: its

@@ -45,8 +45,7 @@ extension SiteBuilder {
         guard deltaScope(changed, inventory: inventory, base: base) != nil else { return nil }
         pendingRestartCache = nil
         // Its outputs are the newest version's (the one the file names): a full build checks them.
-        state.restore(cache)
-        store.treeChildren.learn(cache.treeChildren)
+        restore(cache, store: store)
         burst.keep(base)
         return deltaBuild(changed: changed, hold: false, inventory: inventory, clock: clock, started: started)
     }
@@ -65,17 +64,14 @@ extension SiteBuilder {
             }
         }
         // The index as the version lists it; a feed's cards need what only the page files say.
-        var index = newPageIndex(config: config, parent: version, published: published)
-        var feeds = FeedFiles(feeds: config.feeds, locales: config.locales, ttl: config.ttl)
-        if !config.feeds.isEmpty {
-            let files = published.map {
-                OutputFile(path: $0.key, content: .carried, inputDigest: $0.value.inputDigest, metadata: $0.value.metadata)
-            }
-            index.setEvery(files, published: published, version: VersionID(version.number + 1), now: PageIndexFiles.timestamp(now))
-            for pageID in index.pageIDs { feeds.set(pageID, entries: index.entries(of: pageID)) }
-        }
+        let files =
+            config.feeds.isEmpty
+            ? nil
+            : published.map { OutputFile(path: $0.key, content: .carried, inputDigest: $0.value.inputDigest, metadata: $0.value.metadata) }
+        let (index, feeds, indexFiles) = indexAndFeeds(
+            config: config, files: files, published: published, parent: version, next: VersionID(version.number + 1), now: now)
         var headers = CacheHeaderFiles(site: site, files: published.lazy.map { ($0.key, $0.value.metadata) })
-        let made = index.files(base: published).files + feeds.files(base: published).files + headers.files(published: published)
+        let made = indexFiles + headers.files(published: published)
         let madePaths = Set(made.lazy.map(\.path))
         let indexParts = config.locales.flatMap { locale in
             (1...).lazy.map { PageIndexFiles.partPath(locale: locale, part: $0) }.prefix { published[$0] != nil }
@@ -102,9 +98,13 @@ extension SiteBuilder {
         guard let pending = pendingRestartCache else { return false }
         pendingRestartCache = nil
         guard state.lastContext == nil, let cache = pending.value else { return false }
-        state.restore(cache)
-        (try? openStore())?.treeChildren.learn(cache.treeChildren)
+        restore(cache, store: try? openStore())
         return true
+    }
+
+    private func restore(_ cache: RestartCache, store: SiteStore?) {
+        state.restore(cache)
+        store?.treeChildren.learn(cache.treeChildren)
     }
 
     /// Starts reading the restart file beside the scan, before the first build needs it.

@@ -300,7 +300,7 @@ extension SiteBuilder {
     }
 
     /// The page index as the newest version left it (`parent`), for this build to update: its
-    /// parts read on every core (at 100,000 pages, 1,200 parts of 27 KB).
+    /// parts read on every core (at 100,000 pages, 1,536 parts of about 37 KB).
     func newPageIndex(config: SiteConfig, parent: VersionID?, published: [String: PublishedFile]) -> PageIndexFiles {
         var parts: [(locale: String, path: String)] = []
         for locale in config.locales where parent != nil {

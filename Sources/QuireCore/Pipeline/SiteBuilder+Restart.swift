@@ -54,14 +54,23 @@ extension SiteBuilder {
     /// every file they make is the one the version holds, and the version holds no index part
     /// or feed file they do not make.
     private func restoredTables(config: SiteConfig, version: VersionID, published: [String: PublishedFile], now: Date) -> RestoredTables? {
-        var feedFiles = Set<String>()
-        var pagePaths: [String: Set<String>] = [:]
-        for (path, file) in published {
-            if let pageID = OutputPath.pageID(ofOutput: path, metadata: file.metadata) {
-                pagePaths[pageID, default: []].insert(path)
-            } else if OutputMetadata(file.metadata).feed != nil {
-                feedFiles.insert(path)
+        // Three passes over the version's files, side by side (the cores are free by now: the
+        // sources were hashed while its manifests were read).
+        let site = site
+        let listing = BackgroundValue { () -> (pagePaths: [String: Set<String>], feedFiles: Set<String>) in
+            var (pagePaths, feedFiles) = ([String: Set<String>](), Set<String>())
+            for (path, file) in published {
+                if let pageID = OutputPath.pageID(ofOutput: path, metadata: file.metadata) {
+                    pagePaths[pageID, default: []].insert(path)
+                } else if OutputMetadata(file.metadata).feed != nil {
+                    feedFiles.insert(path)
+                }
             }
+            return (pagePaths, feedFiles)
+        }
+        let rendering = BackgroundValue { () -> (CacheHeaderFiles, [OutputFile]) in
+            var headers = CacheHeaderFiles(site: site, files: published.lazy.map { ($0.key, $0.value.metadata) })
+            return (headers, headers.files(published: published))
         }
         // The index as the version lists it; a feed's cards need what only the page files say.
         let files =
@@ -70,8 +79,9 @@ extension SiteBuilder {
             : published.map { OutputFile(path: $0.key, content: .carried, inputDigest: $0.value.inputDigest, metadata: $0.value.metadata) }
         let (index, feeds, indexFiles) = indexAndFeeds(
             config: config, files: files, published: published, parent: version, next: VersionID(version.number + 1), now: now)
-        var headers = CacheHeaderFiles(site: site, files: published.lazy.map { ($0.key, $0.value.metadata) })
-        let made = indexFiles + headers.files(published: published)
+        let (headers, headerFiles) = rendering.value
+        let (pagePaths, feedFiles) = listing.value
+        let made = indexFiles + headerFiles
         let madePaths = Set(made.lazy.map(\.path))
         let indexParts = config.locales.flatMap { locale in
             (1...).lazy.map { PageIndexFiles.partPath(locale: locale, part: $0) }.prefix { published[$0] != nil }

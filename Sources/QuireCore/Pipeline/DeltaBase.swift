@@ -107,11 +107,18 @@ struct DeltaBase {
         scheduled.values.flatMap { $0 }.sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
     }
 
-    /// Page id -> its files, from a whole version's paths and metadata.
-    static func pagePaths(_ files: some Sequence<(path: String, metadata: JSONValue?)>) -> [String: Set<String>] {
+    /// Page id -> its files, from a whole version's paths and metadata; `other` sees the files
+    /// of no page.
+    static func pagePaths(
+        _ files: some Sequence<(path: String, metadata: JSONValue?)>, other: (_ path: String, _ metadata: JSONValue?) -> Void = { _, _ in }
+    ) -> [String: Set<String>] {
         var pagePaths: [String: Set<String>] = [:]
         for file in files {
-            if let id = OutputPath.pageID(ofOutput: file.path, metadata: file.metadata) { pagePaths[id, default: []].insert(file.path) }
+            if let id = OutputPath.pageID(ofOutput: file.path, metadata: file.metadata) {
+                pagePaths[id, default: []].insert(file.path)
+            } else {
+                other(file.path, file.metadata)
+            }
         }
         return pagePaths
     }

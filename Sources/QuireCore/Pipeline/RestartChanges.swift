@@ -41,8 +41,8 @@ enum RestartChanges {
         for path in cache.sources.keys where !present.contains(path) { changed.insert(path) }
         for path in cache.translations.keys where !present.contains(path) { changed.insert(path) }
         for diagnostic in diagnostics {
-            guard let relative = SitePath.relative(diagnostic.file, in: displayRoot), SitePath(relative) != .siteFile,
-                SitePath(relative) != .vocabularyFile, case let path = "\(inventory.root)/\(relative)", !present.contains(path)
+            guard let relative = SitePath.relative(diagnostic.file, in: displayRoot), case let kind = SitePath(relative),
+                kind != .siteFile, kind != .vocabularyFile, case let path = "\(inventory.root)/\(relative)", !present.contains(path)
             else { continue }
             changed.insert(path)
         }

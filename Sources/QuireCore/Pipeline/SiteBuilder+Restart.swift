@@ -58,13 +58,9 @@ extension SiteBuilder {
         // sources were hashed while its manifests were read).
         let site = site
         let listing = BackgroundValue { () -> (pagePaths: [String: Set<String>], feedFiles: Set<String>) in
-            var (pagePaths, feedFiles) = ([String: Set<String>](), Set<String>())
-            for (path, file) in published {
-                if let pageID = OutputPath.pageID(ofOutput: path, metadata: file.metadata) {
-                    pagePaths[pageID, default: []].insert(path)
-                } else if OutputMetadata(file.metadata).feed != nil {
-                    feedFiles.insert(path)
-                }
+            var feedFiles = Set<String>()
+            let pagePaths = DeltaBase.pagePaths(published.lazy.map { ($0.key, $0.value.metadata) }) { path, metadata in
+                if OutputMetadata(metadata).feed != nil { feedFiles.insert(path) }
             }
             return (pagePaths, feedFiles)
         }

@@ -38,31 +38,20 @@ enum DirectoryWalker {
     /// so a watch added there sees every entry created after the listing.
     static func walk(_ folder: String, visit: (String) -> Void = { _ in }) -> Listing {
         var listing = Listing()
-        var stack = [folder]
-        while let current = stack.popLast() {
-            visit(current)
-            listing.directories.append(current)
-            guard let stream = opendir(current) else { continue }  // gone meanwhile, or unreadable
-            defer { closedir(stream) }
-            let prefix = current.hasSuffix("/") ? current : current + "/"
-            var children: [String] = []
-            while let entry = readdir(stream) {
-                let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
-                    pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-                }
-                if name == "." || name == ".." || EditorTempFiles.isIgnored(name) { continue }
-                let path = prefix + name
+        traverse(
+            folder,
+            visit: { current in
+                visit(current)
+                listing.directories.append(current)
+            },
+            considers: { _ in true },
+            isFolder: { path, _ in
                 var status = stat()
-                guard lstat(path, &status) == 0 else { continue }  // deleted meanwhile
+                guard lstat(path, &status) == 0 else { return false }  // deleted meanwhile
                 let stamp = FileStamp(status)
-                if stamp.isDirectory {
-                    children.append(path)
-                } else {
-                    listing.entries[path] = stamp
-                }
-            }
-            stack.append(contentsOf: children.reversed())
-        }
+                if !stamp.isDirectory { listing.entries[path] = stamp }
+                return stamp.isDirectory
+            })
         return listing
     }
 
@@ -70,6 +59,21 @@ enum DirectoryWalker {
     /// does, without looking at the other entries: the type `readdir` gives is enough (`lstat`
     /// only where the file system gives none), so a folder of 30,000 files costs no `lstat`.
     static func visitFolders(_ folder: String, visit: (String) -> Void) {
+        traverse(
+            folder, visit: visit, considers: { $0 == UInt8(DT_DIR) || $0 == UInt8(DT_UNKNOWN) },
+            isFolder: { path, type in
+                guard type == UInt8(DT_UNKNOWN) else { return true }
+                var status = stat()
+                return lstat(path, &status) == 0 && FileStamp(status).isDirectory
+            })
+    }
+
+    /// Both walks: folders depth first, each visited before it is read. `considers` picks
+    /// entries by `readdir`'s type before their name is decoded; `isFolder` says of each one
+    /// picked (not `.`, `..` or an editor temp name) whether to walk into it.
+    private static func traverse(
+        _ folder: String, visit: (String) -> Void, considers: (UInt8) -> Bool, isFolder: (_ path: String, _ type: UInt8) -> Bool
+    ) {
         var stack = [folder]
         while let current = stack.popLast() {
             visit(current)
@@ -79,15 +83,13 @@ enum DirectoryWalker {
             var children: [String] = []
             while let entry = readdir(stream) {
                 let type = entry.pointee.d_type
-                guard type == UInt8(DT_DIR) || type == UInt8(DT_UNKNOWN) else { continue }
+                guard considers(type) else { continue }
                 let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
                     pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
                 }
                 if name == "." || name == ".." || EditorTempFiles.isIgnored(name) { continue }
                 let path = prefix + name
-                var status = stat()
-                if type == UInt8(DT_UNKNOWN), lstat(path, &status) != 0 || !FileStamp(status).isDirectory { continue }
-                children.append(path)
+                if isFolder(path, type) { children.append(path) }
             }
             stack.append(contentsOf: children.reversed())
         }

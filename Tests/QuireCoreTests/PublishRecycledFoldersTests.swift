@@ -89,7 +89,7 @@ import Testing
     }
 
     private static func file(_ name: String, _ text: String) -> TreeManifest.Entry {
-        let digest = SHA256.hash(Array(text.utf8))
+        let digest = SHA256.digest(Array(text.utf8))
         return .init(name: name, kind: .file(PublishedFile(sha256: digest, size: text.utf8.count, inputDigest: digest, metadata: nil)))
     }
 

@@ -22,7 +22,7 @@ import Testing
         let store = try dist.store()
         let blobs = try store.openStagingBlobs()
         let (file, blob) = try staged(blobs, "en/a.json", #"{"title":"A"}"#)
-        #expect(blob.sha256 == SHA256.hash(Array(#"{"title":"A"}"#.utf8)))
+        #expect(blob.sha256 == SHA256.digest(Array(#"{"title":"A"}"#.utf8)))
         #expect(blob.size == 13)
         #expect(FileSystem.exists(blob.path))
         let outcome = try store.publish(request([file, page("fr/a.json", #"{"title":"A (fr)"}"#)]))

@@ -29,7 +29,7 @@ import Testing
         #expect(folder.st_mode & 0o777 == 0o755)
         let files = try store.reader.files(of: VersionID(1))
         #expect(files.count == 4)
-        #expect(files["en/guides/range-safety.json"]?.sha256 == SHA256.hash(Array(#"{"title":"Safety"}"#.utf8)))
+        #expect(files["en/guides/range-safety.json"]?.sha256 == SHA256.digest(Array(#"{"title":"Safety"}"#.utf8)))
         #expect(try store.reader.newestVersion() == VersionID(2))
         #expect(try store.reader.currentVersion() == VersionID(2))
         #expect(try FileSystem.list(store.root + "/staging").isEmpty)

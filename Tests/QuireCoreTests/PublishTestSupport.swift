@@ -21,11 +21,11 @@ final class TemporaryDist {
     }
 }
 
-func page(_ path: String, _ text: String, digest: String = "d") -> OutputFile {
+func page(_ path: String, _ text: String, digest: Digest = "d") -> OutputFile {
     OutputFile(path: path, content: .bytes(Array(text.utf8)), inputDigest: digest)
 }
 
-func carried(_ path: String, digest: String = "d") -> OutputFile {
+func carried(_ path: String, digest: Digest = "d") -> OutputFile {
     OutputFile(path: path, content: .carried, inputDigest: digest)
 }
 

@@ -9,9 +9,10 @@ import Testing
 @Suite("Tree manifest encoding")
 struct TreeManifestEncodingTests {
     private func file(_ name: String, _ seed: Int, metadata: JSONValue? = nil) -> TreeManifest.Entry {
-        let digest = SHA256.hash(Array("\(name)-\(seed)".utf8))
+        let digest = SHA256.digest(Array("\(name)-\(seed)".utf8))
         return .init(
-            name: name, kind: .file(PublishedFile(sha256: digest, size: seed * 37, inputDigest: digest + "+x", metadata: metadata)))
+            name: name,
+            kind: .file(PublishedFile(sha256: digest, size: seed * 37, inputDigest: Digest(digest.text + "+x"), metadata: metadata)))
     }
 
     private func folder(_ name: String, _ seed: Int) -> TreeManifest.Entry {

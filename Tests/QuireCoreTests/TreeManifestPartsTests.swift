@@ -11,7 +11,7 @@ import Testing
 @Suite("Tree manifests in parts")
 struct TreeManifestPartsTests {
     private static func file(_ name: String, _ seed: Int) -> TreeManifest.Entry {
-        let digest = SHA256.hash(Array("\(name)-\(seed)".utf8))
+        let digest = SHA256.digest(Array("\(name)-\(seed)".utf8))
         let file = PublishedFile(sha256: digest, size: seed, inputDigest: digest, metadata: ["page_id": .string(name)])
         return .init(name: name, kind: .file(file))
     }

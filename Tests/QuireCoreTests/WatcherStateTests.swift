@@ -49,4 +49,26 @@ import Testing
         #expect(compacted.members.capacity < object.members.capacity)
         #expect(JSONValue.object(object).compacted == .object(object) && JSONValue.integer(3).compacted == .integer(3))
     }
+
+    @Test func aDigestHoldsAHexSHA256AsBytesAndGivesBackItsText() throws {
+        let bytes = Array("page bytes".utf8)
+        let digest = SHA256.digest(bytes)
+        #expect(digest.isSHA256 && digest.text == SHA256.hash(bytes))
+        #expect(Digest(digest.text) == digest && Digest(digest.text).isSHA256)
+        // Anything but 64 lower-case hex digits is text: kept as it is, unequal to the bytes' form.
+        for text in [digest.text.uppercased(), String(digest.text.dropLast()), digest.text + "@members", "", "d"] {
+            let other = Digest(text)
+            #expect(!other.isSHA256 && other.text == text && other != digest)
+        }
+        #expect(MemoryLayout<Digest>.size < MemoryLayout<String>.size + 64)
+
+        var out = ByteSink(capacity: 8)
+        digest.writeJSON(into: &out)
+        Digest("a\"b").writeJSON(into: &out)
+        #expect(String(decoding: out.array(), as: UTF8.self) == "\"\(digest.text)\"\"a\\\"b\"")
+
+        var hasher = SHA256()
+        hasher.update(digest)
+        #expect(hasher.finalize() == SHA256.hash(digest.text))
+    }
 }

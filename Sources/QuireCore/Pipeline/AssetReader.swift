@@ -21,10 +21,10 @@ struct AssetReader {
     /// One that cannot be read is left out, its error in `diagnostics`.
     func files(
         _ assets: [String: SiteInventory.SourceFile], displayRoot: String, published: [String: PublishedFile],
-        knownDigest: (SiteInventory.SourceFile, _ path: String) -> String? = { _, _ in nil }, diagnostics: inout [Diagnostic]
-    ) -> (files: [OutputFile], digests: [String: String]) {
+        knownDigest: (SiteInventory.SourceFile, _ path: String) -> Digest? = { _, _ in nil }, diagnostics: inout [Diagnostic]
+    ) -> (files: [OutputFile], digests: [String: Digest]) {
         var files: [OutputFile] = []
-        var digests: [String: String] = [:]
+        var digests: [String: Digest] = [:]
         for (name, file) in assets.sorted(by: { $0.key < $1.key }) {
             let path = "assets/\(name)"
             if let digest = knownDigest(file, path) {
@@ -34,7 +34,7 @@ struct AssetReader {
             }
             switch read(file, display: "\(displayRoot)/\(file.relativePath)") {
             case .success(let bytes):
-                let digest = SHA256.hash(bytes)
+                let digest = SHA256.digest(bytes)
                 digests[file.path] = digest
                 let content: OutputFile.Content = published[path]?.sha256 == digest ? .carried : .bytes(bytes)
                 files.append(OutputFile(path: path, content: content, inputDigest: digest))

@@ -14,13 +14,13 @@ struct IncrementalState {
     /// Per page, its output as the last build left it and the key it was built under.
     private(set) var outputs: [String: (key: OutputKey, output: PageOutput)] = [:]
     /// Per asset (absolute path), the digest of its bytes as last read.
-    private(set) var assetDigests: [String: String] = [:]
+    private(set) var assetDigests: [String: Digest] = [:]
     /// What validation looked at besides each page, at the last build.
     private(set) var lastContext: (settings: String, pageIDs: Set<String>, assets: Set<String>)?
     /// Whether the caches came from a restart file (`RestartCache`) and their outputs are not yet
     /// checked against the newest version.
     private(set) var isRestored = false
-    private var restoredFilesDigests: [String: String] = [:]
+    private var restoredFilesDigests: [String: Digest] = [:]
     /// True when the newest version holds every output of the last build (so it can be carried).
     private(set) var lastBuildPublished = false
 
@@ -119,9 +119,9 @@ struct IncrementalState {
     /// The build's outputs are in the newest version now.
     mutating func published() { lastBuildPublished = true }
 
-    func assetDigest(_ path: String) -> String? { assetDigests[path] }
+    func assetDigest(_ path: String) -> Digest? { assetDigests[path] }
 
-    mutating func replaceAssetDigests(_ digests: [String: String]) { assetDigests = digests }
+    mutating func replaceAssetDigests(_ digests: [String: Digest]) { assetDigests = digests }
 
     // MARK: The delta path
 
@@ -151,5 +151,5 @@ struct IncrementalState {
         for pageID in pageIDs { outputs[pageID] = nil }
     }
 
-    mutating func setAssetDigest(_ digest: String, of path: String) { assetDigests[path] = digest }
+    mutating func setAssetDigest(_ digest: Digest, of path: String) { assetDigests[path] = digest }
 }

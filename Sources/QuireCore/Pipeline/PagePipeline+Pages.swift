@@ -5,7 +5,7 @@ import QuireModel
 struct ProcessedPage: Sendable {
     var pageID: String
     var file: String
-    var sourceDigest: String
+    var sourceDigest: Digest
     /// Nil for a page that did not validate, and for one the builder's cache kept (`CachedSource`
     /// keeps what carrying its output needs, below, not its model).
     private(set) var model: PageModel?
@@ -18,7 +18,7 @@ struct ProcessedPage: Sendable {
     /// The page ids it looked up (`PageValidator.linkedPageIDs`), whether it validated or not.
     var linkedPageIDs: Set<String> = []
 
-    init(pageID: String, file: String, sourceDigest: String, model: PageModel?, diagnostics: [Diagnostic]) {
+    init(pageID: String, file: String, sourceDigest: Digest, model: PageModel?, diagnostics: [Diagnostic]) {
         self.pageID = pageID
         self.file = file
         self.sourceDigest = sourceDigest
@@ -28,7 +28,7 @@ struct ProcessedPage: Sendable {
 
     /// A page as a restart file recorded it (`RestartCache`), without its model.
     init(
-        restoring pageID: String, file: String, sourceDigest: String, hasModel: Bool, isDraft: Bool, timetable: PageTimetable?,
+        restoring pageID: String, file: String, sourceDigest: Digest, hasModel: Bool, isDraft: Bool, timetable: PageTimetable?,
         usesDrillCarousel: Bool, diagnostics: [Diagnostic], linkedPageIDs: Set<String>
     ) {
         (self.pageID, self.file, self.sourceDigest, self.diagnostics, self.linkedPageIDs) =
@@ -137,7 +137,7 @@ extension PagePipeline {
                 nil
             )
         }
-        let digest = clock.measure(.hash) { SHA256.hash(bytes) }
+        let digest = clock.measure(.hash) { SHA256.digest(bytes) }
         // Read again (a restarted watcher's first build): the same bytes validate the same.
         if reuseSameBytes, let cached, cached.digest == digest { return (cached.page, cached) }
         let format = SourceFormat(pathExtension: SiteInventory.splitExtension(source.relativePath).pathExtension) ?? .yaml

@@ -62,8 +62,8 @@ extension PagePipeline {
             inputs.update(settingsDigest)
             inputs.update(page.sourceDigest)
             inputs.update("schedule:" + scheduleState)
-            for catalog in catalogs where chain.contains(catalog.locale) { inputs.update(catalog.locale + catalog.digest) }
-            let inputDigest = inputs.finalize()
+            for catalog in catalogs where chain.contains(catalog.locale) { inputs.update(catalog.locale + catalog.digest.text) }
+            let inputDigest = inputs.finalizeDigest()
             let renderer = Self.renderer(
                 locale: locale, chain: chain, config: config, translations: translations, markdown: markdown,
                 minimumAppVersions: minimumAppVersions, now: now)
@@ -78,7 +78,7 @@ extension PagePipeline {
             for audience in [nil] + audiences.map(Optional.some) {
                 let file = PageFilePath(pageID: page.pageID, locale: locale, audience: audience)
                 let path = file.path
-                let digest = audience.map { inputDigest + "@" + $0 } ?? inputDigest
+                let digest = audience.map { Digest(inputDigest.text + "@" + $0) } ?? inputDigest
                 // Part 1 records how many parts there are, so carrying brings the others along.
                 if !isDraft, let carried = published[path], carried.inputDigest == digest {
                     let parts = OutputMetadata(carried.metadata).parts
@@ -179,7 +179,7 @@ extension PagePipeline {
     ) -> OutputFile {
         let path = OutputPath.preview(pageID: pageID, locale: locale)
         let source: PagePreview.Source = isDraft ? .preview : .published
-        let digest = PagePreview.shellDigest(site: site, source: source)
+        let digest = shells.digest(source)
         if published[path]?.inputDigest == digest { return OutputFile(path: path, content: .carried, inputDigest: digest) }
         let bytes = shells.shell(pageID: pageID, source: source)
         return OutputFile(path: path, content: .bytes(bytes), inputDigest: digest)
@@ -188,12 +188,12 @@ extension PagePipeline {
     /// A draft's parts, published beside its preview (`path(part)`) for the preview alone:
     /// no metadata, so neither apps' cache rules nor the page lists count them.
     func draftParts(
-        _ parts: [JSONValue], digest: String, published: [String: PublishedFile], blobs: StagingBlobs?, clock: StageClock,
+        _ parts: [JSONValue], digest: Digest, published: [String: PublishedFile], blobs: StagingBlobs?, clock: StageClock,
         path: (Int) -> String
     ) -> [OutputFile] {
         parts.enumerated().map { index, part in
             let partPath = path(index + 1)
-            let partDigest = "\(digest)#\(index + 1)/\(parts.count)"
+            let partDigest = Digest("\(digest)#\(index + 1)/\(parts.count)")
             if published[partPath]?.inputDigest == partDigest {
                 return OutputFile(path: partPath, content: .carried, inputDigest: partDigest)
             }

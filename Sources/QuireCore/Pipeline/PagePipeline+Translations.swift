@@ -16,7 +16,7 @@ struct LoadedCatalog: Sendable {
     var locale: String
     /// As diagnostics name it: `pages/trex/l10n/fr/store.yaml`.
     var file: String
-    var digest: String
+    var digest: Digest
     var catalog: TranslationCatalog?
 }
 
@@ -57,7 +57,7 @@ extension PagePipeline {
             loaded.diagnostics.append(.warning(display, "\(why): not used"))
             return nil
         }
-        let digest: String
+        let digest: Digest
         let parsed: Result<(TranslationCatalog?, TranslationSummary), Diagnostic>
         if reuse, let cached {
             (digest, parsed) = (cached.digest, cached.parsed.map { (nil, $0) })
@@ -68,7 +68,7 @@ extension PagePipeline {
                 loaded.failed[translation.pageID, default: []].insert(translation.locale)
                 return nil
             }
-            digest = SHA256.hash(bytes)
+            digest = SHA256.digest(bytes)
             if reuseSameBytes, let cached, cached.digest == digest {
                 return load(
                     translation, into: &loaded, reader: reader, context: context, cached: cached, reuse: true, reuseSameBytes: false)

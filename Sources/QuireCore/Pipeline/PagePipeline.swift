@@ -26,8 +26,8 @@ struct PagePipeline: Sendable {
     ) -> OutputKey {
         OutputKey(
             settingsDigest: settingsDigest,
-            inputs: [page.sourceDigest, String(previews), page.scheduleState(at: now), linkState]
-                + catalogs.map { $0.locale + $0.digest }.sorted())
+            inputs: [page.sourceDigest.text, String(previews), page.scheduleState(at: now), linkState]
+                + catalogs.map { $0.locale + $0.digest.text }.sorted())
     }
 }
 
@@ -38,7 +38,7 @@ struct OutputKey: Equatable, Sendable {
     private static let separator = "|"
     /// The SHA-256 of every input joined by `separator`, the settings' digest first: a watcher
     /// keeps a key a page, and the inputs themselves take about 350 bytes.
-    private let digest: SIMD4<UInt64>
+    private let digest: Digest
 
     init(settingsDigest: String, inputs: [String]) {
         var hasher = SHA256()
@@ -47,21 +47,17 @@ struct OutputKey: Equatable, Sendable {
             hasher.update(Self.separator)
             hasher.update(input)
         }
-        digest = Self.words(hasher.finalizeBytes())
+        digest = hasher.finalizeDigest()
     }
 
     /// The key as the restart cache writes it: its digest in hexadecimal.
-    var cached: String { withUnsafeBytes(of: digest) { SHA256.hex($0) } }
+    var cached: String { digest.text }
 
     /// A key the restart cache wrote (`cached`); nil when it is not one.
     init?(cached: String) {
-        guard let bytes = SHA256.bytes(hex: cached), bytes.count == MemoryLayout<SIMD4<UInt64>>.size else { return nil }
-        digest = Self.words(bytes)
-    }
-
-    /// The 32 bytes of a digest as they lie in memory, so that `cached` writes them back in order.
-    private static func words(_ bytes: [UInt8]) -> SIMD4<UInt64> {
-        bytes.withUnsafeBytes { $0.loadUnaligned(as: SIMD4<UInt64>.self) }
+        let digest = Digest(cached)
+        guard digest.isSHA256 else { return nil }
+        self.digest = digest
     }
 }
 
@@ -71,10 +67,10 @@ struct OutputKey: Equatable, Sendable {
 /// rendered again is read and parsed again. A class: the caches' dictionaries then hold a
 /// reference a page, not the page's few hundred bytes in every slot, empty ones included.
 final class CachedSource: Sendable {
-    let digest: String
+    let digest: Digest
     let page: ProcessedPage
 
-    init(digest: String, page: ProcessedPage) {
+    init(digest: Digest, page: ProcessedPage) {
         self.digest = digest
         self.page = page
     }
@@ -84,14 +80,14 @@ final class CachedSource: Sendable {
 /// every page would hold a watcher's every translated string for the few pages a change set
 /// renders again; those read their files again instead.
 struct CachedTranslation {
-    let digest: String
+    let digest: Digest
     /// The usual parse (a locale, no warnings) is held inline and anything else boxed: a watcher
     /// keeps one of these per translation file (300,000 at 100,000 pages), and a room for a whole
     /// diagnostic in each doubled what its dictionary held.
     private let locale: String?
     private let unusual: UnusualParse?
 
-    init(digest: String, parsed: Result<TranslationSummary, Diagnostic>) {
+    init(digest: Digest, parsed: Result<TranslationSummary, Diagnostic>) {
         self.digest = digest
         if case .success(let summary) = parsed, summary.warnings.isEmpty {
             (locale, unusual) = (summary.locale, nil)

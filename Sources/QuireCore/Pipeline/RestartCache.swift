@@ -32,8 +32,8 @@ struct RestartCache: @unchecked Sendable {
     /// Outputs whose files' input digests are not known yet: `filesDigests` says what they were.
     var outputs: [String: (key: OutputKey, output: PageOutput)] = [:]
     /// Per page, the digest of its output's files' paths and input digests (`filesDigest`).
-    var filesDigests: [String: String] = [:]
-    var assetDigests: [String: String] = [:]
+    var filesDigests: [String: Digest] = [:]
+    var assetDigests: [String: Digest] = [:]
     var context: (settings: String, pageIDs: Set<String>, assets: Set<String>)?
     var treeChildren: [String: TreeChildren.Children] = [:]
     /// The version the last publish made, when that build ran, and its diagnostics (`DeltaBase`).
@@ -85,13 +85,13 @@ struct RestartCache: @unchecked Sendable {
                     parsed = [summary.locale.map(JSONValue.string) ?? .null, .array(summary.warnings.map(Self.encode))]
                 case .failure(let diagnostic): parsed = [.null, Self.encode(diagnostic)]
                 }
-                return .array([.string(path), .string(cached.digest)] + parsed)
+                return .array([.string(path), .string(cached.digest.text)] + parsed)
             })
         root["outputs"] = .array(
             outputs.map { pageID, entry in
                 [
                     .string(pageID), .string(entry.key.cached),
-                    .array(entry.output.files.map { .string($0.path) }), .string(Self.filesDigest(entry.output.files)),
+                    .array(entry.output.files.map { .string($0.path) }), .string(Self.filesDigest(entry.output.files).text),
                     .array(entry.output.diagnostics.map(Self.encode)),
                     .array(
                         entry.output.coverage.sorted { $0.key < $1.key }.map { locale, counts in
@@ -99,7 +99,7 @@ struct RestartCache: @unchecked Sendable {
                         }),
                 ]
             })
-        root["assets"] = .array(assetDigests.map { [.string($0.key), .string($0.value)] })
+        root["assets"] = .array(assetDigests.map { [.string($0.key), .string($0.value.text)] })
         root["trees"] = .array(
             treeChildren.map { id, children in [.string(id), Self.strings(children.subtrees), Self.strings(children.parts)] })
         return .object(root)
@@ -109,7 +109,7 @@ struct RestartCache: @unchecked Sendable {
         let page = cached.page
         let flags = (page.hasModel ? 1 : 0) | (page.isDraft ? 2 : 0) | (page.usesDrillCarousel ? 4 : 0)
         return [
-            .string(path), .string(cached.digest), .string(page.pageID), .string(page.file), .integer(flags),
+            .string(path), .string(cached.digest.text), .string(page.pageID), .string(page.file), .integer(flags),
             page.timetable.map(encode) ?? .null, strings(page.linkedPageIDs.sorted()), .array(page.diagnostics.map(encode)),
         ]
     }
@@ -161,19 +161,19 @@ struct RestartCache: @unchecked Sendable {
                 timetable = decoded
             }
             let page = ProcessedPage(
-                restoring: pageID, file: file, sourceDigest: digest, hasModel: flags & 1 != 0, isDraft: flags & 2 != 0,
+                restoring: pageID, file: file, sourceDigest: Digest(digest), hasModel: flags & 1 != 0, isDraft: flags & 2 != 0,
                 timetable: timetable, usesDrillCarousel: flags & 4 != 0, diagnostics: diagnostics,
                 linkedPageIDs: Set(Self.strings(fields[6])))
-            sources[path] = CachedSource(digest: digest, page: page)
+            sources[path] = CachedSource(digest: page.sourceDigest, page: page)
         }
         for entry in root["translations"]?.arrayValue ?? [] {
             guard let fields = entry.arrayValue, fields.count == 4, let path = fields[0].stringValue, let digest = fields[1].stringValue
             else { continue }
             if let warnings = Self.diagnostics(fields[3]) {
                 translations[path] = CachedTranslation(
-                    digest: digest, parsed: .success(TranslationSummary(locale: fields[2].stringValue, warnings: warnings)))
+                    digest: Digest(digest), parsed: .success(TranslationSummary(locale: fields[2].stringValue, warnings: warnings)))
             } else if let diagnostic = Self.diagnostic(fields[3]) {
-                translations[path] = CachedTranslation(digest: digest, parsed: .failure(diagnostic))
+                translations[path] = CachedTranslation(digest: Digest(digest), parsed: .failure(diagnostic))
             }
         }
         for entry in root["outputs"]?.arrayValue ?? [] {
@@ -193,13 +193,13 @@ struct RestartCache: @unchecked Sendable {
             guard output.files.count == files.count, output.coverage.count == coverage.count else { continue }
             guard let key = OutputKey(cached: key) else { continue }
             outputs[pageID] = (key, output)
-            filesDigests[pageID] = filesDigest
+            filesDigests[pageID] = Digest(filesDigest)
         }
         for entry in root["assets"]?.arrayValue ?? [] {
             guard let pair = entry.arrayValue, pair.count == 2, let path = pair[0].stringValue, let digest = pair[1].stringValue else {
                 continue
             }
-            assetDigests[path] = digest
+            assetDigests[path] = Digest(digest)
         }
         for entry in root["trees"]?.arrayValue ?? [] {
             guard let fields = entry.arrayValue, fields.count == 3, let id = fields[0].stringValue,
@@ -210,13 +210,15 @@ struct RestartCache: @unchecked Sendable {
     }
 
     /// What a page's output files were: each path with its input digest.
-    static func filesDigest(_ files: some Sequence<(path: String, inputDigest: String)>) -> String {
+    static func filesDigest(_ files: [OutputFile]) -> Digest {
         var hash = SHA256()
-        for file in files { hash.update(file.path + "\t" + file.inputDigest + "\n") }
-        return hash.finalize()
+        for file in files {
+            hash.update(file.path + "\t")
+            hash.update(file.inputDigest)
+            hash.update("\n")
+        }
+        return hash.finalizeDigest()
     }
-
-    static func filesDigest(_ files: [OutputFile]) -> String { filesDigest(files.lazy.map { ($0.path, $0.inputDigest) }) }
 
     private static func strings(_ value: JSONValue) -> [String] { value.arrayValue?.compactMap(\.stringValue) ?? [] }
 

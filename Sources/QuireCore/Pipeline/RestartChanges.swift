@@ -15,7 +15,7 @@ enum RestartChanges {
         in inventory: SiteInventory, skipping: String?, cache: RestartCache, diagnostics: [Diagnostic], displayRoot: String,
         reader: SourceFileReader
     ) -> Set<String> {
-        var files: [(path: String, recorded: String?)] = []
+        var files: [(path: String, recorded: Digest?)] = []
         files.reserveCapacity(cache.sources.count + cache.translations.count + inventory.assets.count)
         for (pageID, sources) in inventory.pages where pageID != skipping {
             for source in sources { files.append((source.path, cache.sources[source.path]?.digest)) }
@@ -49,8 +49,8 @@ enum RestartChanges {
         return changed
     }
 
-    private static func hashes(_ path: String, as recorded: String?, reader: SourceFileReader) -> Bool {
+    private static func hashes(_ path: String, as recorded: Digest?, reader: SourceFileReader) -> Bool {
         guard let recorded, let bytes = try? reader.read(path) else { return false }
-        return SHA256.hash(bytes) == recorded
+        return SHA256.digest(bytes) == recorded
     }
 }

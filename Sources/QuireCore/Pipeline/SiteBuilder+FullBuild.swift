@@ -128,9 +128,11 @@ extension SiteBuilder {
         if options.previews {
             files.append(
                 OutputFile(
-                    path: PagePreview.stylesheetPath, content: .bytes(PagePreview.stylesheet), inputDigest: PagePipeline.previewFormat))
+                    path: PagePreview.stylesheetPath, content: .bytes(PagePreview.stylesheet),
+                    inputDigest: Digest(PagePipeline.previewFormat)))
             files.append(
-                OutputFile(path: PagePreview.scriptPath, content: .bytes(PagePreview.script), inputDigest: PagePipeline.previewFormat))
+                OutputFile(
+                    path: PagePreview.scriptPath, content: .bytes(PagePreview.script), inputDigest: Digest(PagePipeline.previewFormat)))
         }
         result.scheduled = pages.flatMap(\.scheduled).sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
         if context.drillIDs == nil, pages.contains(where: \.usesDrillCarousel) { result.diagnostics.append(uncheckedDrillsWarning) }

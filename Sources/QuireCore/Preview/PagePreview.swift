@@ -57,8 +57,8 @@ public enum PagePreview {
 
     /// What the shell of a page depends on besides its path: a preview file carries while this
     /// stays the same.
-    static func shellDigest(site: String, source: Source) -> String {
-        "\(PagePipeline.previewFormat)|\(site)|\(source == .preview ? "preview" : "published")"
+    static func shellDigest(site: String, source: Source) -> Digest {
+        Digest("\(PagePipeline.previewFormat)|\(site)|\(source == .preview ? "preview" : "published")")
     }
 
     /// `../../` for `trex-store` (preview/<locale>/ up to the version folder), one more `../`

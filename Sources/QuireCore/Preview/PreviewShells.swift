@@ -10,9 +10,14 @@ struct PreviewShells: Sendable {
 
     private var shells: [Key: [UInt8]] = [:]
     let site: String
+    /// `PagePreview.shellDigest` of each source, made once: every preview file holds one.
+    let published: Digest
+    let preview: Digest
 
     init(site: String, pageIDs: some Sequence<String>) {
         self.site = site
+        published = PagePreview.shellDigest(site: site, source: .published)
+        preview = PagePreview.shellDigest(site: site, source: .preview)
         for depth in Set(pageIDs.lazy.map { UTF8Scan.slashes(in: $0) }) {
             for source in [PagePreview.Source.published, .preview] {
                 shells[Key(depth: depth, source: source)] = PagePreview.shell(site: site, depth: depth, source: source)
@@ -26,6 +31,8 @@ struct PreviewShells: Sendable {
         copy.shells = shells.mapValues { bytes in bytes.withUnsafeBufferPointer { Array($0) } }
         return copy
     }
+
+    func digest(_ source: PagePreview.Source) -> Digest { source == .preview ? preview : published }
 
     /// The shell of `pageID`; made here for a depth the build did not expect (none, in practice).
     func shell(pageID: String, source: PagePreview.Source) -> [UInt8] {

@@ -161,7 +161,7 @@ struct DeltaPlanner {
                 .storedFile(old.storedPath)
             )
         case .bytes(let bytes):
-            let sha256 = SHA256.hash(bytes)
+            let sha256 = SHA256.digest(bytes)
             let published = PublishedFile(sha256: sha256, size: bytes.count, inputDigest: file.inputDigest, metadata: file.metadata)
             if let stored = previous.storedFile(sha256: sha256), FileSystem.exists(stored) { return (published, .storedFile(stored)) }
             return (published, .bytes(bytes))

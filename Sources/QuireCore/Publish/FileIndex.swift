@@ -19,7 +19,7 @@ struct FileIndex: Sendable {
     /// A path that held these bytes when it was recorded, as its folder and its name there: a new
     /// file with the same bytes is hard-linked, not written. Checked on lookup, as the path may
     /// hold other bytes since.
-    private var pathsBySHA256: [DigestKey: (folder: String, name: String)] = [:]
+    private var pathsBySHA256: [Digest: (folder: String, name: String)] = [:]
     /// `trees/` of the layout the folders were recorded with.
     private var treesRoot = ""
 
@@ -41,8 +41,8 @@ struct FileIndex: Sendable {
     func storedFolder(_ id: String) -> String { treesRoot + "/" + id }
 
     /// A stored file of this version with these bytes, to link instead of writing them again.
-    func storedFile(sha256: String) -> String? {
-        guard let path = pathsBySHA256[DigestKey(sha256)], let folder = folders[path.folder],
+    func storedFile(sha256: Digest) -> String? {
+        guard let path = pathsBySHA256[sha256], let folder = folders[path.folder],
             let location = location(named: path.name, in: folder), location.file.sha256 == sha256
         else { return nil }
         return location.storedPath
@@ -106,7 +106,7 @@ struct FileIndex: Sendable {
     mutating func record(folder prefix: String, tree id: String, manifest: TreeManifest, layout: SiteLayout, named: [String]? = nil) {
         folders[prefix] = (id, manifest.stored)
         treesRoot = layout.trees
-        func remember(_ name: String, _ file: PublishedFile) { pathsBySHA256[DigestKey(file.sha256)] = (prefix, name) }
+        func remember(_ name: String, _ file: PublishedFile) { pathsBySHA256[file.sha256] = (prefix, name) }
         if let named {
             for name in named { if case .file(let file)? = manifest.entry(named: name)?.kind { remember(name, file) } }
             return
@@ -173,22 +173,3 @@ extension FileIndex {
 /// A SHA-256 in hexadecimal as a dictionary key, hashed by its first 16 digits (64 bits of the
 /// digest) and its length: digests are spread evenly already, and hashing all 64 digits was most
 /// of recording a file. Equal keys still compare whole.
-private struct DigestKey: Hashable {
-    let digest: String
-
-    init(_ digest: String) { self.digest = digest }
-
-    func hash(into hasher: inout Hasher) {
-        let leading = digest.utf8.withContiguousStorageIfAvailable { bytes -> (UInt64, UInt64)? in
-            guard let base = bytes.baseAddress, bytes.count >= 16 else { return nil }
-            return (UnsafeRawPointer(base).loadUnaligned(as: UInt64.self), UnsafeRawPointer(base + 8).loadUnaligned(as: UInt64.self))
-        }
-        if let leading, let (first, second) = leading {
-            hasher.combine(first)
-            hasher.combine(second)
-            hasher.combine(digest.utf8.count)
-        } else {
-            hasher.combine(digest)
-        }
-    }
-}

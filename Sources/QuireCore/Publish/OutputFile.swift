@@ -15,7 +15,7 @@ public struct OutputFile: Sendable {
     public var path: String { storage.path }
     public var content: Content { storage.content }
     /// Digest of everything this file was built from; the next build rebuilds when it differs.
-    public var inputDigest: String { storage.inputDigest }
+    public var inputDigest: Digest { storage.inputDigest }
     /// Listed with the file in the manifest (ttl, variants, ...).
     public var metadata: JSONValue? { storage.metadata }
 
@@ -27,10 +27,10 @@ public struct OutputFile: Sendable {
     private final class Storage: Sendable {
         let path: String
         let content: Content
-        let inputDigest: String
+        let inputDigest: Digest
         let metadata: JSONValue?
 
-        init(path: String, content: Content, inputDigest: String, metadata: JSONValue?) {
+        init(path: String, content: Content, inputDigest: Digest, metadata: JSONValue?) {
             self.path = path
             self.content = content
             self.inputDigest = inputDigest
@@ -38,19 +38,19 @@ public struct OutputFile: Sendable {
         }
     }
 
-    public init(path: String, content: Content, inputDigest: String, metadata: JSONValue? = nil) {
+    public init(path: String, content: Content, inputDigest: Digest, metadata: JSONValue? = nil) {
         storage = Storage(path: path, content: content, inputDigest: inputDigest, metadata: metadata)
     }
 }
 
 /// A file as a published version lists it.
 public struct PublishedFile: Sendable, Hashable {
-    public var sha256: String
+    public var sha256: Digest
     public var size: Int
-    public var inputDigest: String
+    public var inputDigest: Digest
     public var metadata: JSONValue?
 
-    public init(sha256: String, size: Int, inputDigest: String, metadata: JSONValue? = nil) {
+    public init(sha256: Digest, size: Int, inputDigest: Digest, metadata: JSONValue? = nil) {
         self.sha256 = sha256
         self.size = size
         self.inputDigest = inputDigest

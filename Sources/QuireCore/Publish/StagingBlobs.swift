@@ -6,7 +6,7 @@ import Synchronization
 public struct StagedBlob: Sendable, Hashable {
     /// `dist/<site>/staging/blobs-<pid>-<random>/<output folder>/<name>` (see `stage`).
     public let path: String
-    public let sha256: String
+    public let sha256: Digest
     public let size: Int
 }
 
@@ -66,7 +66,7 @@ public final class StagingBlobs: Sendable {
             return .bytes(bytes)
         }
         writeBehind.wrote(bytes.count)
-        return .staged(StagedBlob(path: path, sha256: SHA256.hash(bytes), size: bytes.count))
+        return .staged(StagedBlob(path: path, sha256: SHA256.digest(bytes), size: bytes.count))
     }
 
     /// One staging folder per output folder, named so that no two output folders share one:

@@ -231,11 +231,11 @@ struct TreeManifest: Sendable, Equatable {
         switch entry.kind {
         case .file(let file):
             out.append(",\n      \"kind\": \"file\",\n      \"sha256\": ")
-            JSONWriter.writeString(file.sha256, into: &out)
+            file.sha256.writeJSON(into: &out)
             out.append(",\n      \"size\": ")
             JSONWriter.writeInteger(file.size, into: &out)
             out.append(",\n      \"input_digest\": ")
-            JSONWriter.writeString(file.inputDigest, into: &out)
+            file.inputDigest.writeJSON(into: &out)
             if let metadata = file.metadata {
                 out.append(",\n      \"metadata\": ")
                 writer.append(metadata, depth: 3, to: &out)
@@ -314,7 +314,7 @@ struct TreeManifest: Sendable, Equatable {
 extension PublishedFile {
     /// How manifests list a file: `sha256`, `size`, `input_digest`, then `metadata` when present.
     var manifestFields: JSONObject {
-        var object = JSONObject([("sha256", .string(sha256)), ("size", .integer(size)), ("input_digest", .string(inputDigest))])
+        var object = JSONObject([("sha256", .string(sha256.text)), ("size", .integer(size)), ("input_digest", .string(inputDigest.text))])
         if let metadata { object["metadata"] = metadata }
         return object
     }
@@ -323,6 +323,6 @@ extension PublishedFile {
         guard let sha256 = value["sha256"]?.stringValue, let size = value["size"]?.intValue,
             let inputDigest = value["input_digest"]?.stringValue
         else { return nil }
-        self.init(sha256: sha256, size: size, inputDigest: inputDigest, metadata: value["metadata"]?.compacted)
+        self.init(sha256: Digest(sha256), size: size, inputDigest: Digest(inputDigest), metadata: value["metadata"]?.compacted)
     }
 }

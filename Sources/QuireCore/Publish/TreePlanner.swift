@@ -302,15 +302,15 @@ private struct SharedBufferDigests {
         var count: Int
     }
 
-    private var known: [Buffer: String] = [:]
+    private var known: [Buffer: Digest] = [:]
     /// Enough for every thread's shells; buffers of their own (a page's bytes) are not kept.
     private static let limit = 1024
 
-    mutating func sha256(of bytes: [UInt8]) -> String {
-        guard let address = bytes.withUnsafeBytes({ $0.baseAddress }) else { return SHA256.hash(bytes) }
+    mutating func sha256(of bytes: [UInt8]) -> Digest {
+        guard let address = bytes.withUnsafeBytes({ $0.baseAddress }) else { return SHA256.digest(bytes) }
         let buffer = Buffer(address: address, count: bytes.count)
         if let sha256 = known[buffer] { return sha256 }
-        let sha256 = SHA256.hash(bytes)
+        let sha256 = SHA256.digest(bytes)
         if known.count < Self.limit { known[buffer] = sha256 }
         return sha256
     }

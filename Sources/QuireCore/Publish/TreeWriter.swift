@@ -195,11 +195,11 @@ private struct SameBytesLinks {
 
     let target: DirectoryHandle
     /// Per SHA-256, a name written with those bytes and how many names share its inode.
-    private var written: [String: (name: String, names: Int)] = [:]
+    private var written: [Digest: (name: String, names: Int)] = [:]
 
     init(target: DirectoryHandle) { self.target = target }
 
-    mutating func write(_ name: String, _ bytes: [UInt8], sha256: String?) throws(StoreError) {
+    mutating func write(_ name: String, _ bytes: [UInt8], sha256: Digest?) throws(StoreError) {
         if let sha256, let first = written[sha256], first.names < Self.namesPerFile {
             do {
                 try target.hardLink(from: target, first.name, as: name)
@@ -249,7 +249,7 @@ private struct StoredEntries {
 
 extension TreeManifest.Entry {
     /// The SHA-256 of a file's bytes; nil for a subfolder.
-    fileprivate var sha256: String? {
+    fileprivate var sha256: Digest? {
         if case .file(let file) = kind { file.sha256 } else { nil }
     }
 }

@@ -94,7 +94,7 @@ struct Verifier {
         let bytes = try FileSystem.readFile(absolute)
         if bytes.count != expected.size {
             report(.changed, path, "has \(bytes.count) bytes, the manifest says \(expected.size)")
-        } else if SHA256.hash(bytes) != expected.sha256 {
+        } else if SHA256.digest(bytes) != expected.sha256 {
             report(.changed, path, "its content no longer matches its sha256")
         }
     }

@@ -151,7 +151,7 @@ public struct CacheHeaderFiles: Sendable {
     }
 
     private static func file(_ path: String, _ bytes: [UInt8], published: [String: PublishedFile]) -> OutputFile {
-        let digest = SHA256.hash(bytes)
+        let digest = SHA256.digest(bytes)
         return OutputFile(path: path, content: published[path]?.sha256 == digest ? .carried : .bytes(bytes), inputDigest: digest)
     }
 }

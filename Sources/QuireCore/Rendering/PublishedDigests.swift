@@ -4,12 +4,12 @@ import QuireModel
 /// the version its last round was made for: a file made again with the same bytes is carried, and
 /// one it no longer makes is removed by the next delta.
 struct PublishedDigests: Sendable {
-    private var digests: [String: String] = [:]
+    private var digests: [String: Digest] = [:]
 
     /// `bytes` as the file at `path`, carried when they equal what it was: in `base` (the newest
     /// version's files, on a first round), else in the last round.
     mutating func file(_ path: String, _ bytes: [UInt8], base: [String: PublishedFile]?, metadata: JSONValue? = nil) -> OutputFile {
-        let digest = SHA256.hash(bytes)
+        let digest = SHA256.digest(bytes)
         let was = base?[path]?.sha256 ?? digests[path]
         digests[path] = digest
         return OutputFile(path: path, content: was == digest ? .carried : .bytes(bytes), inputDigest: digest, metadata: metadata)

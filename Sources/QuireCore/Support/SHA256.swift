@@ -33,12 +33,22 @@ public struct SHA256: ~Copyable {
         text.withUTF8 { update(UnsafeRawBufferPointer($0)) }
     }
 
+    /// A digest's text, as `update(digest.text)` would hash it.
+    public mutating func update(_ digest: Digest) {
+        digest.withUTF8 { update(UnsafeRawBufferPointer($0)) }
+    }
+
     deinit { EVP_MD_CTX_free(context) }
 
     /// The digest as hex, written straight from a stack buffer into the string: a build makes
     /// about 100,000 digests, and the arrays on the way cost more allocations than the string.
     public consuming func finalize() -> String {
         withDigest { Self.hex($0) }
+    }
+
+    /// The digest as Quire holds it (`Digest`): no hex is written.
+    public consuming func finalizeDigest() -> Digest {
+        withDigest { Digest(sha256: UnsafeRawBufferPointer($0)) }
     }
 
     /// The raw 32-byte digest (a Content-Security-Policy hash is its base64).
@@ -56,42 +66,32 @@ public struct SHA256: ~Copyable {
     }
 
     public static func hex(_ bytes: some Collection<UInt8>) -> String {
-        let digits: StaticString = "0123456789abcdef"
-        return String(unsafeUninitializedCapacity: bytes.count * 2) { out in
-            var index = 0
-            for byte in bytes {
-                out[index] = digits.utf8Start[Int(byte >> 4)]
-                out[index + 1] = digits.utf8Start[Int(byte & 0x0F)]
-                index += 2
-            }
-            return index
-        }
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in writeHex(bytes, into: out) }
     }
 
-    /// The bytes `hex` wrote (lowercase digits); nil for anything else.
-    public static func bytes(hex: String) -> [UInt8]? {
-        func value(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-            default: nil
-            }
+    /// Lower-case hex digits of `bytes` into `out` (twice their count); returns how many.
+    @discardableResult
+    static func writeHex(_ bytes: some Collection<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let digits: StaticString = "0123456789abcdef"
+        var index = 0
+        for byte in bytes {
+            out[index] = digits.utf8Start[Int(byte >> 4)]
+            out[index + 1] = digits.utf8Start[Int(byte & 0x0F)]
+            index += 2
         }
-        let digits = Array(hex.utf8)
-        guard digits.count.isMultiple(of: 2) else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
+        return index
     }
 
     public static func hash(_ bytes: some Sequence<UInt8>) -> String {
         var hasher = SHA256()
         hasher.update(bytes)
         return hasher.finalize()
+    }
+
+    public static func digest(_ bytes: some Sequence<UInt8>) -> Digest {
+        var hasher = SHA256()
+        hasher.update(bytes)
+        return hasher.finalizeDigest()
     }
 
     public static func hash(_ text: String) -> String {

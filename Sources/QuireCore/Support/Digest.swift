@@ -1,0 +1,85 @@
+import QuireModel
+
+/// A digest as Quire holds it in memory: a SHA-256 in lower-case hex (nearly every digest and
+/// input key) as its 32 bytes, anything else (a preview shell's or a part's input key) as its
+/// text. A watcher on 100,000 pages holds about a million of them; as strings each was a
+/// 64-character allocation besides its reference. Written out, it is the same text again.
+public struct Digest: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    private enum Storage: Hashable, Sendable {
+        /// The 32 bytes in their order, loaded as words.
+        case sha256(UInt64, UInt64, UInt64, UInt64)
+        case text(String)
+    }
+
+    private let storage: Storage
+
+    /// Exactly 64 lower-case hex digits are held as bytes, so equal texts give equal digests.
+    public init(_ text: String) {
+        var text = text
+        storage = text.withUTF8 { Self.packed(hex: $0) } ?? .text(text)
+    }
+
+    public init(stringLiteral text: String) { self.init(text) }
+
+    /// A finished SHA-256 (`SHA256.finalizeDigest`).
+    init(sha256 bytes: UnsafeRawBufferPointer) {
+        precondition(bytes.count == 32, "a SHA-256 is 32 bytes")
+        storage = .sha256(
+            bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+            bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+    }
+
+    /// The text it was made from: hex for a SHA-256.
+    public var text: String {
+        switch storage {
+        case .text(let text): text
+        case .sha256: withUTF8 { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    public var description: String { text }
+
+    /// Whether it is a SHA-256 (not other text).
+    var isSHA256: Bool {
+        if case .sha256 = storage { true } else { false }
+    }
+
+    /// The text's bytes, lent to `body`; a SHA-256's hex is written on the stack.
+    func withUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        switch storage {
+        case .text(var text): return text.withUTF8(body)
+        case .sha256(let a, let b, let c, let d):
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { hex in
+                withUnsafeBytes(of: (a, b, c, d)) { SHA256.writeHex($0, into: hex) }
+                return body(UnsafeBufferPointer(hex))
+            }
+        }
+    }
+
+    /// As a JSON string, without making its text: a full publish writes a million of them.
+    func writeJSON(into out: inout ByteSink) {
+        withUTF8 { JSONWriter.writeString($0, into: &out) }
+    }
+
+    private static func packed(hex: UnsafeBufferPointer<UInt8>) -> Storage? {
+        guard hex.count == 64 else { return nil }
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        let complete = withUnsafeMutableBytes(of: &words) { bytes -> Bool in
+            for index in 0..<32 {
+                guard let high = nibble(hex[2 * index]), let low = nibble(hex[2 * index + 1]) else { return false }
+                bytes[index] = high << 4 | low
+            }
+            return true
+        }
+        return complete ? .sha256(words.0, words.1, words.2, words.3) : nil
+    }
+
+    /// Lower-case only, as `SHA256.hex` writes: an upper-case digest stays text, unequal to it.
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+}

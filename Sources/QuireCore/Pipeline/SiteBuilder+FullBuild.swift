@@ -312,9 +312,9 @@ extension SiteBuilder {
                 part += 1
             }
         }
-        var previous: [String: [String: PageIndexFiles.Encoded]] = [:]
+        var previous: [String: [String: PageIndexFiles.BoxedEntry]] = [:]
         if let parent, !parts.isEmpty, let store = try? openStore() {
-            let read = ResultSlots<[String: PageIndexFiles.Encoded]>(count: parts.count)
+            let read = ResultSlots<[String: PageIndexFiles.BoxedEntry]>(count: parts.count)
             WideConcurrentPerform.run(iterations: parts.count) { index in
                 if let bytes = try? store.reader.bytes(of: parts[index].path, in: parent), let entries = PageIndexFiles.read(bytes) {
                     read.set(index, entries)

@@ -12,7 +12,7 @@ import QuireModel
 /// save rewrites the one part holding its page, whatever the size of the site. Derived from the
 /// page files' metadata (`metadata(of:page:)` puts a page's title there), so carried pages need no
 /// model; kept between builds like `FeedFiles`: a page that changes replaces its own entries, and
-/// each entry's bytes are encoded once.
+/// only the parts it is listed in are written again.
 ///
 /// Two members depend on the versions before this one, not on the sources: `changed_in` (the
 /// version whose build last wrote one of the page's files in that locale) and `published_at`
@@ -73,28 +73,18 @@ struct PageIndexFiles: Sendable {
         }
     }
 
-    /// An entry and its bytes in a part, encoded once.
-    final class Encoded: Sendable {
+    /// An entry, boxed: a dictionary of 100,000 pages has room for 262,144, and each empty slot
+    /// held a whole entry. Its bytes are written when its part is (`render`), not kept: a watcher
+    /// held 60 MB of them at 100,000 pages.
+    final class BoxedEntry: Sendable {
         let entry: Entry
-        let bytes: [UInt8]
 
-        init(_ id: String, _ entry: Entry) {
-            self.entry = entry
-            bytes = PageIndexFiles.encode(id, entry)
-        }
-
-        /// `entry`, which lists the same as `old`'s (only a feed's card differs): its bytes.
-        init(_ entry: Entry, listedAs old: Encoded) {
-            self.entry = entry
-            bytes = old.bytes
-        }
+        init(_ entry: Entry) { self.entry = entry }
     }
 
     /// One locale's entries, split into parts.
     private struct LocaleIndex: Sendable {
-        /// Boxed: a dictionary of 100,000 pages has room for 262,144, and each empty slot held a
-        /// whole entry and its bytes (120 MB for three locales).
-        var entries: [String: Encoded] = [:]
+        var entries: [String: BoxedEntry] = [:]
         /// The part count `members` is split for (0: not split yet).
         var parts = 0
         /// The page ids of each part (part k at k - 1).
@@ -113,7 +103,7 @@ struct PageIndexFiles: Sendable {
             return true
         }
 
-        mutating func set(_ id: String, _ new: Encoded?) {
+        mutating func set(_ id: String, _ new: BoxedEntry?) {
             entries[id] = new
             guard parts > 0 else { return }
             let part = PageIndex.part(of: id, parts: parts)
@@ -129,7 +119,7 @@ struct PageIndexFiles: Sendable {
     let feeds: [FeedConfig]
 
     /// `previous`: what the newest version's index files say, by locale (`read`).
-    init(locales: [String], appRoutes: Set<String>, feeds: [FeedConfig] = [], previous: [String: [String: Encoded]] = [:]) {
+    init(locales: [String], appRoutes: Set<String>, feeds: [FeedConfig] = [], previous: [String: [String: BoxedEntry]] = [:]) {
         self.feeds = feeds
         var heads: [String: [UInt8]] = [:]
         for locale in locales {
@@ -203,8 +193,8 @@ struct PageIndexFiles: Sendable {
     /// its time.
     mutating func set(_ pageID: String, listings: [String: Listing], changed: Set<String>, version: VersionID, now: String) {
         for locale in Array(locales.keys) {  // not the keys view: it would keep the storage shared, and each write copy it
-            let encoded = locales[locale]?.entries[pageID]
-            let old = encoded?.entry
+            let boxed = locales[locale]?.entries[pageID]
+            let old = boxed?.entry
             var new: Entry?
             if let listing = listings[locale] {
                 new = Entry(
@@ -213,11 +203,11 @@ struct PageIndexFiles: Sendable {
                     changedIn: old == nil || changed.contains(locale) || !old!.listing.listsSame(as: listing) ? version : old!.changedIn)
             }
             guard new != old else { continue }
-            // Read back from the index, an entry lacks what only feeds show: its bytes stay.
-            if let new, let encoded, new.listsSame(as: encoded.entry) {
-                locales[locale]?.entries[pageID] = Encoded(new, listedAs: encoded)
+            // Read back from the index, an entry lacks what only feeds show: its part stays.
+            if let new, let boxed, new.listsSame(as: boxed.entry) {
+                locales[locale]?.entries[pageID] = BoxedEntry(new)
             } else {
-                locales[locale]?.set(pageID, new.map { Encoded(pageID, $0) })
+                locales[locale]?.set(pageID, new.map(BoxedEntry.init))
             }
         }
     }
@@ -265,38 +255,38 @@ struct PageIndexFiles: Sendable {
     }
 
     private func render(_ part: Int, of index: LocaleIndex, locale: String) -> [UInt8] {
-        var bytes = JSONWriter(pretty: false).bytes(["locale": .string(locale), "part": .integer(part)])
-        bytes.removeLast()  // the object's `}`: the pages follow
-        bytes += ",\"pages\":[".utf8
+        var head = JSONWriter(pretty: false).bytes(["locale": .string(locale), "part": .integer(part)])
+        head.removeLast()  // the object's `}`: the pages follow
         let ids = index.members[part - 1].sorted()
-        bytes.reserveCapacity(bytes.count + ids.count * 192)
+        var out = ByteSink(capacity: head.count + 16 + ids.count * 192)
+        out.append(head)
+        out.append(",\"pages\":[")
         for (position, id) in ids.enumerated() {
-            bytes += position == 0 ? "\n".utf8 : ",\n".utf8
-            bytes += index.entries[id]?.bytes ?? []
+            out.append(position == 0 ? "\n" : ",\n")
+            if let entry = index.entries[id]?.entry { Self.write(id, entry, into: &out) }
         }
-        bytes += "\n]}\n".utf8
-        return bytes
+        out.append("\n]}\n")
+        return out.array()
     }
 
-    fileprivate static func encode(_ id: String, _ entry: Entry) -> [UInt8] {
-        var object: JSONObject = ["id": .string(id)]
-        if let title = entry.listing.title { object["title"] = .string(title) }
-        object["ttl"] = .integer(entry.listing.ttl)
-        object["parts"] = .integer(entry.listing.parts)
-        object["audiences"] = .array(entry.listing.audiences.map(JSONValue.string))
-        object["feeds"] = .array(entry.feeds.map(JSONValue.string))
-        if let publishAt = entry.listing.publishAt { object["publish_at"] = .string(publishAt) }
-        object["published_at"] = .string(entry.publishedAt)
-        object["changed_in"] = .string(entry.changedIn.description)
-        var bytes = JSONWriter(pretty: false).bytes(.object(object))
-        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
-        return bytes
+    /// One entry as its part lists it, in one line.
+    private static func write(_ id: String, _ entry: Entry, into out: inout ByteSink) {
+        var members: [(key: String, value: JSONValue)] = [("id", .string(id))]
+        members.reserveCapacity(9)
+        if let title = entry.listing.title { members.append(("title", .string(title))) }
+        members += [
+            ("ttl", .integer(entry.listing.ttl)), ("parts", .integer(entry.listing.parts)),
+            ("audiences", .array(entry.listing.audiences.map(JSONValue.string))), ("feeds", .array(entry.feeds.map(JSONValue.string))),
+        ]
+        if let publishAt = entry.listing.publishAt { members.append(("publish_at", .string(publishAt))) }
+        members += [("published_at", .string(entry.publishedAt)), ("changed_in", .string(entry.changedIn.description))]
+        JSONWriter(pretty: false).append(.object(JSONObject(distinctKeys: members)), depth: 0, to: &out)
     }
 
-    /// The entries of an index part as `files` wrote it (nil: not one), encoded again.
-    static func read(_ bytes: [UInt8]) -> [String: Encoded]? {
+    /// The entries of an index part as `files` wrote it (nil: not one).
+    static func read(_ bytes: [UInt8]) -> [String: BoxedEntry]? {
         guard let pages = StoredJSONReader.parse(bytes)?["pages"]?.arrayValue else { return nil }
-        var entries: [String: Encoded] = [:]
+        var entries: [String: BoxedEntry] = [:]
         entries.reserveCapacity(pages.count)
         for page in pages {
             guard let id = page["id"]?.stringValue, let ttl = page["ttl"]?.intValue,
@@ -310,7 +300,7 @@ struct PageIndexFiles: Sendable {
             let entry = Entry(
                 listing: listing, feeds: page["feeds"]?.arrayValue?.compactMap(\.stringValue) ?? [], publishedAt: publishedAt,
                 changedIn: changedIn)
-            entries[id] = Encoded(id, entry)
+            entries[id] = BoxedEntry(entry)
         }
         return entries
     }

@@ -269,18 +269,34 @@ struct PageIndexFiles: Sendable {
         return out.array()
     }
 
-    /// One entry as its part lists it, in one line.
+    /// One entry as its part lists it, in one line, as `JSONWriter(pretty: false)` writes an
+    /// object of these members: a save writes its part's few hundred entries again.
     private static func write(_ id: String, _ entry: Entry, into out: inout ByteSink) {
-        var members: [(key: String, value: JSONValue)] = [("id", .string(id))]
-        members.reserveCapacity(9)
-        if let title = entry.listing.title { members.append(("title", .string(title))) }
-        members += [
-            ("ttl", .integer(entry.listing.ttl)), ("parts", .integer(entry.listing.parts)),
-            ("audiences", .array(entry.listing.audiences.map(JSONValue.string))), ("feeds", .array(entry.feeds.map(JSONValue.string))),
-        ]
-        if let publishAt = entry.listing.publishAt { members.append(("publish_at", .string(publishAt))) }
-        members += [("published_at", .string(entry.publishedAt)), ("changed_in", .string(entry.changedIn.description))]
-        JSONWriter(pretty: false).append(.object(JSONObject(distinctKeys: members)), depth: 0, to: &out)
+        func member(_ key: StaticString, _ text: String) {
+            out.append(key)
+            JSONWriter.writeString(text, into: &out)
+        }
+        func member(_ key: StaticString, _ texts: [String]) {
+            out.append(key)
+            out.append(UInt8(ascii: "["))
+            for (index, text) in texts.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                JSONWriter.writeString(text, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+        member("{\"id\":", id)
+        if let title = entry.listing.title { member(",\"title\":", title) }
+        out.append(",\"ttl\":")
+        JSONWriter.writeInteger(entry.listing.ttl, into: &out)
+        out.append(",\"parts\":")
+        JSONWriter.writeInteger(entry.listing.parts, into: &out)
+        member(",\"audiences\":", entry.listing.audiences)
+        member(",\"feeds\":", entry.feeds)
+        if let publishAt = entry.listing.publishAt { member(",\"publish_at\":", publishAt) }
+        member(",\"published_at\":", entry.publishedAt)
+        member(",\"changed_in\":", entry.changedIn.description)
+        out.append(UInt8(ascii: "}"))
     }
 
     /// The entries of an index part as `files` wrote it (nil: not one).

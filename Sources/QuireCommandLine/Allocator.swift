@@ -25,4 +25,7 @@ package enum Allocator {
         guard getenv("MIMALLOC_DECOMMIT_DELAY") == nil else { return }
         mi_option_set(mi_option_decommit_delay, 0)
     }
+
+    /// Gives back to the system what the calling thread's heap and the abandoned ones hold free.
+    package static func collect() { mi_collect(true) }
 }

@@ -116,6 +116,11 @@ final class WatchCommand: @unchecked Sendable {
         // one shared with what the first build frees and notes. A save made meanwhile starts its
         // build, which stops the making of spares, and the wait with it.
         for builder in started { builder.flushBackgroundWork() }
+        // What the first build and its background work let go of goes back to the system before
+        // the watcher settles to hold its tables: mimalloc keeps the freed pages of the build
+        // queue's heap and of finished threads' heaps until asked (at 100,000 pages, 250 MiB of
+        // resident memory for 0.2 s of work).
+        buildQueue.sync { Allocator.collect() }
         Console.shared.error(
             "quire: watching \(pages)/ (\(options.pollInterval.map { "polling every \($0) s" } ?? "inotify")); Ctrl-C stops")
 

@@ -116,6 +116,12 @@ struct IncrementalState {
         lastBuildPublished = false
     }
 
+    /// Each output as carrying needs it (`PageOutput.carried`): what the files held to be
+    /// published (staged blobs, shared buffers) is let go of.
+    mutating func carryOutputs() {
+        for index in outputs.values.indices { outputs.values[index].output = outputs.values[index].output.carried }
+    }
+
     /// The build's outputs are in the newest version now.
     mutating func published() { lastBuildPublished = true }
 

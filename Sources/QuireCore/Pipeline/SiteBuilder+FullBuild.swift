@@ -85,8 +85,7 @@ extension SiteBuilder {
             if keepsSources {
                 if let cached = page.cached, let source = inventory.pages[page.pageID]?.first { newSources[source.path] = cached }
                 newTranslations.merge(page.translationsCache) { $1 }
-                // Only what carrying needs: the bytes are in the version once it is published.
-                if page.hasModel, let output = page.output { newOutputs[page.pageID] = (page.outputKey, output.carried) }
+                if page.hasModel, let output = page.output { newOutputs[page.pageID] = (page.outputKey, output) }
             }
             result.pageSources[page.file] = page.pageID
             pageDiagnostics += page.diagnostics
@@ -113,6 +112,9 @@ extension SiteBuilder {
                 orphans, refused: [], reader: reader, context: context, cache: pass.cachedTranslations, reuse: isUnchanged)
         }
         state.keepFullPass(sources: newSources, translations: newTranslations.merging(orphansCache) { $1 }, outputs: newOutputs)
+        // Only what carrying needs is kept, made once the build is done with the outputs it
+        // publishes: made here, the copies stood beside them through the publish.
+        defer { state.carryOutputs() }
         result.diagnostics += orphanTranslations.diagnostics + PagePipeline.unusedTranslationWarnings(orphanTranslations)
         result.diagnostics += pageDiagnostics
         let assets = clock.measure(.read) {

@@ -168,7 +168,7 @@ struct DeltaPlanner {
         case .staged(let blob):
             let published = PublishedFile(sha256: blob.sha256, size: blob.size, inputDigest: file.inputDigest, metadata: file.metadata)
             if let stored = previous.storedFile(sha256: blob.sha256), FileSystem.exists(stored) { return (published, .storedFile(stored)) }
-            return (published, .staged(blob.path))
+            return (published, .staged(blob))
         }
     }
 

@@ -8,10 +8,8 @@ public struct OutputFile: Sendable {
         /// good output): shared or linked, never rewritten.
         case carried
         /// Written while rendering into the store's staging area (`StagingBlobs`): moved into
-        /// its tree by the publish, so the bytes need not stay in memory until then. Boxed: a
-        /// blob is 64 bytes, and every file (a watcher holds 600,000 at 100,000 pages) had room
-        /// for one.
-        indirect case staged(StagedBlob)
+        /// its tree by the publish, so the bytes need not stay in memory until then.
+        case staged(StagedBlob)
     }
 
     public var path: String { storage.path }

@@ -3,11 +3,21 @@ import Synchronization
 
 /// A rendered file already written into the store's staging area, waiting for its tree: the
 /// publish moves it into place instead of holding its bytes in memory until then.
-public struct StagedBlob: Sendable, Hashable {
-    /// `dist/<site>/staging/blobs-<pid>-<random>/<output folder>/<name>` (see `stage`).
-    public let path: String
+/// A class: the output file and the planned tree hold the same one, and a first build of 100,000
+/// pages holds 300,000 until it publishes. Its path is made when the blob is moved, from strings
+/// the build holds anyway: the build's staging folder and the output file's path.
+public final class StagedBlob: Sendable {
+    let staging: String
+    let outputPath: String
     public let sha256: Digest
     public let size: Int
+
+    init(staging: String, outputPath: String, sha256: Digest, size: Int) {
+        (self.staging, self.outputPath, self.sha256, self.size) = (staging, outputPath, sha256, size)
+    }
+
+    /// `dist/<site>/staging/blobs-<pid>-<random>/<output folder>/<name>` (see `stage`).
+    public var path: String { StagingBlobs.location(of: outputPath, in: staging).path }
 }
 
 /// Where one build writes its rendered files as they are produced (`staging/blobs-<pid>-<random>/`),
@@ -44,10 +54,7 @@ public final class StagingBlobs: Sendable {
     /// staging folder grows to the site's size.
     public func stage(_ bytes: [UInt8], at outputPath: String) -> OutputFile.Content {
         guard !isFailed.load(ordering: .relaxed), !isClosed.load(ordering: .acquiring) else { return .bytes(bytes) }
-        let slash = outputPath.utf8.lastIndex(of: UInt8(ascii: "/"))  // by bytes, not grapheme clusters
-        let name = slash.map { String(outputPath[outputPath.index(after: $0)...]) } ?? outputPath
-        let blobFolder = folder + "/" + Self.folderName(slash.map { outputPath[..<$0] } ?? "")
-        let path = blobFolder + "/" + name
+        let (blobFolder, path) = Self.location(of: outputPath, in: folder)
         do {
             do {
                 try FileSystem.createFile(path, bytes)
@@ -66,7 +73,20 @@ public final class StagingBlobs: Sendable {
             return .bytes(bytes)
         }
         writeBehind.wrote(bytes.count)
-        return .staged(StagedBlob(path: path, sha256: SHA256.digest(bytes), size: bytes.count))
+        return .staged(StagedBlob(staging: folder, outputPath: outputPath, sha256: SHA256.digest(bytes), size: bytes.count))
+    }
+
+    /// Where the blob of the output file at `outputPath` is written under `staging`, and its folder.
+    static func location(of outputPath: String, in staging: String) -> (folder: String, path: String) {
+        let (outputFolder, name) = split(outputPath)
+        let folder = staging + "/" + folderName(outputFolder)
+        return (folder, folder + "/" + name)
+    }
+
+    /// An output path's folder and name (`en/guides`, `a.json`), split at its last slash.
+    static func split(_ outputPath: String) -> (folder: Substring, name: Substring) {
+        guard let slash = outputPath.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ("", outputPath[...]) }  // by bytes
+        return (outputPath[..<slash], outputPath[outputPath.index(after: slash)...])
     }
 
     /// One staging folder per output folder, named so that no two output folders share one:

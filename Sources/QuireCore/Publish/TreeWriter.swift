@@ -70,7 +70,7 @@ struct TreeWriter {
         for (name, source) in tree.files {
             switch source {
             case .bytes(let bytes): try sameBytes.write(name, bytes, sha256: tree.manifest.entry(named: name)?.sha256)
-            case .staged(let blob): if !adopted { try FileSystem.rename(blob, to: folder + "/" + name) }
+            case .staged(let blob): if !adopted { try FileSystem.rename(blob.path, to: folder + "/" + name) }
             case .storedFile(let path):
                 let slash = path.lastIndex(of: "/") ?? path.startIndex
                 try stored.link(String(path[path.index(after: slash)...]), in: path[..<slash], as: name, else: .copy)
@@ -148,20 +148,21 @@ struct TreeWriter {
     /// When the tree's staged files are all of one staging folder, under their names there, and
     /// that folder holds nothing else, it becomes the tree's folder: one rename, not one per file.
     private static func adoptStagedFolder(of tree: PlannedTree, as folder: String) -> Bool {
-        var first: (blob: String, folderLength: Int)?
+        var first: (blob: StagedBlob, outputFolder: Substring)?
         var count = 0
         for (name, source) in tree.files {
             guard case .staged(let blob) = source else { continue }
-            // `<folder>/<name>`, compared in place by bytes: a cold build's folder of 10,000 pages
-            // asks this of every file.
-            guard let folderLength = blob.utf8FolderLength(endingWith: name),
-                first.map({ $0.folderLength == folderLength && blob.utf8Matches($0.blob, count: folderLength, at: 0) }) ?? true
+            // Its name, of one output folder of one staging folder, compared in place by bytes:
+            // a cold build's folder of 10,000 pages asks this of every file.
+            let (outputFolder, blobName) = StagingBlobs.split(blob.outputPath)
+            guard blobName.utf8.elementsEqual(name.utf8),
+                first.map({ $0.blob.staging == blob.staging && $0.outputFolder.utf8.elementsEqual(outputFolder.utf8) }) ?? true
             else { return false }
-            if first == nil { first = (blob, folderLength) }
+            if first == nil { first = (blob, outputFolder) }
             count += 1
         }
         guard let first else { return false }
-        let blobFolder = first.blob.utf8Prefix(first.folderLength)
+        let blobFolder = StagingBlobs.location(of: first.blob.outputPath, in: first.blob.staging).folder
         guard (try? DirectoryHandle(blobFolder).entryCount()) == count else { return false }
         return (try? FileSystem.rename(blobFolder, to: folder)) != nil
     }

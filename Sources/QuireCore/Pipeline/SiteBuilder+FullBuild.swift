@@ -128,13 +128,14 @@ extension SiteBuilder {
         state.replaceAssetDigests(assets.digests)
         files += assets.files
         if options.previews {
+            let previewFormat = Digest(PagePipeline.previewFormat)
             files.append(
                 OutputFile(
                     path: PagePreview.stylesheetPath, content: .bytes(PagePreview.stylesheet),
-                    inputDigest: Digest(PagePipeline.previewFormat)))
+                    inputDigest: previewFormat))
             files.append(
                 OutputFile(
-                    path: PagePreview.scriptPath, content: .bytes(PagePreview.script), inputDigest: Digest(PagePipeline.previewFormat)))
+                    path: PagePreview.scriptPath, content: .bytes(PagePreview.script), inputDigest: previewFormat))
         }
         result.scheduled = pages.flatMap(\.scheduled).sorted { ($0.at, $0.pageID) < ($1.at, $1.pageID) }
         if context.drillIDs == nil, pages.contains(where: \.usesDrillCarousel) { result.diagnostics.append(uncheckedDrillsWarning) }

@@ -82,11 +82,7 @@ public struct SHA256: ~Copyable {
         return index
     }
 
-    public static func hash(_ bytes: some Sequence<UInt8>) -> String {
-        var hasher = SHA256()
-        hasher.update(bytes)
-        return hasher.finalize()
-    }
+    public static func hash(_ bytes: some Sequence<UInt8>) -> String { digest(bytes).text }
 
     public static func digest(_ bytes: some Sequence<UInt8>) -> Digest {
         var hasher = SHA256()

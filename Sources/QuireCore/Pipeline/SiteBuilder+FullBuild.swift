@@ -157,14 +157,15 @@ extension SiteBuilder {
             let (index, feedFiles, indexFiles) = clock.measure(.index) {
                 indexAndFeeds(config: context.config, files: files, published: published, parent: parent, next: next, now: now)
             }
-            files += indexFiles
+            files += pass.blobs?.stage(indexFiles) ?? indexFiles
             if options.previews { files += feedFiles.previewShells(site: site, published: published) }
-            (pageIndex, feeds, version) = (index, feedFiles, (parent, next))
+            // A build that keeps nothing for the next lets go of the index before the publish.
+            (pageIndex, feeds, version) = keepsSources ? (index, feedFiles, (parent, next)) : (nil, nil, (parent, next))
             result.feeds = feedFiles.summary(locale: context.config.defaultLocale)
         }
         let (cacheHeaders, headerFiles, pageLists) = Self.cacheHeadersAndPageLists(
             site: site, files: files, published: published, listingPages: options.publish, alongside: prepareStatus)
-        files += headerFiles
+        files += pass.blobs?.stage(headerFiles) ?? headerFiles
         result.pagesTotal = pages.reduce(0) { $0 + ($1.counted ? 1 : 0) }  // not `filter`: it copied every page
         result.coverage = coverage
 

@@ -76,6 +76,15 @@ public final class StagingBlobs: Sendable {
         return .staged(StagedBlob(staging: folder, outputPath: outputPath, sha256: SHA256.digest(bytes), size: bytes.count))
     }
 
+    /// `files` with their bytes written as blobs: what a full build makes beside its pages (the
+    /// page index, the cache headers; 90 MB at 100,000 pages) waits for the publish on disk.
+    func stage(_ files: [OutputFile]) -> [OutputFile] {
+        files.map { file in
+            guard case .bytes(let bytes) = file.content else { return file }
+            return OutputFile(path: file.path, content: stage(bytes, at: file.path), inputDigest: file.inputDigest, metadata: file.metadata)
+        }
+    }
+
     /// Where the blob of the output file at `outputPath` is written under `staging`, and its folder.
     static func location(of outputPath: String, in staging: String) -> (folder: String, path: String) {
         let (outputFolder, name) = split(outputPath)

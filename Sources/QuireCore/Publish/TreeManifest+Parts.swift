@@ -40,13 +40,15 @@ extension TreeManifest {
         return index
     }
 
-    /// Sorted entries cut into parts, each listed whole.
-    static func cut(_ sorted: [Entry]) -> [TreeManifest] {
+    /// Sorted entries cut into parts, each listed whole; `keepingBytes: false`, each part
+    /// without its bytes once hashed (`stored`).
+    static func cut(_ sorted: [Entry], keepingBytes: Bool = true) -> [TreeManifest] {
         var parts: [TreeManifest] = []
         var start = 0
         while start < sorted.count {
             let end = partEnd(sorted, from: start)
-            parts.append(TreeManifest(sorted: Array(sorted[start..<end]), keeping: nil, of: nil))
+            let part = TreeManifest(sorted: Array(sorted[start..<end]), keeping: nil, of: nil)
+            parts.append(keepingBytes ? part : part.stored)
             start = end
         }
         return parts

@@ -281,7 +281,7 @@ struct TreePlanner {
             if let base, changes.count * 2 <= base.manifest.entryCount {
                 base.manifest.updating(changes).unencoded
             } else {
-                TreeManifest(canonical: entries).unencoded
+                TreeManifest.unencoded(canonical: consume entries)
             }
         // The same bytes under the same names (rendered again, not carried): the stored tree.
         if let stored = previous.folders[path], manifest.id == stored.id {

@@ -153,4 +153,41 @@ import Testing
         #expect(try FileSystem.list(staging).allSatisfy { $0.hasPrefix(SpareFolders.prefix) }, "no gc folder left")
         builder.closeSpareFolders()
     }
+
+    /// A watcher restarted on a store with history: its first publish (a delta, from the restart
+    /// file) has retention remove the oldest version, whose tree of the big folder becomes the
+    /// spare of the new one, ready before "watching" without linking its entries anew.
+    @Test func aRestartedWatchersFirstRetentionRecyclesTheBigFolder() throws {
+        let fixture = try SiteFixture()
+        try fixture.write("default_locale: en\nlocales: [en]\nkeep: 2\n", to: "site.yaml")
+        for number in 0..<520 {
+            try fixture.write(
+                "title: Item \(number)\nsections:\n  - type: divider\n    id: d\n", to: String(format: "all/p-%03d.yaml", number))
+        }
+        var options = BuildOptions()
+        options.spareFolders = true
+        options.restartCache = true
+        let folder = URL(fileURLWithPath: fixture.siteFolder).standardizedFileURL.path
+        let first = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: options)
+        #expect(first.build().outcome != nil)
+        for edit in 1...2 {
+            first.flushSpareFolders()
+            try fixture.write("title: Edited \(edit)\nsections:\n  - type: divider\n    id: d\n", to: "all/p-100.yaml")
+            #expect(first.build(changed: ["\(folder)/all/p-100.yaml"]).builtAsDelta)
+        }
+        first.flushBackgroundWork()
+        first.saveRestartCache()
+        first.closeSpareFolders(handingOver: true)
+        try #require(try first.openStore().reader.versionCount() == 2)
+
+        try fixture.write("title: Edited while stopped\nsections:\n  - type: divider\n    id: d\n", to: "all/p-200.yaml")
+        let restarted = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: options)
+        let result = restarted.build()
+        #expect(result.builtAsDelta && result.outcome == .published(VersionID(4), isCurrent: true))
+        restarted.flushBackgroundWork()
+        #expect(restarted.store?.spareFolders.recycled == 1, "all/'s spare made from the tree retention removed")
+        #expect(try restarted.openStore().operations.verify().isEmpty)
+        #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
+        restarted.closeSpareFolders()
+    }
 }

@@ -23,9 +23,14 @@ extension SiteBuilder {
         // The newest version's files (read since the build started) and the tables made from
         // them on one core, while the sources are hashed on all of them.
         let config = context.config
-        let restoring = BackgroundValue { [self] () -> RestoredTables? in
-            guard let published = try? publishedFiles() else { return nil }
-            return clock.measure(.index) { restoredTables(config: config, version: newest, published: published, now: now) }
+        let restoring = BackgroundValue { [self] () -> (tables: RestoredTables?, rememberedTrees: Bool) in
+            guard let published = try? publishedFiles() else { return (nil, false) }
+            // The big trees of the history, noted before this build's retention removes the
+            // oldest version: it recycles them into the next saves' spares, which otherwise link
+            // every entry anew before "watching" (a second a folder of 100,000).
+            let remembering = BackgroundValue { [self] in rememberHistoryTrees(keep: config.keep, store: store) }
+            let tables = clock.measure(.index) { restoredTables(config: config, version: newest, published: published, now: now) }
+            return (tables, remembering.value)
         }
         let reader = SourceFileReader(maxBytes: config.limits.maxFileBytes)
         var changed = clock.measure(.read) {
@@ -38,7 +43,9 @@ extension SiteBuilder {
         for (path, cached) in cache.sources where cached.page.scheduledChanges(after: recorded.builtAt).contains(where: { $0.at <= now }) {
             changed.insert(path)
         }
-        guard let tables = restoring.value else { return nil }
+        let (restored, rememberedTrees) = restoring.value
+        historyTreesRemembered = rememberedTrees
+        guard let tables = restored else { return nil }
         let base = DeltaBase.restored(
             from: cache, diagnostics: recorded.diagnostics, settings: settings, context: context, version: newest, tables: tables,
             manifest: Self.manifestFields(context: context, pages: 0, coverage: []), now: now)
@@ -128,5 +135,15 @@ extension SiteBuilder {
         cache.treeChildren = store.treeChildren.known
         if let base = burst.base, !burst.isHolding { cache.base = (base.version, base.builtAt, base.diagnostics) }
         try? cache.write(RestartCache.path(store.layout), previews: options.previews, displayRoot: displayRoot)
+    }
+}
+
+extension SiteBuilder {
+    /// Notes the big trees of the newest `keep` + 1 versions for recycling (`rememberTrees`);
+    /// false when there is no retention or no spare folders are kept.
+    fileprivate func rememberHistoryTrees(keep: Int?, store: SiteStore) -> Bool {
+        guard options.spareFolders, let keep else { return false }
+        store.spareFolders.rememberTrees(ofNewest: keep + 1)
+        return true
     }
 }

@@ -156,7 +156,8 @@ import Testing
 
     /// A watcher restarted on a store with history: its first publish (a delta, from the restart
     /// file) has retention remove the oldest version, whose tree of the big folder becomes the
-    /// spare of the new one, ready before "watching" without linking its entries anew.
+    /// spare of the new one, ready before "watching" without linking its entries anew; and so on
+    /// with each save.
     @Test func aRestartedWatchersFirstRetentionRecyclesTheBigFolder() throws {
         let fixture = try SiteFixture()
         try fixture.write("default_locale: en\nlocales: [en]\nkeep: 2\n", to: "site.yaml")
@@ -186,6 +187,11 @@ import Testing
         #expect(result.builtAsDelta && result.outcome == .published(VersionID(4), isCurrent: true))
         restarted.flushBackgroundWork()
         #expect(restarted.store?.spareFolders.recycled == 1, "all/'s spare made from the tree retention removed")
+        // The next save's retention removes the version the restart started on: its tree too.
+        try fixture.write("title: Edited again\nsections:\n  - type: divider\n    id: d\n", to: "all/p-300.yaml")
+        #expect(restarted.build(changed: ["\(folder)/all/p-300.yaml"]).builtAsDelta)
+        restarted.flushSpareFolders()
+        #expect(restarted.store?.spareFolders.recycled == 2, "and the version the restart started on")
         #expect(try restarted.openStore().operations.verify().isEmpty)
         #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
         restarted.closeSpareFolders()

@@ -40,16 +40,21 @@ public final class SpareFolderSlot: Sendable {
         return spares.prepare(trees, from: reader.layout, workers: workers, shouldStop: shouldStop)
     }
 
-    /// Notes the big trees of the newest `count` versions that the newest one does not hold, as
-    /// `prepare` notes the trees it makes spares for: retention, which removes them over the next
-    /// saves, then recycles them (`RecycledFolders`). A watcher started on a store with history
-    /// thus has its big folders' spares brought up to date in a millisecond from its first saves
-    /// on, not linked anew (a second for 100,000 entries). Reads only the folders whose tree
-    /// differs from the newest's, and of each, the parts the newest's does not share.
+    /// Notes the big trees of the newest `count` versions, as `prepare` notes the trees it makes
+    /// spares for: retention, which removes them over the next saves, then recycles them
+    /// (`RecycledFolders`). A watcher started on a store with history thus has its big folders'
+    /// spares brought up to date in a millisecond from its first saves on, not linked anew (a
+    /// second for 100,000 entries). The newest version's trees are in memory; of the others, reads
+    /// only the folders whose tree differs from the newest's, and of each, the parts the newest's
+    /// does not share.
     public func rememberTrees(ofNewest count: Int) {
-        guard let spares = current, let versions = try? reader.allVersions().suffix(count).dropLast(), !versions.isEmpty else { return }
+        guard let spares = current, let versions = try? reader.allVersions().suffix(count).dropLast() else { return }
         let newest = Dictionary(reader.newestFolders(), uniquingKeysWith: { first, _ in first })
         guard !newest.isEmpty else { return }
+        // Noted here too: a restart notes them before its first publish replaces them.
+        for (path, tree) in newest where tree.manifest.entryCount >= RecycledFolders.fewestEntries {
+            spares.recycled.remember(tree.id, path: path, manifest: tree.manifest)
+        }
         var seen = Set(newest.values.map(\.id))
         func remember(_ id: String, at path: String) {
             guard seen.insert(id).inserted,

@@ -23,12 +23,17 @@ extension SiteBuilder {
         // The newest version's files (read since the build started) and the tables made from
         // them on one core, while the sources are hashed on all of them.
         let config = context.config
+        let historyKept = options.spareFolders ? config.keep : nil
         let restoring = BackgroundValue { [self] () -> (tables: RestoredTables?, rememberedTrees: Bool) in
             guard let published = try? publishedFiles() else { return (nil, false) }
             // The big trees of the history, noted before this build's retention removes the
             // oldest version: it recycles them into the next saves' spares, which otherwise link
             // every entry anew before "watching" (a second a folder of 100,000).
-            let remembering = BackgroundValue { [self] in rememberHistoryTrees(keep: config.keep, store: store) }
+            let remembering = BackgroundValue { () -> Bool in
+                guard let historyKept else { return false }
+                store.spareFolders.rememberTrees(ofNewest: historyKept + 1)
+                return true
+            }
             let tables = clock.measure(.index) { restoredTables(config: config, version: newest, published: published, now: now) }
             return (tables, remembering.value)
         }
@@ -135,15 +140,5 @@ extension SiteBuilder {
         cache.treeChildren = store.treeChildren.known
         if let base = burst.base, !burst.isHolding { cache.base = (base.version, base.builtAt, base.diagnostics) }
         try? cache.write(RestartCache.path(store.layout), previews: options.previews, displayRoot: displayRoot)
-    }
-}
-
-extension SiteBuilder {
-    /// Notes the big trees of the newest `keep` + 1 versions for recycling (`rememberTrees`);
-    /// false when there is no retention or no spare folders are kept.
-    fileprivate func rememberHistoryTrees(keep: Int?, store: SiteStore) -> Bool {
-        guard options.spareFolders, let keep else { return false }
-        store.spareFolders.rememberTrees(ofNewest: keep + 1)
-        return true
     }
 }

@@ -113,15 +113,21 @@ import Testing
         #expect(grown.linked.count == new.entryCount - 400 + 1, "all past the first 400, and p-0100.json")
     }
 
-    /// Through `SiteBuilder`, as `quire watch` runs it: `keep: 2` in site.yaml and a folder of
-    /// 520 pages, every edit equal to a full build.
-    @Test func aWatchedSiteWithRetentionRecyclesItsBigFolder() throws {
+    /// A site with `keep: 2` and a folder of 520 pages (`all/`), big enough to be recycled.
+    private static func bigFolderSite(locales: String) throws -> SiteFixture {
         let fixture = try SiteFixture()
-        try fixture.write("default_locale: en\nlocales: [en, fr]\nkeep: 2\n", to: "site.yaml")
+        try fixture.write("default_locale: en\nlocales: \(locales)\nkeep: 2\n", to: "site.yaml")
         for number in 0..<520 {
             try fixture.write(
                 "title: Item \(number)\nsections:\n  - type: divider\n    id: d\n", to: String(format: "all/p-%03d.yaml", number))
         }
+        return fixture
+    }
+
+    /// Through `SiteBuilder`, as `quire watch` runs it: `keep: 2` in site.yaml and a folder of
+    /// 520 pages, every edit equal to a full build.
+    @Test func aWatchedSiteWithRetentionRecyclesItsBigFolder() throws {
+        let fixture = try Self.bigFolderSite(locales: "[en, fr]")
         var options = BuildOptions()
         options.spareFolders = true
         let builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: options)
@@ -159,12 +165,7 @@ import Testing
     /// spare of the new one, ready before "watching" without linking its entries anew; and so on
     /// with each save.
     @Test func aRestartedWatchersFirstRetentionRecyclesTheBigFolder() throws {
-        let fixture = try SiteFixture()
-        try fixture.write("default_locale: en\nlocales: [en]\nkeep: 2\n", to: "site.yaml")
-        for number in 0..<520 {
-            try fixture.write(
-                "title: Item \(number)\nsections:\n  - type: divider\n    id: d\n", to: String(format: "all/p-%03d.yaml", number))
-        }
+        let fixture = try Self.bigFolderSite(locales: "[en]")
         var options = BuildOptions()
         options.spareFolders = true
         options.restartCache = true

@@ -24,18 +24,15 @@ extension SiteBuilder {
         // them on one core, while the sources are hashed on all of them.
         let config = context.config
         let historyKept = options.spareFolders ? config.keep : nil
-        let restoring = BackgroundValue { [self] () -> (tables: RestoredTables?, rememberedTrees: Bool) in
-            guard let published = try? publishedFiles() else { return (nil, false) }
+        let restoring = BackgroundValue { [self] () -> RestoredTables? in
+            guard let published = try? publishedFiles() else { return nil }
             // The big trees of the history, noted before this build's retention removes the
             // oldest version: it recycles them into the next saves' spares, which otherwise link
             // every entry anew before "watching" (a second a folder of 100,000).
-            let remembering = BackgroundValue { () -> Bool in
-                guard let historyKept else { return false }
-                store.spareFolders.rememberTrees(ofNewest: historyKept + 1)
-                return true
-            }
+            let remembering = BackgroundValue { historyKept.map { store.spareFolders.rememberTrees(ofNewest: $0 + 1) } }
             let tables = clock.measure(.index) { restoredTables(config: config, version: newest, published: published, now: now) }
-            return (tables, remembering.value)
+            _ = remembering.value
+            return tables
         }
         let reader = SourceFileReader(maxBytes: config.limits.maxFileBytes)
         var changed = clock.measure(.read) {
@@ -48,9 +45,7 @@ extension SiteBuilder {
         for (path, cached) in cache.sources where cached.page.scheduledChanges(after: recorded.builtAt).contains(where: { $0.at <= now }) {
             changed.insert(path)
         }
-        let (restored, rememberedTrees) = restoring.value
-        historyTreesRemembered = rememberedTrees
-        guard let tables = restored else { return nil }
+        guard let tables = restoring.value else { return nil }
         let base = DeltaBase.restored(
             from: cache, diagnostics: recorded.diagnostics, settings: settings, context: context, version: newest, tables: tables,
             manifest: Self.manifestFields(context: context, pages: 0, coverage: []), now: now)

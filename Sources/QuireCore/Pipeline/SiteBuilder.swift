@@ -40,8 +40,6 @@ public final class SiteBuilder: @unchecked Sendable {
     let backgroundWork = DispatchGroup()
     /// Whether the restart file was looked for (at the first build only), and its reading.
     var restartCacheRead = false
-    /// Whether a restart's first build noted the big trees of the history for recycling.
-    var historyTreesRemembered = false
     var pendingRestartCache: BackgroundValue<RestartCache?>?
     /// The newest version's files, read on the other core while the first build scans
     /// (`startReadingPublishedFiles`).
@@ -103,12 +101,11 @@ public final class SiteBuilder: @unchecked Sendable {
             spareFolders.prepare(store, untilBuild: generation + 1)
         }
         // A watcher's first build: the big trees of the history it starts on are noted for
-        // recycling (first: the next saves' spares want them; a restart noted them before its
-        // publish), then read for retention.
+        // recycling (first: the next saves' spares want them; those a restart noted before its
+        // publish are not read again), then read for retention.
         if generation == 1, options.spareFolders, let keep = burst.base?.context.config.keep, let store = try? openStore() {
-            let remembered = historyTreesRemembered
             DispatchQueue.global(qos: .utility).async(group: backgroundWork) {
-                if !remembered { store.spareFolders.rememberTrees(ofNewest: keep + 1) }
+                store.spareFolders.rememberTrees(ofNewest: keep + 1)
                 store.reader.learnTrees(ofNewest: keep + 1)
             }
         }

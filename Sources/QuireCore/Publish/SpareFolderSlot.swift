@@ -6,6 +6,8 @@ import Synchronization
 public final class SpareFolderSlot: Sendable {
     private let reader: VersionReader
     private let spares = Mutex<SpareFolders?>(nil)
+    /// The older versions whose big trees `rememberTrees` noted.
+    private let notedVersions = Mutex<Set<VersionID>>([])
 
     init(reader: VersionReader) { self.reader = reader }
 
@@ -46,7 +48,8 @@ public final class SpareFolderSlot: Sendable {
     /// spares brought up to date in a millisecond from its first saves on, not linked anew (a
     /// second for 100,000 entries). The newest version's trees are in memory; of the others, reads
     /// only the folders whose tree differs from the newest's, and of each, the parts the newest's
-    /// does not share.
+    /// does not share, once a version (a restart notes them before its first publish, and again
+    /// after its first build, as every watcher does).
     public func rememberTrees(ofNewest count: Int) {
         guard let spares = current, let versions = try? reader.allVersions().suffix(count).dropLast() else { return }
         let newest = Dictionary(reader.newestFolders(), uniquingKeysWith: { first, _ in first })
@@ -66,7 +69,7 @@ public final class SpareFolderSlot: Sendable {
             }
         }
         // Oldest first: retention removes them in that order.
-        for version in versions {
+        for version in versions where notedVersions.withLock({ $0.insert(version).inserted }) {
             guard let manifest = try? reader.manifest(of: version) else { continue }
             for folder in manifest.folders { remember(folder.folder.tree, at: folder.name) }
         }

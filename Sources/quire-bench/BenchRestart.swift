@@ -6,7 +6,7 @@ import QuireModel
 /// second apart (a site in use has versions to keep: retention then removes some from the first
 /// save after the restart) and is stopped (SIGTERM). Then
 /// twice: one page is edited while no watcher runs and a watcher starts again on the same dist/,
-/// first with the file the stopped watcher left (`state/watch-cache.json`), then without it (as
+/// first with the file the stopped watcher left (`state/watch-cache`), then without it (as
 /// before there was one). Measured each time: the start until "watching", until the edit made
 /// meanwhile is read back published, and the saves made from the moment "watching" is printed (no
 /// wait for an idle watcher: "watching" must mean ready).
@@ -44,7 +44,7 @@ struct BenchRestart {
         // With the cache first: the restart without it is not the one that starts on the disk
         // writes the other's saves left.
         for withCache in [true, false] {
-            if !withCache { unlink("\(dist)/\(site.name)/state/watch-cache.json") }
+            if !withCache { unlink("\(dist)/\(site.name)/state/watch-cache") }
             sync()
             progress("quire watch restarted \(withCache ? "with" : "without") the stopped one's cache, one page edited meanwhile")
             run.restarts.append(

@@ -3,7 +3,7 @@ import Testing
 
 @testable import QuireCore
 
-/// A restarted `quire watch` starts from what the stopped one knew (`state/watch-cache.json`):
+/// A restarted `quire watch` starts from what the stopped one knew (`state/watch-cache`):
 /// it parses nothing whose bytes it has seen, and publishes exactly what a fresh build publishes.
 @Suite struct RestartCacheTests {
     private func watcher(_ fixture: SiteFixture) -> SiteBuilder {
@@ -33,7 +33,7 @@ import Testing
         let built = first.build()
         #expect(!built.hasErrors && parsed(built) > 0)
         first.saveRestartCache()
-        let cache = try #require(FileManager.default.contents(atPath: "\(fixture.dist)/site/state/watch-cache.json"))
+        let cache = try #require(FileManager.default.contents(atPath: "\(fixture.dist)/site/state/watch-cache"))
         #expect(cache.count > 100)
 
         let restarted = watcher(fixture).build()
@@ -173,14 +173,40 @@ import Testing
         #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
     }
 
+    /// The file's tables are of the version it names: a version published again under that
+    /// number (the versions removed while no watcher ran) is not that one.
+    @Test func aVersionPublishedAgainUnderItsNumberIsNotTheRecordedOne() throws {
+        let fixture = try site()
+        let first = watcher(fixture)
+        _ = first.build()
+        first.saveRestartCache()
+        let original = try String(contentsOfFile: "\(fixture.siteFolder)/b.yaml", encoding: .utf8)
+        try fixture.write(original.replacingOccurrences(of: "title: B", with: "title: Other"), to: "b.yaml")
+        for folder in ["versions", "trees", "current"] { try FileManager.default.removeItem(atPath: "\(fixture.dist)/site/\(folder)") }
+        var once = BuildOptions()
+        once.keepsSources = false
+        #expect(
+            SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: once).build().outcome
+                == .published(VersionID(1), isCurrent: true))
+        try fixture.write(original, to: "b.yaml")
+        // Every source hashes as the file says, and v000001 is newest, but not the one it names.
+        let restarted = watcher(fixture).build()
+        #expect(!restarted.builtAsDelta)
+        #expect(restarted.pagesRebuilt == ["b"], "\(restarted.pagesRebuilt)")
+        #expect(try fixture.published("en/b.json").contains("\"B\""))
+        #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
+    }
+
     @Test func aDamagedOrForeignCacheIsNoCache() throws {
         let fixture = try site()
         let first = watcher(fixture)
         _ = first.build()
         first.saveRestartCache()
-        let path = "\(fixture.dist)/site/state/watch-cache.json"
+        let path = "\(fixture.dist)/site/state/watch-cache"
         let bytes = try #require(FileManager.default.contents(atPath: path))
-        for damaged in [bytes.prefix(bytes.count / 2), Data("{}".utf8)] {
+        var flipped = bytes
+        flipped[bytes.count * 2 / 3] ^= 0x20  // a letter's case, say: it would still decode
+        for damaged in [bytes.prefix(bytes.count / 2), Data("{}".utf8), flipped] {
             try damaged.write(to: URL(fileURLWithPath: path))
             let result = watcher(fixture).build()
             #expect(!result.hasErrors && parsed(result) > 0)

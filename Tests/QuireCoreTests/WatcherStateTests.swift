@@ -12,15 +12,23 @@ import Testing
         #expect(key != OutputKey(settingsDigest: "t", inputs: ["a", "b"]))
         #expect(key != OutputKey(settingsDigest: "s", inputs: ["b", "a"]))
         #expect(key != OutputKey(settingsDigest: "s", inputs: ["ab"]))
-        #expect(key.cached == SHA256.hash("s|a|b"))
+        #expect(key.digest == Digest(SHA256.hash("s|a|b")))
     }
 
-    @Test func theRestartCacheFormOfAKeyReadsBackAndNothingElseDoes() {
+    @Test func theRestartFileFormOfAKeyReadsBackAndNothingElseDoes() throws {
         let key = OutputKey(settingsDigest: "settings", inputs: ["source", "true", "live", "links", "fr0123"])
-        #expect(OutputKey(cached: key.cached) == key)
-        #expect(OutputKey(cached: String(key.cached.dropLast())) == nil)
-        #expect(OutputKey(cached: String(repeating: "g", count: 64)) == nil)
-        #expect(OutputKey(cached: "|source|true|live|links|fr0123") == nil)
+        var writer = BinaryWriter()
+        key.write(to: &writer)
+        var reader = BinaryReader(writer.bytes)
+        #expect(try OutputKey(reading: &reader) == key && reader.isAtEnd)
+        var truncated = BinaryReader(writer.bytes.dropLast())
+        #expect(throws: BinaryReader.Malformed.self) { try OutputKey(reading: &truncated) }
+        for text in [String(key.digest.text.dropLast()), String(repeating: "g", count: 64), "|source|true|live|links|fr0123"] {
+            var other = BinaryWriter()
+            Digest(text).write(to: &other)
+            var otherReader = BinaryReader(other.bytes)
+            #expect(throws: BinaryReader.Malformed.self) { try OutputKey(reading: &otherReader) }
+        }
     }
 
     @Test func aCachedTranslationGivesBackWhatItsParseSaid() throws {

@@ -38,7 +38,7 @@ struct OutputKey: Equatable, Sendable {
     private static let separator = "|"
     /// The SHA-256 of every input joined by `separator`, the settings' digest first: a watcher
     /// keeps a key a page, and the inputs themselves take about 350 bytes.
-    private let digest: Digest
+    let digest: Digest
 
     init(settingsDigest: String, inputs: [String]) {
         var hasher = SHA256()
@@ -50,13 +50,13 @@ struct OutputKey: Equatable, Sendable {
         digest = hasher.finalizeDigest()
     }
 
-    /// The key as the restart cache writes it: its digest in hexadecimal.
-    var cached: String { digest.text }
+    /// A key as the restart file holds it: its digest.
+    func write(to writer: inout BinaryWriter) { digest.write(to: &writer) }
 
-    /// A key the restart cache wrote (`cached`); nil when it is not one.
-    init?(cached: String) {
-        let digest = Digest(cached)
-        guard digest.isSHA256 else { return nil }
+    /// A key the restart file holds; anything but a SHA-256 is not one.
+    init(reading reader: inout BinaryReader) throws(BinaryReader.Malformed) {
+        let digest = try Digest(reading: &reader)
+        guard digest.isSHA256 else { throw BinaryReader.Malformed() }
         self.digest = digest
     }
 }

@@ -1,32 +1,33 @@
 import Foundation
 import QuireModel
 
-/// What a watcher knew when it stopped (`IncrementalState`), so that a restarted one costs what
-/// changed: `state/watch-cache.json`, never served or pushed. Nothing in it is trusted as it is:
-/// a source or translation file is reused only while its bytes hash the same and the validation
-/// context (settings, assets, page ids) is the same, and a page's output only while its key is
-/// the same and the newest version holds each of its files with the same input digest
-/// (`IncrementalState.keepOutputs(matching:)`). A file that is missing, damaged or of another
-/// format is no cache at all.
+/// What a watcher knew when it stopped (`IncrementalState`, and its delta base), so that a
+/// restarted one costs what changed: `state/watch-cache`, never served or pushed, in Quire's own
+/// binary form (`BinaryWriter`). A source or translation file is reused only while its bytes hash
+/// the same and the validation context (settings, assets, page ids) is the same, and a page's
+/// output only while its key is the same and the newest version holds each of its files with the
+/// same input digest (`IncrementalState.keepOutputs(matching:)`). A file that is missing, damaged
+/// or of another format is no cache at all.
 ///
-///     { "format", "previews", "root", "context": [settings, [page ids], [assets]],
-///       "base": [version, built at, [diagnostics]],
-///       "sources": [[path, digest, page id, file, flags, timetable, [links], [diagnostics]]],
-///       "translations": [[path, digest, locale | null, [warnings] | diagnostic]],
-///       "outputs": [[page id, key (`OutputKey.cached`), [paths], files digest, [diagnostics],
-///                    [[locale, translated, stale, missing]]]],
-///       "assets": [[path, digest]],
-///       "trees": [[tree id, [subtree ids], [part ids]]] }
+///     format, previews, root, context?: (settings, [page id], [asset]),
+///     base?: (version, built at, [diagnostic], tables?: (version manifest digest, bytes)),
+///     sources: [(path, digest, page id, file, flags, timetable?, [diagnostic], [link])],
+///     translations: [(path, digest, locale?, warnings: [diagnostic] | failure: diagnostic)],
+///     outputs: [(page id, key, [path], files digest, [diagnostic], [(locale, translated, stale, missing)])],
+///     assets: [(path, digest)], trees: [(tree id, [subtree id], [part id])]
 ///
 /// `base` is what the last publish left for the next delta (`DeltaBase`) beyond the pages: the
-/// version it published, when it was built, and every diagnostic. A restarted watcher whose
-/// newest version is still that one rebuilds its delta base from it (`SiteBuilder.restartBuild`).
+/// version it published, when it was built, every diagnostic, and the tables kept of the whole
+/// version (`RestoredTables`: each page's paths, the cache headers, the page index and feeds).
+/// A restarted watcher whose newest version is still that one, with the same manifest, takes
+/// those tables as they are (`SiteBuilder.restartBuild`): a version never changes once
+/// published, and its manifest names every tree of it by the digest of the tree's manifest.
 ///
-/// A tree's children are the one thing kept as they are: a tree id names its manifest's bytes,
-/// so they never change, and retention marks from them without parsing the manifests of the
-/// versions it keeps (a folder of 10,000 entries each).
+/// A tree's children are kept as they are too: a tree id names its manifest's bytes, so they
+/// never change, and retention marks from them without parsing the manifests of the versions it
+/// keeps (a folder of 10,000 entries each).
 struct RestartCache: @unchecked Sendable {
-    static let format = 3
+    static let format = 4
     var sources: [String: CachedSource] = [:]
     var translations: [String: CachedTranslation] = [:]
     /// Outputs whose files' input digests are not known yet: `filesDigests` says what they were.
@@ -38,8 +39,14 @@ struct RestartCache: @unchecked Sendable {
     var treeChildren: [String: TreeChildren.Children] = [:]
     /// The version the last publish made, when that build ran, and its diagnostics (`DeltaBase`).
     var base: (version: VersionID, builtAt: Date, diagnostics: [Diagnostic])?
+    /// The base's tables of its whole version, as `RestoredTables.write` wrote them: read once
+    /// the site's settings say what they are for (`RestoredTables.init(reading:)`).
+    var tables: (versionManifest: Digest, bytes: [UInt8])?
 
-    static func path(_ layout: SiteLayout) -> String { layout.state + "/watch-cache.json" }
+    static func path(_ layout: SiteLayout) -> String { layout.state + "/watch-cache" }
+
+    /// Where watchers kept it as JSON, before this form: removed when this one is written.
+    static func jsonPath(_ layout: SiteLayout) -> String { layout.state + "/watch-cache.json" }
 
     init(_ state: IncrementalState) {
         sources = state.sources
@@ -51,162 +58,202 @@ struct RestartCache: @unchecked Sendable {
 
     /// The cache at `path` when it was written by a watcher with the same `previews`, naming the
     /// site's folder as `displayRoot` (diagnostics kept in it say it).
+    /// The rest of the file must hash to the SHA-256 its head holds: the tables are taken as
+    /// they are, so a file changed in any byte (by a disk, or a copy) is no cache.
     static func read(_ path: String, previews: Bool, displayRoot: String) -> RestartCache? {
-        guard let bytes = try? FileSystem.readFile(path), let root = StoredJSONReader.parse(bytes),
-            root["format"]?.intValue == format, root["previews"]?.boolValue == previews, root["root"]?.stringValue == displayRoot
+        guard let bytes = try? FileSystem.readFile(path) else { return nil }
+        var reader = BinaryReader(bytes)
+        guard (try? reader.int()) == format, (try? reader.bool()) == previews, (try? reader.string()) == displayRoot,
+            let digest = try? Digest(reading: &reader), SHA256.digest(reader.remaining) == digest
         else { return nil }
-        return RestartCache(decoding: root)
+        return try? RestartCache(reading: &reader)
     }
 
     /// Replaces the file in one rename, so a reader never sees half of it.
     func write(_ path: String, previews: Bool, displayRoot: String) throws(StoreError) {
-        try FileSystem.replaceFile(path, JSONWriter(pretty: false).bytes(encoded(previews: previews, displayRoot: displayRoot)))
+        var body = BinaryWriter(capacity: 256 * (sources.count + translations.count + outputs.count) + (tables?.bytes.count ?? 0))
+        write(to: &body)
+        var writer = BinaryWriter(capacity: body.bytes.count + 256)
+        writer.int(Self.format)
+        writer.bool(previews)
+        writer.string(displayRoot)
+        SHA256.digest(body.bytes).write(to: &writer)
+        body.bytes.withUnsafeBytes { writer.raw($0) }
+        try FileSystem.replaceFile(path, writer.bytes)
     }
 
     // MARK: Encoding
 
-    private func encoded(previews: Bool, displayRoot: String) -> JSONValue {
-        var root = JSONObject()
-        root["format"] = .integer(Self.format)
-        root["previews"] = .bool(previews)
-        root["root"] = .string(displayRoot)
-        if let context {
-            root["context"] = [.string(context.settings), Self.strings(context.pageIDs.sorted()), Self.strings(context.assets.sorted())]
+    private func write(to writer: inout BinaryWriter) {
+        writer.optional(context) { writer, context in
+            writer.string(context.settings)
+            writer.strings(context.pageIDs.sorted())
+            writer.strings(context.assets.sorted())
         }
-        if let base {
-            root["base"] = [.string(base.version.description), Self.encode(base.builtAt), .array(base.diagnostics.map(Self.encode))]
+        writer.optional(base) { writer, base in
+            writer.int(base.version.number)
+            writer.date(base.builtAt)
+            Self.write(base.diagnostics, to: &writer)
+            writer.optional(tables) { writer, tables in
+                tables.versionManifest.write(to: &writer)
+                writer.int(tables.bytes.count)
+                tables.bytes.withUnsafeBytes { writer.raw($0) }
+            }
         }
-        root["sources"] = .array(sources.map { path, cached in Self.encode(path: path, cached) })
-        root["translations"] = .array(
-            translations.map { path, cached in
-                let parsed: [JSONValue]
-                switch cached.parsed {
-                case .success(let summary):
-                    parsed = [summary.locale.map(JSONValue.string) ?? .null, .array(summary.warnings.map(Self.encode))]
-                case .failure(let diagnostic): parsed = [.null, Self.encode(diagnostic)]
+        writer.array(sources) { writer, entry in
+            let page = entry.value.page
+            writer.string(entry.key)
+            entry.value.digest.write(to: &writer)
+            writer.string(page.pageID)
+            writer.string(page.file)
+            writer.int((page.hasModel ? 1 : 0) | (page.isDraft ? 2 : 0) | (page.usesDrillCarousel ? 4 : 0))
+            writer.optional(page.timetable) { writer, timetable in
+                Self.write(timetable.schedule, to: &writer)
+                writer.array(timetable.sections) { writer, section in
+                    writer.string(section.name)
+                    Self.write(section.schedule, to: &writer)
                 }
-                return .array([.string(path), .string(cached.digest.text)] + parsed)
-            })
-        root["outputs"] = .array(
-            outputs.map { pageID, entry in
-                [
-                    .string(pageID), .string(entry.key.cached),
-                    .array(entry.output.files.map { .string($0.path) }), .string(Self.filesDigest(entry.output.files).text),
-                    .array(entry.output.diagnostics.map(Self.encode)),
-                    .array(
-                        entry.output.coverage.sorted { $0.key < $1.key }.map { locale, counts in
-                            [.string(locale), .integer(counts.translated), .integer(counts.stale), .integer(counts.missing)]
-                        }),
-                ]
-            })
-        root["assets"] = .array(assetDigests.map { [.string($0.key), .string($0.value.text)] })
-        root["trees"] = .array(
-            treeChildren.map { id, children in [.string(id), Self.strings(children.subtrees), Self.strings(children.parts)] })
-        return .object(root)
+            }
+            Self.write(page.diagnostics, to: &writer)
+            writer.strings(page.linkedPageIDs.sorted())
+        }
+        writer.array(translations) { writer, entry in
+            writer.string(entry.key)
+            entry.value.digest.write(to: &writer)
+            switch entry.value.parsed {
+            case .success(let summary):
+                writer.bool(true)
+                writer.optional(summary.locale) { $0.string($1) }
+                Self.write(summary.warnings, to: &writer)
+            case .failure(let diagnostic):
+                writer.bool(false)
+                Self.write(diagnostic, to: &writer)
+            }
+        }
+        writer.array(outputs) { writer, entry in
+            let output = entry.value.output
+            writer.string(entry.key)
+            entry.value.key.write(to: &writer)
+            writer.strings(output.files.map(\.path))
+            Self.filesDigest(output.files).write(to: &writer)
+            Self.write(output.diagnostics, to: &writer)
+            writer.array(output.coverage.sorted { $0.key < $1.key }) { writer, coverage in
+                writer.string(coverage.key)
+                for count in [coverage.value.translated, coverage.value.stale, coverage.value.missing] { writer.int(count) }
+            }
+        }
+        writer.array(assetDigests) { writer, asset in
+            writer.string(asset.key)
+            asset.value.write(to: &writer)
+        }
+        writer.array(treeChildren) { writer, tree in
+            writer.string(tree.key)
+            writer.strings(tree.value.subtrees)
+            writer.strings(tree.value.parts)
+        }
     }
 
-    private static func encode(path: String, _ cached: CachedSource) -> JSONValue {
-        let page = cached.page
-        let flags = (page.hasModel ? 1 : 0) | (page.isDraft ? 2 : 0) | (page.usesDrillCarousel ? 4 : 0)
-        return [
-            .string(path), .string(cached.digest.text), .string(page.pageID), .string(page.file), .integer(flags),
-            page.timetable.map(encode) ?? .null, strings(page.linkedPageIDs.sorted()), .array(page.diagnostics.map(encode)),
-        ]
+    private static func write(_ schedule: Schedule, to writer: inout BinaryWriter) {
+        writer.optional(schedule.publishAt) { $0.date($1) }
+        writer.optional(schedule.expiresAt) { $0.date($1) }
     }
 
-    private static func encode(_ timetable: PageTimetable) -> JSONValue {
-        .array([encode(timetable.schedule)] + timetable.sections.map { [.string($0.name), encode($0.schedule)] })
+    private static func write(_ diagnostics: [Diagnostic], to writer: inout BinaryWriter) {
+        writer.array(diagnostics) { write($1, to: &$0) }
     }
 
-    private static func encode(_ schedule: Schedule) -> JSONValue {
-        .array([schedule.publishAt, schedule.expiresAt].map { $0.map(encode) ?? .null })
+    private static func write(_ diagnostic: Diagnostic, to writer: inout BinaryWriter) {
+        writer.string(diagnostic.severity.rawValue)
+        writer.string(diagnostic.file)
+        writer.int(diagnostic.position.line)
+        writer.int(diagnostic.position.column)
+        writer.string(diagnostic.keyPath)
+        writer.string(diagnostic.message)
     }
-
-    /// Dates as the bits of their `Double`: read back equal, not rounded.
-    private static func encode(_ date: Date) -> JSONValue { .string(String(date.timeIntervalSince1970.bitPattern)) }
-
-    private static func date(_ value: JSONValue) -> Date? {
-        value.stringValue.flatMap(UInt64.init).map { Date(timeIntervalSince1970: Double(bitPattern: $0)) }
-    }
-
-    private static func encode(_ diagnostic: Diagnostic) -> JSONValue {
-        [
-            .string(diagnostic.severity.rawValue), .string(diagnostic.file), .integer(diagnostic.position.line),
-            .integer(diagnostic.position.column), .string(diagnostic.keyPath), .string(diagnostic.message),
-        ]
-    }
-
-    private static func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
 
     // MARK: Decoding
 
-    /// Entries that do not decode are left out (their files are read and parsed again).
-    private init(decoding root: JSONValue) {
-        if let context = root["context"]?.arrayValue, context.count == 3, let settings = context[0].stringValue {
-            self.context = (settings, Set(Self.strings(context[1])), Set(Self.strings(context[2])))
+    private init(reading reader: inout BinaryReader) throws(BinaryReader.Malformed) {
+        typealias Malformed = BinaryReader.Malformed
+        let string = { (reader: inout BinaryReader) throws(Malformed) in try reader.string() }
+        context = try reader.optional { reader throws(Malformed) in
+            (try reader.string(), Set(try reader.strings()), Set(try reader.strings()))
         }
-        if let fields = root["base"]?.arrayValue, fields.count == 3, let version = fields[0].stringValue.flatMap(VersionID.init),
-            let builtAt = Self.date(fields[1]), let diagnostics = Self.diagnostics(fields[2])
-        {
-            base = (version, builtAt, diagnostics)
+        var tables: (versionManifest: Digest, bytes: [UInt8])?
+        base = try reader.optional { reader throws(Malformed) in
+            let (version, builtAt, diagnostics) = (VersionID(try reader.int()), try reader.date(), try Self.diagnostics(&reader))
+            tables = try reader.optional { reader throws(Malformed) in
+                (try Digest(reading: &reader), try reader.raw(try reader.count()) { Array($0) })
+            }
+            return (version, builtAt, diagnostics)
         }
-        for entry in root["sources"]?.arrayValue ?? [] {
-            guard let fields = entry.arrayValue, fields.count == 8, let path = fields[0].stringValue, let digest = fields[1].stringValue,
-                let pageID = fields[2].stringValue, let file = fields[3].stringValue, let flags = fields[4].intValue,
-                let diagnostics = Self.diagnostics(fields[7])
-            else { continue }
-            var timetable: PageTimetable?
-            if fields[5] != .null {
-                guard let decoded = Self.timetable(fields[5], pageID: pageID) else { continue }
-                timetable = decoded
+        self.tables = tables
+        let sourceCount = try reader.count()
+        sources.reserveCapacity(sourceCount)
+        for _ in 0..<sourceCount {
+            let (path, digest, pageID, file, flags) = (
+                try reader.string(), try Digest(reading: &reader), try reader.string(), try reader.string(), try reader.int()
+            )
+            let timetable = try reader.optional { reader throws(Malformed) in
+                PageTimetable(
+                    pageID: pageID, schedule: try Self.schedule(&reader),
+                    sections: try reader.array { reader throws(Malformed) in
+                        PageTimetable.Section(name: try reader.string(), schedule: try Self.schedule(&reader))
+                    })
             }
             let page = ProcessedPage(
-                restoring: pageID, file: file, sourceDigest: Digest(digest), hasModel: flags & 1 != 0, isDraft: flags & 2 != 0,
-                timetable: timetable, usesDrillCarousel: flags & 4 != 0, diagnostics: diagnostics,
-                linkedPageIDs: Set(Self.strings(fields[6])))
-            sources[path] = CachedSource(digest: page.sourceDigest, page: page)
+                restoring: pageID, file: file, sourceDigest: digest, hasModel: flags & 1 != 0, isDraft: flags & 2 != 0,
+                timetable: timetable, usesDrillCarousel: flags & 4 != 0, diagnostics: try Self.diagnostics(&reader),
+                linkedPageIDs: Set(try reader.strings()))
+            sources[path] = CachedSource(digest: digest, page: page)
         }
-        for entry in root["translations"]?.arrayValue ?? [] {
-            guard let fields = entry.arrayValue, fields.count == 4, let path = fields[0].stringValue, let digest = fields[1].stringValue
-            else { continue }
-            if let warnings = Self.diagnostics(fields[3]) {
-                translations[path] = CachedTranslation(
-                    digest: Digest(digest), parsed: .success(TranslationSummary(locale: fields[2].stringValue, warnings: warnings)))
-            } else if let diagnostic = Self.diagnostic(fields[3]) {
-                translations[path] = CachedTranslation(digest: Digest(digest), parsed: .failure(diagnostic))
-            }
+        let translationCount = try reader.count()
+        translations.reserveCapacity(translationCount)
+        for _ in 0..<translationCount {
+            let (path, digest) = (try reader.string(), try Digest(reading: &reader))
+            let parsed: Result<TranslationSummary, Diagnostic> =
+                try reader.bool()
+                ? .success(TranslationSummary(locale: try reader.optional(string), warnings: try Self.diagnostics(&reader)))
+                : .failure(try Self.diagnostic(&reader))
+            translations[path] = CachedTranslation(digest: digest, parsed: parsed)
         }
-        for entry in root["outputs"]?.arrayValue ?? [] {
-            guard let fields = entry.arrayValue, fields.count == 6, let pageID = fields[0].stringValue, let key = fields[1].stringValue,
-                let files = fields[2].arrayValue, let filesDigest = fields[3].stringValue, let diagnostics = Self.diagnostics(fields[4]),
-                let coverage = fields[5].arrayValue
-            else { continue }
+        let outputCount = try reader.count()
+        outputs.reserveCapacity(outputCount)
+        filesDigests.reserveCapacity(outputCount)
+        for _ in 0..<outputCount {
+            let (pageID, key) = (try reader.string(), try OutputKey(reading: &reader))
             var output = PageOutput()
-            output.diagnostics = diagnostics
-            output.files = files.compactMap { file in file.stringValue.map { OutputFile(path: $0, content: .carried, inputDigest: "") } }
-            for item in coverage {
-                guard let fields = item.arrayValue, fields.count == 4, let locale = fields[0].stringValue,
-                    let translated = fields[1].intValue, let stale = fields[2].intValue, let missing = fields[3].intValue
-                else { continue }
-                output.coverage[locale] = LocaleCoverage(locale: locale, translated: translated, stale: stale, missing: missing)
+            output.files = try reader.array { reader throws(Malformed) in
+                OutputFile(path: try reader.string(), content: .carried, inputDigest: "")
             }
-            guard output.files.count == files.count, output.coverage.count == coverage.count else { continue }
-            guard let key = OutputKey(cached: key) else { continue }
+            filesDigests[pageID] = try Digest(reading: &reader)
+            output.diagnostics = try Self.diagnostics(&reader)
+            for _ in 0..<(try reader.count()) {
+                let locale = try reader.string()
+                output.coverage[locale] = LocaleCoverage(
+                    locale: locale, translated: try reader.int(), stale: try reader.int(), missing: try reader.int())
+            }
             outputs[pageID] = (key, output)
-            filesDigests[pageID] = Digest(filesDigest)
         }
-        for entry in root["assets"]?.arrayValue ?? [] {
-            guard let pair = entry.arrayValue, pair.count == 2, let path = pair[0].stringValue, let digest = pair[1].stringValue else {
-                continue
-            }
-            assetDigests[path] = Digest(digest)
-        }
-        for entry in root["trees"]?.arrayValue ?? [] {
-            guard let fields = entry.arrayValue, fields.count == 3, let id = fields[0].stringValue,
-                let subtrees = fields[1].arrayValue?.compactMap(\.stringValue), let parts = fields[2].arrayValue?.compactMap(\.stringValue)
-            else { continue }
-            treeChildren[id] = (subtrees, parts)
-        }
+        for _ in 0..<(try reader.count()) { assetDigests[try reader.string()] = try Digest(reading: &reader) }
+        for _ in 0..<(try reader.count()) { treeChildren[try reader.string()] = (try reader.strings(), try reader.strings()) }
+        guard reader.isAtEnd else { throw Malformed() }
+    }
+
+    private static func schedule(_ reader: inout BinaryReader) throws(BinaryReader.Malformed) -> Schedule {
+        let date = { (reader: inout BinaryReader) throws(BinaryReader.Malformed) in try reader.date() }
+        return Schedule(publishAt: try reader.optional(date), expiresAt: try reader.optional(date))
+    }
+
+    private static func diagnostics(_ reader: inout BinaryReader) throws(BinaryReader.Malformed) -> [Diagnostic] {
+        try reader.array { reader throws(BinaryReader.Malformed) in try diagnostic(&reader) }
+    }
+
+    private static func diagnostic(_ reader: inout BinaryReader) throws(BinaryReader.Malformed) -> Diagnostic {
+        guard let severity = Diagnostic.Severity(rawValue: try reader.string()) else { throw BinaryReader.Malformed() }
+        let (file, line, column) = (try reader.string(), try reader.int(), try reader.int())
+        return Diagnostic(
+            severity, file: file, at: SourcePosition(line: line, column: column), keyPath: try reader.string(), try reader.string())
     }
 
     /// What a page's output files were: each path with its input digest.
@@ -218,48 +265,6 @@ struct RestartCache: @unchecked Sendable {
             hash.update("\n")
         }
         return hash.finalizeDigest()
-    }
-
-    private static func strings(_ value: JSONValue) -> [String] { value.arrayValue?.compactMap(\.stringValue) ?? [] }
-
-    private static func diagnostics(_ value: JSONValue) -> [Diagnostic]? {
-        guard let items = value.arrayValue else { return nil }
-        let decoded = items.compactMap(diagnostic)
-        return decoded.count == items.count ? decoded : nil
-    }
-
-    private static func diagnostic(_ value: JSONValue) -> Diagnostic? {
-        guard let fields = value.arrayValue, fields.count == 6, let severity = fields[0].stringValue.flatMap(Diagnostic.Severity.init),
-            let file = fields[1].stringValue, let line = fields[2].intValue, let column = fields[3].intValue,
-            let keyPath = fields[4].stringValue, let message = fields[5].stringValue
-        else { return nil }
-        return Diagnostic(severity, file: file, at: SourcePosition(line: line, column: column), keyPath: keyPath, message)
-    }
-
-    private static func timetable(_ value: JSONValue, pageID: String) -> PageTimetable? {
-        guard let items = value.arrayValue, let first = items.first, let pageSchedule = schedule(first) else { return nil }
-        var sections: [PageTimetable.Section] = []
-        for item in items.dropFirst() {
-            guard let pair = item.arrayValue, pair.count == 2, let name = pair[0].stringValue, let sectionSchedule = schedule(pair[1])
-            else { return nil }
-            sections.append(PageTimetable.Section(name: name, schedule: sectionSchedule))
-        }
-        return PageTimetable(pageID: pageID, schedule: pageSchedule, sections: sections)
-    }
-
-    private static func schedule(_ value: JSONValue) -> Schedule? {
-        guard let pair = value.arrayValue, pair.count == 2 else { return nil }
-        var dates: [Date?] = []
-        for item in pair {
-            if item == .null {
-                dates.append(nil)
-            } else if let date = date(item) {
-                dates.append(date)
-            } else {
-                return nil
-            }
-        }
-        return Schedule(publishAt: dates[0], expiresAt: dates[1])
     }
 }
 

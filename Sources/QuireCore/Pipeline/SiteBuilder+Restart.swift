@@ -3,36 +3,42 @@ import QuireModel
 
 // A restarted watcher (ARCHITECTURE.md, "The pipeline"): the restart file a stopped watcher
 // left (`RestartCache`) lets the first build cost what changed since. When the newest version
-// is still the one the file names, and the settings and the asset set are the same, that build
-// is a delta: every source is read and hashed (`RestartChanges`), the base the saves edit is
-// made again from the file and the newest version (`DeltaBase.restored`), and only what changed
+// is still the one the file names, with the same manifest, and the settings and the asset set
+// are the same, that build is a delta: every source is read and hashed (`RestartChanges`), the
+// base the saves edit is made again from the file (`DeltaBase.restored`), and only what changed
 // is built and published. Otherwise the full path runs, reusing what the file vouches for.
 extension SiteBuilder {
     /// The first build as a delta on what the last watcher published; nil when the full path
     /// must run (no restart file, another version is newest, the settings or the asset set
-    /// changed, the newest version's tables are not what a full build makes, or a change the
-    /// delta path does not take).
+    /// changed, or a change the delta path does not take).
     func restartBuild(inventory: SiteInventory, clock: StageClock, started: UInt64) -> SiteBuildResult? {
         guard options.publish, options.keepsSources, burst.base == nil, state.lastContext == nil,
-            let cache = pendingRestartCache?.value, let recorded = cache.base, let last = cache.context,
-            let store = try? openStore(), let newest = try? store.reader.newestVersion(), newest == recorded.version
+            let cache = pendingRestartCache?.value, let recorded = cache.base, let recordedTables = cache.tables,
+            let last = cache.context, let store = try? openStore(), let newest = try? store.reader.newestVersion(),
+            newest == recorded.version, (try? store.reader.manifestDigest(of: newest)) == recordedTables.versionManifest
         else { return nil }
         let settings = SiteSettings.load(inventory, site: site, displayRoot: displayRoot)
         guard let context = settings.context, settings.digest == last.settings, context.assets == last.assets else { return nil }
+        // The version's tables come from the file: of the version, only the index is read
+        // (the delta publishes against it), not every file by path.
+        stopReadingPublishedFiles()
         let now = options.now()
-        // The newest version's files (read since the build started) and the tables made from
-        // them on one core, while the sources are hashed on all of them.
-        let config = context.config
+        let (config, site) = (context.config, site)
         let historyKept = options.spareFolders ? config.keep : nil
-        let restoring = BackgroundValue { [self] () -> RestoredTables? in
-            guard let published = try? publishedFiles() else { return nil }
+        // The base from the file, on one core while the sources are hashed on all of them.
+        var restoring: BackgroundValue? = BackgroundValue { [self] () -> DeltaBase? in
+            let tables = clock.measure(.index) { try? RestoredTables(reading: recordedTables.bytes, config: config, site: site) }
+            let base = tables.map { tables in
+                DeltaBase.restored(
+                    from: cache, diagnostics: recorded.diagnostics, settings: settings, context: context, version: newest, tables: tables,
+                    manifest: Self.manifestFields(context: context, pages: 0, coverage: []), now: now)
+            }
             // The big trees of the history, noted before this build's retention removes the
             // oldest version: it recycles them into the next saves' spares, which otherwise link
             // every entry anew before "watching" (a second a folder of 100,000).
-            let remembering = BackgroundValue { historyKept.map { store.spareFolders.rememberTrees(ofNewest: $0 + 1) } }
-            let tables = clock.measure(.index) { restoredTables(config: config, version: newest, published: published, now: now) }
-            _ = remembering.value
-            return tables
+            guard readNewestIndex() == newest else { return nil }
+            if let historyKept { store.spareFolders.rememberTrees(ofNewest: historyKept + 1) }
+            return base
         }
         let reader = SourceFileReader(maxBytes: config.limits.maxFileBytes)
         var changed = clock.measure(.read) {
@@ -45,63 +51,59 @@ extension SiteBuilder {
         for (path, cached) in cache.sources where cached.page.scheduledChanges(after: recorded.builtAt).contains(where: { $0.at <= now }) {
             changed.insert(path)
         }
-        guard let tables = restoring.value else { return nil }
-        let base = DeltaBase.restored(
-            from: cache, diagnostics: recorded.diagnostics, settings: settings, context: context, version: newest, tables: tables,
-            manifest: Self.manifestFields(context: context, pages: 0, coverage: []), now: now)
+        // Let go of, once taken: a second reference to the base would make the delta's first
+        // change to it copy every page's entries.
+        let restored = restoring?.value
+        restoring = nil
+        guard let base = consume restored else { return nil }
         guard deltaScope(changed, inventory: inventory, base: base) != nil else { return nil }
         pendingRestartCache = nil
         // Its outputs are the newest version's (the one the file names): a full build checks them.
         restore(cache, store: store)
-        burst.keep(base)
+        burst.keep(consume base)
         return deltaBuild(changed: changed, hold: false, inventory: inventory, clock: clock, started: started)
-    }
-
-    /// The newest version's tables as a full build of the same pages makes them: nil unless
-    /// every file they make is the one the version holds, and the version holds no index part
-    /// or feed file they do not make.
-    private func restoredTables(config: SiteConfig, version: VersionID, published: [String: PublishedFile], now: Date) -> RestoredTables? {
-        // Three passes over the version's files, side by side (the cores are free by now: the
-        // sources were hashed while its manifests were read).
-        let site = site
-        let listing = BackgroundValue { () -> (pagePaths: [String: Set<String>], feedFiles: Set<String>) in
-            var feedFiles = Set<String>()
-            let pagePaths = DeltaBase.pagePaths(published.lazy.map { ($0.key, $0.value.metadata) }) { path, metadata in
-                if OutputMetadata(metadata).feed != nil { feedFiles.insert(path) }
-            }
-            return (pagePaths, feedFiles)
-        }
-        let rendering = BackgroundValue { () -> (CacheHeaderFiles, [OutputFile]) in
-            var headers = CacheHeaderFiles(site: site, files: published.lazy.map { ($0.key, $0.value.metadata) })
-            return (headers, headers.files(published: published))
-        }
-        // The index as the version lists it; a feed's cards need what only the page files say.
-        let files =
-            config.feeds.isEmpty
-            ? nil
-            : published.map { OutputFile(path: $0.key, content: .carried, inputDigest: $0.value.inputDigest, metadata: $0.value.metadata) }
-        let (index, feeds, indexFiles) = indexAndFeeds(
-            config: config, files: files, published: published, parent: version, next: VersionID(version.number + 1), now: now)
-        let (headers, headerFiles) = rendering.value
-        let (pagePaths, feedFiles) = listing.value
-        let made = indexFiles + headerFiles
-        let madePaths = Set(made.lazy.map(\.path))
-        let indexParts = config.locales.flatMap { locale in
-            (1...).lazy.map { PageIndexFiles.partPath(locale: locale, part: $0) }.prefix { published[$0] != nil }
-        }
-        guard made.allSatisfy({ if case .carried = $0.content { true } else { false } }), feedFiles.isSubset(of: madePaths),
-            indexParts.allSatisfy(madePaths.contains)
-        else { return nil }
-        return RestoredTables(pagePaths: pagePaths, cacheHeaders: headers, pageIndex: index, feeds: feeds)
     }
 }
 
-/// What a delta base keeps of a whole version besides its pages, made from the version's files.
+/// What a delta base keeps of a whole version besides its pages (`DeltaBase`): kept in the
+/// restart file, for a restart on the same version.
 struct RestoredTables: Sendable {
     var pagePaths: [String: Set<String>]
     var cacheHeaders: CacheHeaderFiles
     var pageIndex: PageIndexFiles
     var feeds: FeedFiles
+
+    /// The tables of `base`, once published (nil: it made no index or feeds).
+    init?(_ base: DeltaBase) {
+        guard let pageIndex = base.pageIndex, let feeds = base.feeds else { return nil }
+        (pagePaths, cacheHeaders, self.pageIndex, self.feeds) = (base.pagePaths, base.cacheHeaders, pageIndex, feeds)
+    }
+
+    var bytes: [UInt8] {
+        var writer = BinaryWriter(capacity: 64 * pagePaths.count)
+        writer.array(pagePaths) { writer, page in
+            writer.string(page.key)
+            writer.strings(page.value)
+        }
+        cacheHeaders.write(to: &writer)
+        pageIndex.write(to: &writer)
+        feeds.write(to: &writer)
+        return writer.bytes
+    }
+
+    /// The tables `bytes` wrote, for a site of `config`'s locales, app routes and feeds.
+    init(reading bytes: [UInt8], config: SiteConfig, site: String) throws(BinaryReader.Malformed) {
+        var reader = BinaryReader(bytes)
+        let count = try reader.count()
+        var pagePaths: [String: Set<String>] = [:]
+        pagePaths.reserveCapacity(count)
+        for _ in 0..<count { pagePaths[try reader.string()] = Set(try reader.strings()) }
+        self.pagePaths = pagePaths
+        cacheHeaders = try CacheHeaderFiles(site: site, reading: &reader)
+        pageIndex = try PageIndexFiles(locales: config.locales, appRoutes: config.appRoutes, feeds: config.feeds, reading: &reader)
+        feeds = try FeedFiles(feeds: config.feeds, locales: config.locales, ttl: config.ttl, reading: &reader)
+        guard reader.isAtEnd else { throw BinaryReader.Malformed() }
+    }
 }
 
 extension SiteBuilder {
@@ -133,7 +135,13 @@ extension SiteBuilder {
         guard options.restartCache, options.publish, state.lastBuildPublished, let store = try? openStore() else { return }
         var cache = RestartCache(state)
         cache.treeChildren = store.treeChildren.known
-        if let base = burst.base, !burst.isHolding { cache.base = (base.version, base.builtAt, base.diagnostics) }
+        if let base = burst.base, !burst.isHolding {
+            cache.base = (base.version, base.builtAt, base.diagnostics)
+            if let tables = RestoredTables(base), let manifest = try? store.reader.manifestDigest(of: base.version) {
+                cache.tables = (manifest, tables.bytes)
+            }
+        }
         try? cache.write(RestartCache.path(store.layout), previews: options.previews, displayRoot: displayRoot)
+        try? FileSystem.remove(RestartCache.jsonPath(store.layout))
     }
 }

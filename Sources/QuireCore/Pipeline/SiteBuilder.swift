@@ -1,5 +1,6 @@
 import Foundation
 import QuireModel
+import Synchronization
 
 // The pipeline of one site (ARCHITECTURE.md, "One save, end to end"):
 //
@@ -41,9 +42,11 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Whether the restart file was looked for (at the first build only), and its reading.
     var restartCacheRead = false
     var pendingRestartCache: BackgroundValue<RestartCache?>?
-    /// The newest version's files, read on the other core while the first build scans
-    /// (`startReadingPublishedFiles`).
+    /// The newest version's index (in the reader's cache once read), then its files by path,
+    /// read on the other core while the first build scans (`startReadingPublishedFiles`).
+    private var pendingIndex: BackgroundValue<VersionID?>?
     private var pendingPublished: BackgroundValue<(version: VersionID, files: [String: PublishedFile])?>?
+    private let publishedFilesWanted = Atomic<Bool>(true)
 
     public init(site: String, pagesRoot: String, distRoot: String, options: BuildOptions = BuildOptions()) {
         self.site = site
@@ -85,7 +88,7 @@ public final class SiteBuilder: @unchecked Sendable {
         // Before the first publish, which takes spares a stopped watcher handed over.
         if generation == 1, options.spareFolders, options.publish { try? openStore().spareFolders.keep() }
         var result = build(clock: clock, changed: changed, hold: hold)
-        pendingPublished = nil  // a build that stopped before it needs no more
+        (pendingIndex, pendingPublished) = (nil, nil)  // a build that stopped before it needs no more
         if result.operationalError != nil {
             // Another process may have published meanwhile: start again from what is on disk.
             forgetCaches()
@@ -200,12 +203,30 @@ public final class SiteBuilder: @unchecked Sendable {
     /// them: at 100,000 pages they are over a second of parsing, and the scan keeps one core.
     private func startReadingPublishedFiles() {
         guard options.publish, let store = try? openStore() else { return }
-        pendingPublished = BackgroundValue {
-            guard let newest = (try? store.reader.newestVersion()).flatMap({ $0 }), let files = try? store.reader.files(of: newest) else {
+        let indexed = BackgroundValue { () -> VersionID? in
+            guard let newest = (try? store.reader.newestVersion()).flatMap({ $0 }), (try? store.reader.index(of: newest)) != nil else {
                 return nil
             }
+            return newest
+        }
+        pendingIndex = indexed
+        pendingPublished = BackgroundValue { [self] in
+            guard let newest = indexed.value, publishedFilesWanted.load(ordering: .relaxed), let files = try? store.reader.files(of: newest)
+            else { return nil }
             return (newest, files)
         }
+    }
+
+    /// The newest version's files by path are not needed (a restart whose file holds its
+    /// tables): they are not listed unless the listing has begun.
+    func stopReadingPublishedFiles() { publishedFilesWanted.store(false, ordering: .relaxed) }
+
+    /// The newest version once its index is read (waiting for the read begun beside the scan).
+    func readNewestIndex() -> VersionID? {
+        if let read = pendingIndex?.value { return read }
+        guard let store = try? openStore(), let newest = try? store.reader.newestVersion(), (try? store.reader.index(of: newest)) != nil
+        else { return nil }
+        return newest
     }
 
     func openStore() throws -> SiteStore {

@@ -100,7 +100,7 @@ struct StoredJSONReader {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
-                return String(validating: bytes[start..<index - 1], as: UTF8.self)
+                return bytes.withUnsafeBufferPointer { WellFormedUTF8.validated(UnsafeBufferPointer(rebasing: $0[start..<index - 1])) }
             }
             if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
             index += 1
@@ -111,7 +111,7 @@ struct StoredJSONReader {
             let byte = bytes[index]
             index += 1
             switch byte {
-            case UInt8(ascii: "\""): return String(validating: out, as: UTF8.self)
+            case UInt8(ascii: "\""): return out.withUnsafeBufferPointer(WellFormedUTF8.validated)
             case UInt8(ascii: "\\"):
                 guard index < bytes.count else { return nil }
                 let escape = bytes[index]

@@ -72,6 +72,11 @@ public final class VersionReader: Sendable {
         return manifest
     }
 
+    /// The SHA-256 of a version's manifest, which names every tree of it by its manifest's digest.
+    func manifestDigest(of version: VersionID) throws(StoreError) -> Digest {
+        SHA256.digest(try FileSystem.readFile(layout.versionManifest(version)))
+    }
+
     /// Every file of a version, by path (cached in memory for the newest version).
     public func files(of version: VersionID) throws(StoreError) -> [String: PublishedFile] {
         try index(of: version).files

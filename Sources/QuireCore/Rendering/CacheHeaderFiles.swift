@@ -154,4 +154,31 @@ public struct CacheHeaderFiles: Sendable {
         let digest = SHA256.digest(bytes)
         return OutputFile(path: path, content: published[path]?.sha256 == digest ? .carried : .bytes(bytes), inputDigest: digest)
     }
+
+    // MARK: The restart file
+
+    /// The entries, folder by folder; their lines are rendered again when first asked for.
+    func write(to writer: inout BinaryWriter) {
+        writer.array(folders) { writer, folder in
+            writer.string(folder.key)
+            writer.array(folder.value.entries) { writer, named in
+                writer.string(named.name)
+                writer.int(named.entry.ttl)
+                writer.bool(named.entry.isPrivate)
+            }
+        }
+    }
+
+    init(site: String, reading reader: inout BinaryReader) throws(BinaryReader.Malformed) {
+        self.site = site
+        let count = try reader.count()
+        folders.reserveCapacity(count)
+        for _ in 0..<count {
+            let name = try reader.string()
+            let entries = try reader.array { reader throws(BinaryReader.Malformed) in
+                (name: try reader.string(), entry: Entry(ttl: try reader.int(), isPrivate: try reader.bool()))
+            }
+            folders[name] = Folder(entries: entries)
+        }
+    }
 }

@@ -185,6 +185,48 @@ struct FeedFiles: Sendable {
         return bytes
     }
 
+    // MARK: The restart file
+
+    /// Each list's cards, oldest first, and the digests of the files last made.
+    func write(to writer: inout BinaryWriter) {
+        writer.array(lists) { writer, feed in
+            writer.string(feed.key)
+            writer.array(feed.value) { writer, list in
+                writer.string(list.key)
+                writer.array(list.value.cards) { writer, card in
+                    writer.string(card.date)
+                    writer.string(card.id)
+                    writer.int(card.bytes.count)
+                    card.bytes.withUnsafeBytes { writer.raw($0) }
+                }
+            }
+        }
+        published.write(to: &writer)
+    }
+
+    /// The feeds a watcher kept, for the same feeds, locales and TTL.
+    init(feeds: [FeedConfig], locales: [String], ttl: Int, reading reader: inout BinaryReader) throws(BinaryReader.Malformed) {
+        self.init(feeds: feeds, locales: locales, ttl: ttl)
+        var read = 0
+        for _ in 0..<(try reader.count()) {
+            let feed = try reader.string()
+            for _ in 0..<(try reader.count()) {
+                let locale = try reader.string()
+                var list = List()
+                list.cards = try reader.array { reader throws(BinaryReader.Malformed) in
+                    let (date, id) = (try reader.string(), try reader.string())
+                    return Card(date: date, id: id, bytes: try reader.raw(try reader.count()) { Array($0) })
+                }
+                for card in list.cards { list.dateOf[card.id] = card.date }
+                guard lists[feed]?[locale] != nil else { throw BinaryReader.Malformed() }
+                lists[feed]?[locale] = list
+                read += 1
+            }
+        }
+        guard read == feeds.count * locales.count else { throw BinaryReader.Malformed() }
+        published = try PublishedDigests(reading: &reader)
+    }
+
     static let pageLinkVersion = Vocabulary.builtIn.types.first { $0.name == "page_link" }?.minimumAppVersion
 
     /// A page's `page_link` card, with a `cta_button` to the page for apps that do not know the type.

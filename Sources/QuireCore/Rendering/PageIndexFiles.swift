@@ -103,6 +103,14 @@ struct PageIndexFiles: Sendable {
             return true
         }
 
+        /// Split for `parts` as the restart file says, nothing to render again.
+        mutating func restoreSplit(parts: Int) {
+            guard parts > 0 else { return }
+            self.parts = parts
+            members = Array(repeating: [], count: parts)
+            for id in entries.keys { members[PageIndex.part(of: id, parts: parts) - 1].insert(id) }
+        }
+
         mutating func set(_ id: String, _ new: BoxedEntry?) {
             entries[id] = new
             guard parts > 0 else { return }
@@ -297,6 +305,69 @@ struct PageIndexFiles: Sendable {
         member(",\"published_at\":", entry.publishedAt)
         member(",\"changed_in\":", entry.changedIn.description)
         out.append(UInt8(ascii: "}"))
+    }
+
+    // MARK: The restart file
+
+    /// Each locale's entries and part count, and the digests of the files last made.
+    func write(to writer: inout BinaryWriter) {
+        writer.array(locales) { writer, locale in
+            writer.string(locale.key)
+            writer.int(locale.value.parts)
+            writer.array(locale.value.entries) { writer, entry in
+                writer.string(entry.key)
+                Self.write(entry.value.entry, to: &writer)
+            }
+        }
+        published.write(to: &writer)
+    }
+
+    /// The index a watcher kept, for the same locales, app routes and feeds.
+    init(locales: [String], appRoutes: Set<String>, feeds: [FeedConfig], reading reader: inout BinaryReader)
+        throws(BinaryReader.Malformed)
+    {
+        var previous: [String: [String: BoxedEntry]] = [:]
+        var parts: [String: Int] = [:]
+        for _ in 0..<(try reader.count()) {
+            let locale = try reader.string()
+            let split = try reader.int()
+            let count = try reader.count()
+            guard split == 0 || split == Self.partCount(pages: count) else { throw BinaryReader.Malformed() }
+            parts[locale] = split
+            var entries: [String: BoxedEntry] = [:]
+            entries.reserveCapacity(count)
+            for _ in 0..<count { entries[try reader.string()] = BoxedEntry(try Self.entry(reading: &reader)) }
+            previous[locale] = entries
+        }
+        guard Set(previous.keys) == Set(locales) else { throw BinaryReader.Malformed() }
+        self.init(locales: locales, appRoutes: appRoutes, feeds: feeds, previous: previous)
+        for (locale, count) in parts { self.locales[locale]?.restoreSplit(parts: count) }
+        published = try PublishedDigests(reading: &reader)
+    }
+
+    private static func write(_ entry: Entry, to writer: inout BinaryWriter) {
+        let listing = entry.listing
+        writer.optional(listing.title) { $0.string($1) }
+        writer.int(listing.ttl)
+        writer.int(listing.parts)
+        writer.strings(listing.audiences)
+        writer.optional(listing.publishAt) { $0.string($1) }
+        writer.optional(listing.summary) { $0.string($1) }
+        writer.optional(listing.imageURL) { $0.string($1) }
+        writer.strings(listing.tags)
+        writer.strings(entry.feeds)
+        writer.string(entry.publishedAt)
+        writer.int(entry.changedIn.number)
+    }
+
+    private static func entry(reading reader: inout BinaryReader) throws(BinaryReader.Malformed) -> Entry {
+        let string = { (reader: inout BinaryReader) throws(BinaryReader.Malformed) in try reader.string() }
+        let listing = Listing(
+            title: try reader.optional(string), ttl: try reader.int(), parts: try reader.int(), audiences: try reader.strings(),
+            publishAt: try reader.optional(string), summary: try reader.optional(string), imageURL: try reader.optional(string),
+            tags: try reader.strings())
+        return Entry(
+            listing: listing, feeds: try reader.strings(), publishedAt: try reader.string(), changedIn: VersionID(try reader.int()))
     }
 
     /// The entries of an index part as `files` wrote it (nil: not one).

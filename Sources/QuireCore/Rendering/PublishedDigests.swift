@@ -6,6 +6,8 @@ import QuireModel
 struct PublishedDigests: Sendable {
     private var digests: [String: Digest] = [:]
 
+    init() {}
+
     /// `bytes` as the file at `path`, carried when they equal what it was: in `base` (the newest
     /// version's files, on a first round), else in the last round.
     mutating func file(_ path: String, _ bytes: [UInt8], base: [String: PublishedFile]?, metadata: JSONValue? = nil) -> OutputFile {
@@ -20,5 +22,20 @@ struct PublishedDigests: Sendable {
         let removed = digests.keys.filter { !current.contains($0) }.sorted()
         for path in removed { digests[path] = nil }
         return removed
+    }
+
+    // MARK: The restart file
+
+    func write(to writer: inout BinaryWriter) {
+        writer.array(digests) { writer, entry in
+            writer.string(entry.key)
+            entry.value.write(to: &writer)
+        }
+    }
+
+    init(reading reader: inout BinaryReader) throws(BinaryReader.Malformed) {
+        let count = try reader.count()
+        digests.reserveCapacity(count)
+        for _ in 0..<count { digests[try reader.string()] = try Digest(reading: &reader) }
     }
 }

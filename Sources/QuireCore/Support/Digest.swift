@@ -61,6 +61,26 @@ public struct Digest: Hashable, Sendable, CustomStringConvertible, ExpressibleBy
         withUTF8 { JSONWriter.writeString($0, into: &out) }
     }
 
+    /// For a binary file (`BinaryWriter`): a SHA-256 as its 32 bytes, other text as a string.
+    func write(to writer: inout BinaryWriter) {
+        switch storage {
+        case .sha256(let a, let b, let c, let d):
+            writer.bool(true)
+            withUnsafeBytes(of: (a, b, c, d)) { writer.raw($0) }
+        case .text(let text):
+            writer.bool(false)
+            writer.string(text)
+        }
+    }
+
+    init(reading reader: inout BinaryReader) throws(BinaryReader.Malformed) {
+        if try reader.bool() {
+            self = try reader.raw(32) { Self(sha256: $0) }
+        } else {
+            self.init(try reader.string())
+        }
+    }
+
     private static func packed(hex: UnsafeBufferPointer<UInt8>) -> Storage? {
         guard hex.count == 64 else { return nil }
         var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)

@@ -35,6 +35,9 @@ import Testing
         first.saveRestartCache()
         let cache = try #require(FileManager.default.contents(atPath: "\(fixture.dist)/site/state/watch-cache"))
         #expect(cache.count > 100)
+        // Written just before they were read: no stamp, so a restart reads them (`FileStamp`).
+        let recorded = RestartCache.read("\(fixture.dist)/site/state/watch-cache", previews: true, displayRoot: "\(fixture.pages)/site")
+        #expect(recorded.map { !$0.sources.isEmpty && $0.sources.values.allSatisfy { $0.stamp == nil } } == true)
 
         let restarted = watcher(fixture).build()
         #expect(built.outcome == .published(VersionID(1), isCurrent: true))
@@ -171,6 +174,55 @@ import Testing
         #expect(restarted.pagesRebuilt == ["b"], "\(restarted.pagesRebuilt)")
         #expect(try fixture.published("en/b.json").contains("\"B\""))
         #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
+    }
+
+    /// A file whose stamp (`FileStamp`) is the one taken when it was last read is not read again
+    /// at a restart; any write moves its change time, so one written since is read, even with its
+    /// size and modification time put back as they were.
+    @Test func aRestartReadsOnlyTheFilesWhoseStampMoved() throws {
+        let fixture = try site()
+        // A stamp is taken only of a file that changed over two seconds before it was read.
+        Thread.sleep(forTimeInterval: Double(FileStamp.settledAfterNanoseconds) / 1e9 + 0.1)
+        let first = watcher(fixture)
+        _ = first.build()
+        first.saveRestartCache()
+        let cachePath = "\(fixture.dist)/site/state/watch-cache"
+        let cache = try #require(RestartCache.read(cachePath, previews: true, displayRoot: "\(fixture.pages)/site"))
+        #expect(!cache.sources.isEmpty && cache.sources.values.allSatisfy { $0.stamp != nil })
+        #expect(!cache.translations.isEmpty && cache.translations.values.allSatisfy { $0.stamp != nil })
+
+        // Recorded with other bytes: still unchanged while its stamp is the same, read once it is not.
+        let root = URL(fileURLWithPath: fixture.siteFolder).standardizedFileURL.path
+        let b = "\(root)/b.yaml"
+        let recorded = try #require(cache.sources[b])
+        let inventory = SiteInventory.scan(root: root, site: fixture.site, displayRoot: "\(fixture.pages)/site")
+        let changes = { (stamp: FileStamp?) in
+            var other = cache
+            other.sources[b] = CachedSource(digest: SHA256.digest(Array("other".utf8)), page: recorded.page, stamp: stamp)
+            return RestartChanges.paths(
+                in: inventory, skipping: nil, cache: other, diagnostics: [], displayRoot: "\(fixture.pages)/site",
+                reader: SourceFileReader())
+        }
+        #expect(changes(recorded.stamp).isEmpty)
+        #expect(changes(nil) == [b])
+
+        // b written in place (the same inode) with bytes of the same size, its modification time
+        // put back: only its change time tells.
+        var before = stat()
+        #expect(stat(b, &before) == 0)
+        let original = try String(contentsOfFile: b, encoding: .utf8)
+        let handle = try #require(FileHandle(forWritingAtPath: b))
+        try handle.write(contentsOf: Data(original.replacingOccurrences(of: "title: B", with: "title: C").utf8))
+        try handle.close()
+        let times = [before.st_atim, before.st_mtim]
+        #expect(utimensat(AT_FDCWD, b, times, 0) == 0)
+        var after = stat()
+        #expect(stat(b, &after) == 0)
+        #expect(after.st_ino == before.st_ino && after.st_size == before.st_size)
+        #expect((after.st_mtim.tv_sec, after.st_mtim.tv_nsec) == (before.st_mtim.tv_sec, before.st_mtim.tv_nsec))
+        let restarted = watcher(fixture).build()
+        #expect(restarted.builtAsDelta && restarted.pagesRebuilt == ["b"], "\(restarted.pagesRebuilt)")
+        #expect(try fixture.published("en/b.json").contains("\"C\""))
     }
 
     /// The file's tables are of the version it names: a version published again under that

@@ -125,10 +125,10 @@ extension PagePipeline {
         }
         let file = display[0]
         if reuse, let cached { return (cached.page, cached) }
-        let bytes: [UInt8]
+        let (bytes, stamp): ([UInt8], FileStamp?)
         let readStarted = DispatchTime.now().uptimeNanoseconds
         do throws(SourceReadError) {
-            bytes = try reader.read(source.path)
+            (bytes, stamp) = try reader.readStamped(source.path)
             clock.add(.read, DispatchTime.now().uptimeNanoseconds - readStarted)
         } catch {
             return (
@@ -139,7 +139,9 @@ extension PagePipeline {
         }
         let digest = clock.measure(.hash) { SHA256.digest(bytes) }
         // Read again (a restarted watcher's first build): the same bytes validate the same.
-        if reuseSameBytes, let cached, cached.digest == digest { return (cached.page, cached) }
+        if reuseSameBytes, let cached, cached.digest == digest {
+            return (cached.page, cached.stamp == stamp ? cached : CachedSource(digest: digest, page: cached.page, stamp: stamp))
+        }
         let format = SourceFormat(pathExtension: SiteInventory.splitExtension(source.relativePath).pathExtension) ?? .yaml
         let limits = context.config.limits
         let parsed = clock.measure(.parse) {
@@ -154,6 +156,6 @@ extension PagePipeline {
             page.diagnostics = validated.diagnostics
             page.linkedPageIDs = validated.linkedPageIDs
         }
-        return (page, CachedSource(digest: digest, page: page.withoutModel))
+        return (page, CachedSource(digest: digest, page: page.withoutModel, stamp: stamp))
     }
 }

@@ -59,19 +59,21 @@ extension PagePipeline {
         }
         let digest: Digest
         let parsed: Result<(TranslationCatalog?, TranslationSummary), Diagnostic>
+        var stamp = cached?.stamp
         if reuse, let cached {
             (digest, parsed) = (cached.digest, cached.parsed.map { (nil, $0) })
         } else {
             let bytes: [UInt8]
-            do throws(SourceReadError) { bytes = try reader.read(translation.file.path) } catch {
+            do throws(SourceReadError) { (bytes, stamp) = try reader.readStamped(translation.file.path) } catch {
                 loaded.diagnostics.append(.error(display, "this file \(error.message)"))
                 loaded.failed[translation.pageID, default: []].insert(translation.locale)
                 return nil
             }
             digest = SHA256.digest(bytes)
             if reuseSameBytes, let cached, cached.digest == digest {
+                let restamped = cached.stamp == stamp ? cached : CachedTranslation(digest: digest, parsed: cached.parsed, stamp: stamp)
                 return load(
-                    translation, into: &loaded, reader: reader, context: context, cached: cached, reuse: true, reuseSameBytes: false)
+                    translation, into: &loaded, reader: reader, context: context, cached: restamped, reuse: true, reuseSameBytes: false)
             }
             let format =
                 TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml
@@ -91,6 +93,6 @@ extension PagePipeline {
                     LoadedCatalog(locale: translation.locale, file: display, digest: digest, catalog: catalog))
             }
         }
-        return CachedTranslation(digest: digest, parsed: parsed.map(\.1))
+        return CachedTranslation(digest: digest, parsed: parsed.map(\.1), stamp: stamp)
     }
 }

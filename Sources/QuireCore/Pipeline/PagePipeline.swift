@@ -69,10 +69,13 @@ struct OutputKey: Equatable, Sendable {
 final class CachedSource: Sendable {
     let digest: Digest
     let page: ProcessedPage
+    /// The file as it was when read (`FileStamp`): a restart takes it as unchanged while it is.
+    let stamp: FileStamp?
 
-    init(digest: Digest, page: ProcessedPage) {
+    init(digest: Digest, page: ProcessedPage, stamp: FileStamp? = nil) {
         self.digest = digest
         self.page = page
+        self.stamp = stamp
     }
 }
 
@@ -82,13 +85,16 @@ final class CachedSource: Sendable {
 /// keeps one per translation file (200,000 at 100,000 pages), in a dictionary of 524,288 slots.
 final class CachedTranslation: Sendable {
     let digest: Digest
+    /// The file as it was when read (`FileStamp`): a restart takes it as unchanged while it is.
+    let stamp: FileStamp?
     /// The usual parse (a locale, no warnings) is held inline and anything else boxed: room for a
     /// whole diagnostic in each doubled what a watcher held of them.
     private let locale: String?
     private let unusual: UnusualParse?
 
-    init(digest: Digest, parsed: Result<TranslationSummary, Diagnostic>) {
+    init(digest: Digest, parsed: Result<TranslationSummary, Diagnostic>, stamp: FileStamp? = nil) {
         self.digest = digest
+        self.stamp = stamp
         if case .success(let summary) = parsed, summary.warnings.isEmpty {
             (locale, unusual) = (summary.locale, nil)
         } else {

@@ -3,16 +3,17 @@ import QuireModel
 
 /// What a watcher knew when it stopped (`IncrementalState`, and its delta base), so that a
 /// restarted one costs what changed: `state/watch-cache`, never served or pushed, in Quire's own
-/// binary form (`BinaryWriter`). A source or translation file is reused only while its bytes hash
-/// the same and the validation context (settings, assets, page ids) is the same, and a page's
+/// binary form (`BinaryWriter`). A source or translation file is reused only while it is unchanged
+/// (its stamp is the one taken when it was read, `FileStamp`, or else its bytes hash the same) and
+/// the validation context (settings, assets, page ids) is the same, and a page's
 /// output only while its key is the same and the newest version holds each of its files with the
 /// same input digest (`IncrementalState.keepOutputs(matching:)`). A file that is missing, damaged
 /// or of another format is no cache at all.
 ///
 ///     format, previews, root, context?: (settings, [page id], [asset]),
 ///     base?: (version, built at, [diagnostic], tables?: (version manifest digest, bytes)),
-///     sources: [(path, digest, page id, file, flags, timetable?, [diagnostic], [link])],
-///     translations: [(path, digest, locale?, warnings: [diagnostic] | failure: diagnostic)],
+///     sources: [(path, digest, stamp?, page id, file, flags, timetable?, [diagnostic], [link])],
+///     translations: [(path, digest, stamp?, locale?, warnings: [diagnostic] | failure: diagnostic)],
 ///     outputs: [(page id, key, [path], files digest, [diagnostic], [(locale, translated, stale, missing)])],
 ///     assets: [(path, digest)], trees: [(tree id, [subtree id], [part id])]
 ///
@@ -104,6 +105,7 @@ struct RestartCache: @unchecked Sendable {
             let page = entry.value.page
             writer.string(entry.key)
             entry.value.digest.write(to: &writer)
+            writer.optional(entry.value.stamp) { $1.write(to: &$0) }
             writer.string(page.pageID)
             writer.string(page.file)
             writer.int((page.hasModel ? 1 : 0) | (page.isDraft ? 2 : 0) | (page.usesDrillCarousel ? 4 : 0))
@@ -120,6 +122,7 @@ struct RestartCache: @unchecked Sendable {
         writer.array(translations) { writer, entry in
             writer.string(entry.key)
             entry.value.digest.write(to: &writer)
+            writer.optional(entry.value.stamp) { $1.write(to: &$0) }
             switch entry.value.parsed {
             case .success(let summary):
                 writer.bool(true)
@@ -176,6 +179,7 @@ struct RestartCache: @unchecked Sendable {
     private init(reading reader: inout BinaryReader) throws(BinaryReader.Malformed) {
         typealias Malformed = BinaryReader.Malformed
         let string = { (reader: inout BinaryReader) throws(Malformed) in try reader.string() }
+        let stamp = { (reader: inout BinaryReader) throws(Malformed) in try FileStamp(reading: &reader) }
         context = try reader.optional { reader throws(Malformed) in
             (try reader.string(), Set(try reader.strings()), Set(try reader.strings()))
         }
@@ -191,9 +195,8 @@ struct RestartCache: @unchecked Sendable {
         let sourceCount = try reader.count()
         sources.reserveCapacity(sourceCount)
         for _ in 0..<sourceCount {
-            let (path, digest, pageID, file, flags) = (
-                try reader.string(), try Digest(reading: &reader), try reader.string(), try reader.string(), try reader.int()
-            )
+            let (path, digest, stamp) = (try reader.string(), try Digest(reading: &reader), try reader.optional(stamp))
+            let (pageID, file, flags) = (try reader.string(), try reader.string(), try reader.int())
             let timetable = try reader.optional { reader throws(Malformed) in
                 PageTimetable(
                     pageID: pageID, schedule: try Self.schedule(&reader),
@@ -205,17 +208,17 @@ struct RestartCache: @unchecked Sendable {
                 restoring: pageID, file: file, sourceDigest: digest, hasModel: flags & 1 != 0, isDraft: flags & 2 != 0,
                 timetable: timetable, usesDrillCarousel: flags & 4 != 0, diagnostics: try Self.diagnostics(&reader),
                 linkedPageIDs: Set(try reader.strings()))
-            sources[path] = CachedSource(digest: digest, page: page)
+            sources[path] = CachedSource(digest: digest, page: page, stamp: stamp)
         }
         let translationCount = try reader.count()
         translations.reserveCapacity(translationCount)
         for _ in 0..<translationCount {
-            let (path, digest) = (try reader.string(), try Digest(reading: &reader))
+            let (path, digest, stamp) = (try reader.string(), try Digest(reading: &reader), try reader.optional(stamp))
             let parsed: Result<TranslationSummary, Diagnostic> =
                 try reader.bool()
                 ? .success(TranslationSummary(locale: try reader.optional(string), warnings: try Self.diagnostics(&reader)))
                 : .failure(try Self.diagnostic(&reader))
-            translations[path] = CachedTranslation(digest: digest, parsed: parsed)
+            translations[path] = CachedTranslation(digest: digest, parsed: parsed, stamp: stamp)
         }
         let outputCount = try reader.count()
         outputs.reserveCapacity(outputCount)

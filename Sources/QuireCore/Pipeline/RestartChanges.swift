@@ -2,9 +2,10 @@ import Synchronization
 
 /// Which files of a site differ from what a stopped watcher recorded (`RestartCache`), named as
 /// a watcher's change set names them (absolute paths): files whose bytes hash otherwise or
-/// cannot be read, files it did not record, and recorded files that are gone. Every page
-/// source, translation file and asset is read and hashed, on every core: the floor of a
-/// restart. Site settings are not looked at here: their digest is the cache's context.
+/// cannot be read, files it did not record, and recorded files that are gone. A page source or
+/// translation file whose stamp is the one recorded (`FileStamp`) is unchanged without being
+/// read; every other one, and every asset, is read and hashed, on every core. Site settings are
+/// not looked at here: their digest is the cache's context.
 ///
 /// Besides, any other file that the scan's or the last build's diagnostics name (a stray file
 /// the scan warns about, or one whose warning is gone): the delta gives it the scan's.
@@ -15,24 +16,28 @@ enum RestartChanges {
         in inventory: SiteInventory, skipping: String?, cache: RestartCache, diagnostics: [Diagnostic], displayRoot: String,
         reader: SourceFileReader
     ) -> Set<String> {
-        var files: [(path: String, recorded: Digest?)] = []
+        var files: [(path: String, recorded: Digest?, stamp: FileStamp?)] = []
         files.reserveCapacity(cache.sources.count + cache.translations.count + inventory.assets.count)
         for (pageID, sources) in inventory.pages where pageID != skipping {
-            for source in sources { files.append((source.path, cache.sources[source.path]?.digest)) }
+            for source in sources {
+                let cached = cache.sources[source.path]
+                files.append((source.path, cached?.digest, cached?.stamp))
+            }
         }
         for translation in inventory.translations {
-            files.append((translation.file.path, cache.translations[translation.file.path]?.digest))
+            let cached = cache.translations[translation.file.path]
+            files.append((translation.file.path, cached?.digest, cached?.stamp))
         }
-        for asset in inventory.assets.values { files.append((asset.path, cache.assetDigests[asset.path])) }
+        for asset in inventory.assets.values { files.append((asset.path, cache.assetDigests[asset.path], nil)) }
 
-        // In runs of files per task: a file is a few microseconds of work.
+        // In runs of files per task: a file is a microsecond of work, or a few.
         let run = 64
         let found = Mutex<[String]>([])
         WideConcurrentPerform.run(iterations: (files.count + run - 1) / run) { task in
             var changed: [String] = []
-            for file in files[(task * run)..<min(files.count, (task + 1) * run)] where !hashes(file.path, as: file.recorded, reader: reader)
-            {
-                changed.append(file.path)
+            for file in files[(task * run)..<min(files.count, (task + 1) * run)] {
+                if let stamp = file.stamp, file.recorded != nil, FileStamp.current(of: file.path) == stamp { continue }
+                if !hashes(file.path, as: file.recorded, reader: reader) { changed.append(file.path) }
             }
             if !changed.isEmpty { found.withLock { $0 += changed } }
         }

@@ -11,7 +11,12 @@ public struct SourceFileReader: Sendable {
 
     public init(maxBytes: Int = SourceLimits.default.maxFileBytes) { self.maxBytes = maxBytes }
 
-    public func read(_ path: String) throws(SourceReadError) -> [UInt8] {
+    public func read(_ path: String) throws(SourceReadError) -> [UInt8] { try readStamped(path).bytes }
+
+    /// The bytes, and the file's stamp as it was before they were read (`FileStamp`; nil when it
+    /// changed too recently to be told from a later write).
+    func readStamped(_ path: String) throws(SourceReadError) -> (bytes: [UInt8], stamp: FileStamp?) {
+        let started = FileStamp.now()
         // O_NOFOLLOW refuses a symbolic link in the last component (ELOOP); O_NONBLOCK keeps a
         // FIFO with no writer from blocking the open, so fstat can refuse it.
         let descriptor = try Self.open(path)
@@ -22,7 +27,7 @@ public struct SourceFileReader: Sendable {
         if let kind = Self.irregularKind(mode: status.st_mode) { throw .notRegularFile(kind: kind) }
         let size = Int(status.st_size)
         guard size <= maxBytes else { throw .tooLarge(size: size, limit: maxBytes) }
-        return try readAll(descriptor, expectedSize: size)
+        return (try readAll(descriptor, expectedSize: size), FileStamp(status, readStarted: started))
     }
 
     private static func open(_ path: String) throws(SourceReadError) -> Int32 {

@@ -26,19 +26,23 @@ extension SiteBuilder {
         let (config, site) = (context.config, site)
         let historyKept = options.spareFolders ? config.keep : nil
         // The base from the file, on one core while the sources are hashed on all of them.
-        var restoring: BackgroundValue? = BackgroundValue { [self] () -> DeltaBase? in
+        var restoring: BackgroundValue? = BackgroundValue { () -> DeltaBase? in
             let tables = clock.measure(.index) { try? RestoredTables(reading: recordedTables.bytes, config: config, site: site) }
             let base = tables.map { tables in
                 DeltaBase.restored(
                     from: cache, diagnostics: recorded.diagnostics, settings: settings, context: context, version: newest, tables: tables,
                     manifest: Self.manifestFields(context: context, pages: 0, coverage: []), now: now)
             }
-            // The big trees of the history, noted before this build's retention removes the
-            // oldest version: it recycles them into the next saves' spares, which otherwise link
-            // every entry anew before "watching" (a second a folder of 100,000).
-            guard readNewestIndex() == newest else { return nil }
-            if let historyKept { store.spareFolders.rememberTrees(ofNewest: historyKept + 1) }
             return base
+        }
+        // The big trees of the history, noted before this build's retention removes the oldest
+        // version: it recycles them into the next saves' spares, which otherwise link every
+        // entry anew before "watching" (a second a folder of 100,000). Queued behind the base:
+        // it starts once the version's index is read (which the delta publishes against).
+        let remembering = BackgroundValue { [self] () -> Bool in
+            guard readNewestIndex() == newest else { return false }
+            if let historyKept { store.spareFolders.rememberTrees(ofNewest: historyKept + 1) }
+            return true
         }
         let reader = SourceFileReader(maxBytes: config.limits.maxFileBytes)
         var changed = clock.measure(.read) {
@@ -53,7 +57,7 @@ extension SiteBuilder {
         }
         // Let go of, once taken: a second reference to the base would make the delta's first
         // change to it copy every page's entries.
-        let restored = restoring?.value
+        let restored = remembering.value ? restoring?.value : nil
         restoring = nil
         guard let base = consume restored else { return nil }
         guard deltaScope(changed, inventory: inventory, base: base) != nil else { return nil }

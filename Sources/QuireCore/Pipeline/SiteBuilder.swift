@@ -203,16 +203,15 @@ public final class SiteBuilder: @unchecked Sendable {
     /// them: at 100,000 pages they are over a second of parsing, and the scan keeps one core.
     private func startReadingPublishedFiles() {
         guard options.publish, let store = try? openStore() else { return }
-        let indexed = BackgroundValue { () -> VersionID? in
-            guard let newest = (try? store.reader.newestVersion()).flatMap({ $0 }), (try? store.reader.index(of: newest)) != nil else {
-                return nil
-            }
-            return newest
-        }
+        let indexed = BackgroundValue<VersionID?>()
         pendingIndex = indexed
         pendingPublished = BackgroundValue { [self] in
-            guard let newest = indexed.value, publishedFilesWanted.load(ordering: .relaxed), let files = try? store.reader.files(of: newest)
-            else { return nil }
+            guard let newest = (try? store.reader.newestVersion()).flatMap({ $0 }), (try? store.reader.index(of: newest)) != nil else {
+                indexed.set(nil)
+                return nil
+            }
+            indexed.set(newest)
+            guard publishedFilesWanted.load(ordering: .relaxed), let files = try? store.reader.files(of: newest) else { return nil }
             return (newest, files)
         }
     }

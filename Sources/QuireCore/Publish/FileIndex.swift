@@ -85,6 +85,8 @@ struct FileIndex: Sendable {
     {
         guard depth < 64 else { throw StoreError("the tree '\(id)' under '\(prefix)' nests deeper than 64 folders; is it a cycle?") }
         let tree = try trees.manifest(id)
+        // Read whole, its entries are new to the index: room for them at once, not by doubling.
+        pathsBySHA256.reserveCapacity(pathsBySHA256.count + tree.entryCount)
         record(folder: prefix, tree: id, manifest: tree, layout: trees.layout)
         var total = (files: 0, bytes: 0)
         try tree.forEachEntry { (entry) throws(StoreError) in

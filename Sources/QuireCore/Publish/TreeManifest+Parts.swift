@@ -171,7 +171,7 @@ extension TreeManifest {
             if let previous = parts.last?.entries.last, !previous.name.utf8Precedes(entries[0].name) {
                 throw StoreError("the tree manifest '\(path)' is damaged: its parts are out of order")
             }
-            parts.append(TreeManifest(entries: entries, stored: bytes, parts: []))
+            parts.append(TreeManifest(entries: entries, stored: bytes, parts: [], id: id))
         }
         return parts
     }

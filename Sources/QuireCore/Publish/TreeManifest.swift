@@ -274,6 +274,7 @@ struct TreeManifest: Sendable, Equatable {
         guard value["format"]?.intValue == Self.format, let listed = value["entries"]?.arrayValue
         else { throw StoreError("the tree manifest '\(path)' is damaged: not a format \(Self.format) tree manifest") }
         var entries: [Entry] = []
+        entries.reserveCapacity(listed.count)
         for item in listed {
             guard let name = item["name"]?.stringValue else {
                 throw StoreError("the tree manifest '\(path)' is damaged: an entry has no name")
@@ -307,12 +308,12 @@ struct TreeManifest: Sendable, Equatable {
     }
 
     /// Read back from disk: the stored bytes are kept as they are (and hashed, so a changed file
-    /// no longer matches its id).
-    init(entries: [Entry], stored: [UInt8], parts: [TreeManifest]) {
+    /// no longer matches its id), unless the caller hashed them already (`id`).
+    init(entries: [Entry], stored: [UInt8], parts: [TreeManifest], id: String? = nil) {
         listed = parts.isEmpty ? entries : []
         entryCount = parts.isEmpty ? entries.count : parts.reduce(0) { $0 + $1.entryCount }
         bytes = stored
-        id = SHA256.hash(stored)
+        self.id = id ?? SHA256.hash(stored)
         self.parts = parts
         newParts = []
         entryRanges = nil

@@ -9,12 +9,18 @@ final class BackgroundValue<Value: Sendable>: @unchecked Sendable {
     private var result: Value?
 
     init(_ compute: @escaping @Sendable () -> Value) {
-        DispatchQueue.global().async { [self] in
-            let computed = compute()
-            condition.withLock {
-                result = computed
-                condition.broadcast()
-            }
+        DispatchQueue.global().async { [self] in set(compute()) }
+    }
+
+    /// A value that other work sets (`set`), once, as it goes on: that work is one task, not a
+    /// second waiting for the first. A task that waits holds one of the global queue's threads,
+    /// one a core, and the tasks queued behind it wait too.
+    init() {}
+
+    func set(_ value: Value) {
+        condition.withLock {
+            result = value
+            condition.broadcast()
         }
     }
 

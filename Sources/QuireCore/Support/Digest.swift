@@ -81,25 +81,34 @@ public struct Digest: Hashable, Sendable, CustomStringConvertible, ExpressibleBy
         }
     }
 
+    /// Without a branch out per digit: a file index reads two of these an entry, 1.2 million at
+    /// 100,000 pages.
     private static func packed(hex: UnsafeBufferPointer<UInt8>) -> Storage? {
-        guard hex.count == 64 else { return nil }
-        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        let complete = withUnsafeMutableBytes(of: &words) { bytes -> Bool in
-            for index in 0..<32 {
-                guard let high = nibble(hex[2 * index]), let low = nibble(hex[2 * index + 1]) else { return false }
-                bytes[index] = high << 4 | low
+        guard hex.count == 64, let digits = hex.baseAddress else { return nil }
+        var invalid = false
+        func value(_ digit: UInt8) -> UInt8 {
+            guard let value = nibble(digit) else {
+                invalid = true
+                return 0
             }
-            return true
+            return value
         }
-        return complete ? .sha256(words.0, words.1, words.2, words.3) : nil
+        /// The 8 bytes 16 digits from `start` spell, in their order in memory.
+        func word(at start: Int) -> UInt64 {
+            var word: UInt64 = 0
+            for index in 0..<8 {
+                let byte = value(digits[start + 2 * index]) << 4 | value(digits[start + 2 * index + 1])
+                word |= UInt64(byte) << (8 * UInt64(index))
+            }
+            return UInt64(littleEndian: word)
+        }
+        let words = (word(at: 0), word(at: 16), word(at: 32), word(at: 48))
+        return invalid ? nil : .sha256(words.0, words.1, words.2, words.3)
     }
 
     /// Lower-case only, as `SHA256.hex` writes: an upper-case digest stays text, unequal to it.
     private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        default: nil
-        }
+        let (decimal, letter) = (digit &- UInt8(ascii: "0"), digit &- UInt8(ascii: "a"))
+        return decimal < 10 ? decimal : letter < 6 ? letter &+ 10 : nil
     }
 }

@@ -4,9 +4,9 @@ import QuireModel
 // A restarted watcher (ARCHITECTURE.md, "The pipeline"): the restart file a stopped watcher
 // left (`RestartCache`) lets the first build cost what changed since. When the newest version
 // is still the one the file names, with the same manifest, and the settings and the asset set
-// are the same, that build is a delta: every source is read and hashed (`RestartChanges`), the
-// base the saves edit is made again from the file (`DeltaBase.restored`), and only what changed
-// is built and published. Otherwise the full path runs, reusing what the file vouches for.
+// are the same, that build is a delta: every source is checked (`RestartChanges`: its stamp,
+// else its bytes), the base the saves edit is made again from the file (`DeltaBase.restored`),
+// and only what changed is built and published. Otherwise the full path runs, reusing what the file vouches for.
 extension SiteBuilder {
     /// The first build as a delta on what the last watcher published; nil when the full path
     /// must run (no restart file, another version is newest, the settings or the asset set
@@ -25,15 +25,14 @@ extension SiteBuilder {
         let now = options.now()
         let (config, site) = (context.config, site)
         let historyKept = options.spareFolders ? config.keep : nil
-        // The base from the file, on one core while the sources are hashed on all of them.
+        // The base from the file, on one core while the sources are checked on all of them.
         var restoring: BackgroundValue? = BackgroundValue { () -> DeltaBase? in
             let tables = clock.measure(.index) { try? RestoredTables(reading: recordedTables.bytes, config: config, site: site) }
-            let base = tables.map { tables in
+            return tables.map { tables in
                 DeltaBase.restored(
                     from: cache, diagnostics: recorded.diagnostics, settings: settings, context: context, version: newest, tables: tables,
                     manifest: Self.manifestFields(context: context, pages: 0, coverage: []), now: now)
             }
-            return base
         }
         // The big trees of the history, noted before this build's retention removes the oldest
         // version: it recycles them into the next saves' spares, which otherwise link every

@@ -156,17 +156,26 @@ import Testing
         #expect(trees.filter { !children.knows($0) } == [], "trees of v000001 and v000002 alike")
     }
 
-    @Test func anOutputAnotherProcessReplacedIsRenderedAgain() throws {
-        let fixture = try site()
+    /// A watcher builds the site and stops; while none runs, b is titled "Other" and `quire
+    /// build` publishes it (after `meanwhile`). Returns b's source as it was, and that build.
+    private func publishOtherWhileStopped(_ fixture: SiteFixture, meanwhile: () throws -> Void = {}) throws -> (
+        original: String, published: SiteBuildResult
+    ) {
         let first = watcher(fixture)
         _ = first.build()
         first.saveRestartCache()
-        // While no watcher runs: b changes and is published by `quire build`, then changes back.
         let original = try String(contentsOfFile: "\(fixture.siteFolder)/b.yaml", encoding: .utf8)
         try fixture.write(original.replacingOccurrences(of: "title: B", with: "title: Other"), to: "b.yaml")
+        try meanwhile()
         var once = BuildOptions()
         once.keepsSources = false
-        _ = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: once).build()
+        return (original, SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: once).build())
+    }
+
+    @Test func anOutputAnotherProcessReplacedIsRenderedAgain() throws {
+        let fixture = try site()
+        // While no watcher runs: b changes and is published by `quire build`, then changes back.
+        let (original, _) = try publishOtherWhileStopped(fixture)
         #expect(try fixture.published("en/b.json").contains("Other"))
         try fixture.write(original, to: "b.yaml")
         // b's source hashes as the cache says, but the newest version holds other files for it.
@@ -229,17 +238,10 @@ import Testing
     /// number (the versions removed while no watcher ran) is not that one.
     @Test func aVersionPublishedAgainUnderItsNumberIsNotTheRecordedOne() throws {
         let fixture = try site()
-        let first = watcher(fixture)
-        _ = first.build()
-        first.saveRestartCache()
-        let original = try String(contentsOfFile: "\(fixture.siteFolder)/b.yaml", encoding: .utf8)
-        try fixture.write(original.replacingOccurrences(of: "title: B", with: "title: Other"), to: "b.yaml")
-        for folder in ["versions", "trees", "current"] { try FileManager.default.removeItem(atPath: "\(fixture.dist)/site/\(folder)") }
-        var once = BuildOptions()
-        once.keepsSources = false
-        #expect(
-            SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: once).build().outcome
-                == .published(VersionID(1), isCurrent: true))
+        let (original, published) = try publishOtherWhileStopped(fixture) {
+            for folder in ["versions", "trees", "current"] { try FileManager.default.removeItem(atPath: "\(fixture.dist)/site/\(folder)") }
+        }
+        #expect(published.outcome == .published(VersionID(1), isCurrent: true))
         try fixture.write(original, to: "b.yaml")
         // Every source hashes as the file says, and v000001 is newest, but not the one it names.
         let restarted = watcher(fixture).build()

@@ -97,8 +97,7 @@ struct RestartCache: @unchecked Sendable {
             Self.write(base.diagnostics, to: &writer)
             writer.optional(tables) { writer, tables in
                 tables.versionManifest.write(to: &writer)
-                writer.int(tables.bytes.count)
-                tables.bytes.withUnsafeBytes { writer.raw($0) }
+                writer.counted(tables.bytes)
             }
         }
         writer.array(sources) { writer, entry in
@@ -126,7 +125,7 @@ struct RestartCache: @unchecked Sendable {
             switch entry.value.parsed {
             case .success(let summary):
                 writer.bool(true)
-                writer.optional(summary.locale) { $0.string($1) }
+                writer.optionalString(summary.locale)
                 Self.write(summary.warnings, to: &writer)
             case .failure(let diagnostic):
                 writer.bool(false)
@@ -178,7 +177,6 @@ struct RestartCache: @unchecked Sendable {
 
     private init(reading reader: inout BinaryReader) throws(BinaryReader.Malformed) {
         typealias Malformed = BinaryReader.Malformed
-        let string = { (reader: inout BinaryReader) throws(Malformed) in try reader.string() }
         let stamp = { (reader: inout BinaryReader) throws(Malformed) in try FileStamp(reading: &reader) }
         context = try reader.optional { reader throws(Malformed) in
             (try reader.string(), Set(try reader.strings()), Set(try reader.strings()))
@@ -187,7 +185,7 @@ struct RestartCache: @unchecked Sendable {
         base = try reader.optional { reader throws(Malformed) in
             let (version, builtAt, diagnostics) = (VersionID(try reader.int()), try reader.date(), try Self.diagnostics(&reader))
             tables = try reader.optional { reader throws(Malformed) in
-                (try Digest(reading: &reader), try reader.raw(try reader.count()) { Array($0) })
+                (try Digest(reading: &reader), try reader.counted())
             }
             return (version, builtAt, diagnostics)
         }
@@ -216,7 +214,7 @@ struct RestartCache: @unchecked Sendable {
             let (path, digest, stamp) = (try reader.string(), try Digest(reading: &reader), try reader.optional(stamp))
             let parsed: Result<TranslationSummary, Diagnostic> =
                 try reader.bool()
-                ? .success(TranslationSummary(locale: try reader.optional(string), warnings: try Self.diagnostics(&reader)))
+                ? .success(TranslationSummary(locale: try reader.optionalString(), warnings: try Self.diagnostics(&reader)))
                 : .failure(try Self.diagnostic(&reader))
             translations[path] = CachedTranslation(digest: digest, parsed: parsed, stamp: stamp)
         }

@@ -196,8 +196,7 @@ struct FeedFiles: Sendable {
                 writer.array(list.value.cards) { writer, card in
                     writer.string(card.date)
                     writer.string(card.id)
-                    writer.int(card.bytes.count)
-                    card.bytes.withUnsafeBytes { writer.raw($0) }
+                    writer.counted(card.bytes)
                 }
             }
         }
@@ -215,7 +214,7 @@ struct FeedFiles: Sendable {
                 var list = List()
                 list.cards = try reader.array { reader throws(BinaryReader.Malformed) in
                     let (date, id) = (try reader.string(), try reader.string())
-                    return Card(date: date, id: id, bytes: try reader.raw(try reader.count()) { Array($0) })
+                    return Card(date: date, id: id, bytes: try reader.counted())
                 }
                 for card in list.cards { list.dateOf[card.id] = card.date }
                 guard lists[feed]?[locale] != nil else { throw BinaryReader.Malformed() }

@@ -96,14 +96,12 @@ struct PageIndexFiles: Sendable {
         mutating func split() -> Bool {
             let parts = PageIndexFiles.partCount(pages: entries.count)
             guard parts != self.parts else { return false }
-            self.parts = parts
-            members = Array(repeating: [], count: parts)
-            for id in entries.keys { members[PageIndex.part(of: id, parts: parts) - 1].insert(id) }
+            restoreSplit(parts: parts)
             dirty = Set(1...parts)
             return true
         }
 
-        /// Split for `parts` as the restart file says, nothing to render again.
+        /// Split for `parts` (as the restart file says), nothing marked to render again.
         mutating func restoreSplit(parts: Int) {
             guard parts > 0 else { return }
             self.parts = parts
@@ -347,13 +345,13 @@ struct PageIndexFiles: Sendable {
 
     private static func write(_ entry: Entry, to writer: inout BinaryWriter) {
         let listing = entry.listing
-        writer.optional(listing.title) { $0.string($1) }
+        writer.optionalString(listing.title)
         writer.int(listing.ttl)
         writer.int(listing.parts)
         writer.strings(listing.audiences)
-        writer.optional(listing.publishAt) { $0.string($1) }
-        writer.optional(listing.summary) { $0.string($1) }
-        writer.optional(listing.imageURL) { $0.string($1) }
+        writer.optionalString(listing.publishAt)
+        writer.optionalString(listing.summary)
+        writer.optionalString(listing.imageURL)
         writer.strings(listing.tags)
         writer.strings(entry.feeds)
         writer.string(entry.publishedAt)
@@ -361,10 +359,9 @@ struct PageIndexFiles: Sendable {
     }
 
     private static func entry(reading reader: inout BinaryReader) throws(BinaryReader.Malformed) -> Entry {
-        let string = { (reader: inout BinaryReader) throws(BinaryReader.Malformed) in try reader.string() }
         let listing = Listing(
-            title: try reader.optional(string), ttl: try reader.int(), parts: try reader.int(), audiences: try reader.strings(),
-            publishAt: try reader.optional(string), summary: try reader.optional(string), imageURL: try reader.optional(string),
+            title: try reader.optionalString(), ttl: try reader.int(), parts: try reader.int(), audiences: try reader.strings(),
+            publishAt: try reader.optionalString(), summary: try reader.optionalString(), imageURL: try reader.optionalString(),
             tags: try reader.strings())
         return Entry(
             listing: listing, feeds: try reader.strings(), publishedAt: try reader.string(), changedIn: VersionID(try reader.int()))

@@ -31,6 +31,14 @@ struct BinaryWriter {
 
     mutating func raw(_ buffer: UnsafeRawBufferPointer) { bytes.append(contentsOf: buffer) }
 
+    /// A run of bytes with its count first (`BinaryReader.counted`).
+    mutating func counted(_ run: [UInt8]) {
+        int(run.count)
+        bytes.append(contentsOf: run)
+    }
+
+    mutating func optionalString(_ value: String?) { optional(value) { $0.string($1) } }
+
     mutating func date(_ value: Date) {
         withUnsafeBytes(of: value.timeIntervalSince1970.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
     }
@@ -118,6 +126,11 @@ struct BinaryReader {
         defer { offset += count }
         return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count])) }
     }
+
+    /// A run of bytes `BinaryWriter.counted` wrote.
+    mutating func counted() throws(Malformed) -> [UInt8] { try raw(try count()) { Array($0) } }
+
+    mutating func optionalString() throws(Malformed) -> String? { try optional { reader throws(Malformed) in try reader.string() } }
 
     mutating func date() throws(Malformed) -> Date {
         let bits = try raw(8) { $0.loadUnaligned(as: UInt64.self) }

@@ -96,4 +96,20 @@ struct TreeManifestEncodingTests {
         #expect(before.entry(named: "guides") == folder("guides", 3))
         #expect(before.entry(named: "guide") == nil)
     }
+
+    @Test("the list of a folder's parts gives the writer's bytes, for none, one and many parts")
+    func listsPartsLikeTheWriter() {
+        let many = (0..<2_000).map { file("page-\(100_000 + $0).json", $0) }
+        let parts = TreeManifest.cut(many)
+        #expect(parts.count > 2)
+        for count in [0, 1, parts.count] {
+            let listed: [JSONValue] = parts.prefix(count).map { part in
+                .object(JSONObject([("part", .string(part.id)), ("entries", .integer(part.entryCount))]))
+            }
+            let expected = JSONWriter(pretty: true).bytes(
+                .object(JSONObject([("format", .integer(TreeManifest.partedFormat)), ("parts", .array(listed))])))
+            #expect(TreeManifest.encodeParts(Array(parts.prefix(count))) == expected)
+        }
+        #expect(TreeManifest(entries: many).bytes == TreeManifest.encodeParts(parts))
+    }
 }

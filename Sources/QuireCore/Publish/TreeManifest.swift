@@ -2,7 +2,11 @@ import QuireModel
 
 /// The manifest of one content-addressed folder, stored as `trees/<id>.json`; the folder's id is
 /// the SHA-256 of these bytes, so equal contents give the same id and are stored once.
-struct TreeManifest: Sendable, Equatable {
+///
+/// A class, immutable: an edit of a folder in parts carries its hundreds of unchanged parts into
+/// the new manifest, the new version's file index and the spare folders, and a copy of a
+/// reference is one retain where a copy of the value was one for each of its six arrays and strings.
+final class TreeManifest: Sendable, Equatable {
     enum Kind: Sendable, Equatable {
         /// Boxed: an edit copies every entry of the folder into the new manifest, and a boxed
         /// file is one reference to retain instead of three strings and an object.
@@ -39,12 +43,12 @@ struct TreeManifest: Sendable, Equatable {
     /// an edit in a folder of 10,000 files encodes one entry, not 10,000.
     private let entryRanges: [Range<Int>]?
 
-    init(entries: [Entry]) {
+    convenience init(entries: [Entry]) {
         self.init(canonical: entries.sorted { $0.name.utf8Precedes($1.name) })
     }
 
     /// Listed whole, or in parts when there are many entries.
-    init(canonical sorted: [Entry]) {
+    convenience init(canonical sorted: [Entry]) {
         if sorted.count > Self.partedFrom {
             let parts = Self.cut(sorted)
             self.init(parts: parts, new: parts)
@@ -257,7 +261,7 @@ struct TreeManifest: Sendable, Equatable {
 
     /// Parses stored bytes; a manifest in parts takes each part `known` holds by its id, and reads
     /// the others through `part` (its id -> its bytes), which are checked against the id.
-    init(
+    convenience init(
         parsing bytes: [UInt8], path: String, known: [String: TreeManifest] = [:], part: (String) throws(StoreError) -> [UInt8]
     ) throws(StoreError) {
         guard let value = StoredJSONReader.parse(bytes) else { throw StoreError("the tree manifest '\(path)' is damaged: not JSON") }

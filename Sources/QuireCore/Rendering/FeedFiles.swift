@@ -139,16 +139,16 @@ struct FeedFiles: Sendable {
     /// paths of parts that are gone. `base`: the newest version's files, for a first call.
     mutating func files(base: [String: PublishedFile]? = nil) -> (files: [OutputFile], removed: [String]) {
         var files: [OutputFile] = []
-        var current = Set<String>()
+        var layout: [String: Int] = [:]
         let everything = base != nil
         for feed in feeds {
             for locale in locales {
                 guard var list = lists[feed.name]?[locale] else { continue }
                 let parts = Self.parts(list.cards.count, size: feed.pageSize)
-                for part in 1...parts {
+                layout[Self.path(feed: feed.name, locale: locale)] = parts
+                // A dirty part past the last one is one that went.
+                for part in everything ? Array(1...parts) : list.dirty.filter({ $0 <= parts }).sorted() {
                     let path = Self.path(feed: feed.name, locale: locale, file: Self.file(part: part, of: parts, order: feed.order).file)
-                    current.insert(path)
-                    guard everything || list.dirty.contains(part) else { continue }
                     let bytes = render(feed, locale: locale, part: part, of: parts, cards: list.cards)
                     let metadata: JSONValue = ["feed": .string(feed.name), "locale": .string(locale), "ttl": .integer(ttl)]
                     files.append(published.file(path, bytes, base: base, metadata: metadata))
@@ -157,7 +157,20 @@ struct FeedFiles: Sendable {
                 lists[feed.name]?[locale] = list
             }
         }
-        return (files, published.removed(keeping: current))
+        let removed = published.removed(layout: everything ? nil : layout) {
+            var current = Set<String>()
+            for feed in feeds where lists[feed.name] != nil {
+                for locale in locales {
+                    guard let parts = layout[Self.path(feed: feed.name, locale: locale)] else { continue }
+                    for part in 1...parts {
+                        current.insert(
+                            Self.path(feed: feed.name, locale: locale, file: Self.file(part: part, of: parts, order: feed.order).file))
+                    }
+                }
+            }
+            return current
+        }
+        return (files, removed)
     }
 
     private func render(_ feed: FeedConfig, locale: String, part: Int, of parts: Int, cards: [Card]) -> [UInt8] {

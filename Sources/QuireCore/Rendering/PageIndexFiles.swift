@@ -240,24 +240,29 @@ struct PageIndexFiles: Sendable {
     /// paths of parts that are gone. `base`: the newest version's files, for a first call.
     mutating func files(base: [String: PublishedFile]? = nil) -> (files: [OutputFile], removed: [String]) {
         var files: [OutputFile] = []
-        var current = Set<String>()
         let everything = base != nil
         for locale in locales.keys.sorted() {
             guard var index = locales[locale], let head = heads[locale] else { continue }
             let split = index.split()
-            let headPath = Self.path(locale: locale)
-            current.insert(headPath)
-            if everything || split { files.append(published.file(headPath, head + Array(",\"parts\":\(index.parts)}\n".utf8), base: base)) }
-            for part in 1...index.parts {
-                let path = Self.partPath(locale: locale, part: part)
-                current.insert(path)
-                guard everything || index.dirty.contains(part) else { continue }
-                files.append(published.file(path, render(part, of: index, locale: locale), base: base))
+            if everything || split {
+                files.append(published.file(Self.path(locale: locale), head + Array(",\"parts\":\(index.parts)}\n".utf8), base: base))
+            }
+            for part in everything ? Array(1...index.parts) : index.dirty.sorted() {
+                files.append(published.file(Self.partPath(locale: locale, part: part), render(part, of: index, locale: locale), base: base))
             }
             index.dirty = []
             locales[locale] = index
         }
-        return (files, published.removed(keeping: current))
+        let layout = locales.mapValues(\.parts)
+        let removed = published.removed(layout: everything ? nil : layout) {
+            var current = Set<String>()
+            for (locale, parts) in layout {
+                current.insert(Self.path(locale: locale))
+                for part in 1...parts { current.insert(Self.partPath(locale: locale, part: part)) }
+            }
+            return current
+        }
+        return (files, removed)
     }
 
     private func render(_ part: Int, of index: LocaleIndex, locale: String) -> [UInt8] {

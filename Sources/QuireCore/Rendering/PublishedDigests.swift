@@ -5,6 +5,9 @@ import QuireModel
 /// one it no longer makes is removed by the next delta.
 struct PublishedDigests: Sendable {
     private var digests: [String: Digest] = [:]
+    /// What decided the last round's paths (each list's part count); nil before a round, and in
+    /// a restart file's copy.
+    private var lastLayout: [String: Int]?
 
     init() {}
 
@@ -18,7 +21,13 @@ struct PublishedDigests: Sendable {
     }
 
     /// The paths of the last rounds that are not `current`, forgotten: the files that are gone.
-    mutating func removed(keeping current: Set<String>) -> [String] {
+    /// The paths follow from `layout` (each list's part count, nil: not known): while it is the
+    /// last round's, none are gone, and `current` is not made (at 100,000 pages, the page index
+    /// alone has 1,536 parts, and a save writes one a locale).
+    mutating func removed(layout: [String: Int]?, keeping current: () -> Set<String>) -> [String] {
+        if let layout, layout == lastLayout { return [] }
+        lastLayout = layout
+        let current = current()
         let removed = digests.keys.filter { !current.contains($0) }.sorted()
         for path in removed { digests[path] = nil }
         return removed

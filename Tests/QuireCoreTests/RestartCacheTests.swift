@@ -156,6 +156,40 @@ import Testing
         #expect(trees.filter { !children.knows($0) } == [], "trees of v000001 and v000002 alike")
     }
 
+    /// The newest version's index comes from the restart file, as the version's manifests give
+    /// it: a restart publishes its delta without reading one of them (they are moved away here).
+    @Test func aRestartTakesTheVersionsIndexFromTheFile() throws {
+        let fixture = try site()
+        let first = watcher(fixture)
+        _ = first.build()
+        first.saveRestartCache()
+        let store = try first.openStore()
+        let cache = RestartCache.read("\(fixture.dist)/site/state/watch-cache", previews: true, displayRoot: "\(fixture.pages)/site")
+        let bytes = try #require(cache?.tables(of: VersionID(1), reader: store.reader)?.index)
+        let recorded = try FileIndex(reading: bytes, layout: store.layout)
+        let parsed = try FileIndex(manifest: store.reader.manifest(of: VersionID(1)), trees: TreeReader(layout: store.layout))
+        #expect(recorded.files == parsed.files && parsed.files.count > 5)
+        #expect(recorded.folders.mapValues(\.id) == parsed.folders.mapValues(\.id))
+        #expect(recorded.totals.mapValues { [$0.files, $0.bytes] } == parsed.totals.mapValues { [$0.files, $0.bytes] })
+        let (path, file) = try #require(parsed.files.first { $0.key.hasSuffix(".json") })
+        #expect(recorded.storedFile(sha256: file.sha256) == parsed.location(of: path)?.storedPath)
+        #expect(throws: BinaryReader.Malformed.self) { try FileIndex(reading: Array(bytes.dropLast()), layout: store.layout) }
+
+        let trees = "\(fixture.dist)/site/trees"
+        let aside = fixture.root + "/manifests-aside"
+        try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true)
+        let manifests = try FileManager.default.contentsOfDirectory(atPath: trees).filter { $0.hasSuffix(".json") }
+        for name in manifests { try FileManager.default.moveItem(atPath: "\(trees)/\(name)", toPath: "\(aside)/\(name)") }
+        try fixture.write("title: B2\nsections:\n  - type: markdown_block\n    id: text\n    body: \"Hello *there*\"\n", to: "b.yaml")
+        let restarted = watcher(fixture).build()
+        #expect(restarted.builtAsDelta && restarted.outcome == .published(VersionID(2), isCurrent: true))
+        #expect(restarted.pagesRebuilt == ["b"])
+        for name in manifests where !FileManager.default.fileExists(atPath: "\(trees)/\(name)") {
+            try FileManager.default.moveItem(atPath: "\(aside)/\(name)", toPath: "\(trees)/\(name)")
+        }
+        #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
+    }
+
     /// A watcher builds the site and stops; while none runs, b is titled "Other" and `quire
     /// build` publishes it (after `meanwhile`). Returns b's source as it was, and that build.
     private func publishOtherWhileStopped(_ fixture: SiteFixture, meanwhile: () throws -> Void = {}) throws -> (

@@ -31,6 +31,28 @@ import Testing
         }
     }
 
+    /// A file's metadata in the restart file's copy of a file index: every kind of value reads
+    /// back as it was, members in their order (a manifest's bytes follow it), and a cut or
+    /// unknown tag is no value.
+    @Test func theRestartFileFormOfAJSONValueReadsBackInOrder() throws {
+        let value: JSONValue = [
+            "page_id": "news/é-1", "ttl": 300, "parts": -2, "score": 0.1, "big": 1e300, "draft": false, "live": true,
+            "none": .null, "tags": ["a", "b \"quoted\"", [], ["nested": [1, 2.5]]], "raw": .encoded(EncodedJSON(Array("[1,2]".utf8))),
+            "empty": .object(JSONObject()),
+        ]
+        var writer = BinaryWriter()
+        value.write(to: &writer)
+        var reader = BinaryReader(writer.bytes)
+        let read = try JSONValue(reading: &reader)
+        #expect(read == value && reader.isAtEnd)
+        #expect(read.objectValue?.members.map(\.key) == value.objectValue?.members.map(\.key))
+        #expect(JSONWriter(pretty: true).bytes(read) == JSONWriter(pretty: true).bytes(value))
+        var truncated = BinaryReader(writer.bytes.dropLast())
+        #expect(throws: BinaryReader.Malformed.self) { try JSONValue(reading: &truncated) }
+        var unknown = BinaryReader([42])
+        #expect(throws: BinaryReader.Malformed.self) { try JSONValue(reading: &unknown) }
+    }
+
     @Test func aCachedTranslationGivesBackWhatItsParseSaid() throws {
         let clean = CachedTranslation(digest: "d1", parsed: .success(TranslationSummary(locale: "fr", warnings: [])))
         let summary = try clean.parsed.get()

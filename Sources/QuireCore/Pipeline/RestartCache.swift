@@ -11,7 +11,7 @@ import QuireModel
 /// or of another format is no cache at all.
 ///
 ///     format, previews, root, context?: (settings, [page id], [asset]),
-///     base?: (version, built at, [diagnostic], tables?: (version manifest digest, bytes)),
+///     base?: (version, built at, [diagnostic], tables?: (version manifest digest, bytes, index?)),
 ///     sources: [(path, digest, stamp?, page id, file, flags, timetable?, [diagnostic], [link])],
 ///     translations: [(path, digest, stamp?, locale?, warnings: [diagnostic] | failure: diagnostic)],
 ///     outputs: [(page id, key, [path], files digest, [diagnostic], [(locale, translated, stale, missing)])],
@@ -19,16 +19,17 @@ import QuireModel
 ///
 /// `base` is what the last publish left for the next delta (`DeltaBase`) beyond the pages: the
 /// version it published, when it was built, every diagnostic, and the tables kept of the whole
-/// version (`RestoredTables`: each page's paths, the cache headers, the page index and feeds).
+/// version (`RestoredTables`: each page's paths, the cache headers, the page index and feeds),
+/// and the version's file index (`FileIndex`: every folder's tree manifest, without its bytes).
 /// A restarted watcher whose newest version is still that one, with the same manifest, takes
-/// those tables as they are (`SiteBuilder.restartBuild`): a version never changes once
-/// published, and its manifest names every tree of it by the digest of the tree's manifest.
+/// those as they are (`tables(of:reader:)`): a version never changes once published, and its
+/// manifest names every tree of it by the digest of the tree's manifest.
 ///
 /// A tree's children are kept as they are too: a tree id names its manifest's bytes, so they
 /// never change, and retention marks from them without parsing the manifests of the versions it
 /// keeps (a folder of 10,000 entries each).
 struct RestartCache: @unchecked Sendable {
-    static let format = 4
+    static let format = 5
     var sources: [String: CachedSource] = [:]
     var translations: [String: CachedTranslation] = [:]
     /// Outputs whose files' input digests are not known yet: `filesDigests` says what they were.
@@ -41,13 +42,30 @@ struct RestartCache: @unchecked Sendable {
     /// The version the last publish made, when that build ran, and its diagnostics (`DeltaBase`).
     var base: (version: VersionID, builtAt: Date, diagnostics: [Diagnostic])?
     /// The base's tables of its whole version, as `RestoredTables.write` wrote them: read once
-    /// the site's settings say what they are for (`RestoredTables.init(reading:)`).
-    var tables: (versionManifest: Digest, bytes: [UInt8])?
+    /// the site's settings say what they are for (`RestoredTables.init(reading:)`); and the
+    /// version's file index as `FileIndex.write` wrote it.
+    var tables: Tables?
+
+    struct Tables {
+        var versionManifest: Digest
+        var bytes: [UInt8]
+        var index: [UInt8]?
+    }
 
     static func path(_ layout: SiteLayout) -> String { layout.state + "/watch-cache" }
 
     /// Where watchers kept it as JSON, before this form: removed when this one is written.
     static func jsonPath(_ layout: SiteLayout) -> String { layout.state + "/watch-cache.json" }
+
+    /// The tables and index the file holds of `newest`, when they are of that version: the one
+    /// the file names, with the manifest whose digest it recorded (a version's number is given
+    /// again once the versions are removed).
+    func tables(of newest: VersionID, reader: VersionReader) -> Tables? {
+        guard let base, base.version == newest, let tables, (try? reader.manifestDigest(of: newest)) == tables.versionManifest else {
+            return nil
+        }
+        return tables
+    }
 
     init(_ state: IncrementalState) {
         sources = state.sources
@@ -72,7 +90,8 @@ struct RestartCache: @unchecked Sendable {
 
     /// Replaces the file in one rename, so a reader never sees half of it.
     func write(_ path: String, previews: Bool, displayRoot: String) throws(StoreError) {
-        var body = BinaryWriter(capacity: 256 * (sources.count + translations.count + outputs.count) + (tables?.bytes.count ?? 0))
+        let tableBytes = (tables?.bytes.count ?? 0) + (tables?.index?.count ?? 0)
+        var body = BinaryWriter(capacity: 256 * (sources.count + translations.count + outputs.count) + tableBytes)
         write(to: &body)
         var writer = BinaryWriter(capacity: body.bytes.count + 256)
         writer.int(Self.format)
@@ -98,6 +117,7 @@ struct RestartCache: @unchecked Sendable {
             writer.optional(tables) { writer, tables in
                 tables.versionManifest.write(to: &writer)
                 writer.counted(tables.bytes)
+                writer.optional(tables.index) { $0.counted($1) }
             }
         }
         writer.array(sources) { writer, entry in
@@ -181,11 +201,13 @@ struct RestartCache: @unchecked Sendable {
         context = try reader.optional { reader throws(Malformed) in
             (try reader.string(), Set(try reader.strings()), Set(try reader.strings()))
         }
-        var tables: (versionManifest: Digest, bytes: [UInt8])?
+        var tables: Tables?
         base = try reader.optional { reader throws(Malformed) in
             let (version, builtAt, diagnostics) = (VersionID(try reader.int()), try reader.date(), try Self.diagnostics(&reader))
             tables = try reader.optional { reader throws(Malformed) in
-                (try Digest(reading: &reader), try reader.counted())
+                Tables(
+                    versionManifest: try Digest(reading: &reader), bytes: try reader.counted(),
+                    index: try reader.optional { reader throws(Malformed) in try reader.counted() })
             }
             return (version, builtAt, diagnostics)
         }

@@ -13,14 +13,13 @@ extension SiteBuilder {
     /// changed, or a change the delta path does not take).
     func restartBuild(inventory: SiteInventory, clock: StageClock, started: UInt64) -> SiteBuildResult? {
         guard options.publish, options.keepsSources, burst.base == nil, state.lastContext == nil,
-            let cache = pendingRestartCache?.value, let recorded = cache.base, let recordedTables = cache.tables,
-            let last = cache.context, let store = try? openStore(), let newest = try? store.reader.newestVersion(),
-            newest == recorded.version, (try? store.reader.manifestDigest(of: newest)) == recordedTables.versionManifest
+            let cache = pendingRestartCache?.value, let recorded = cache.base, let last = cache.context, let store = try? openStore(),
+            let newest = try? store.reader.newestVersion(), let recordedTables = cache.tables(of: newest, reader: store.reader)
         else { return nil }
         let settings = SiteSettings.load(inventory, site: site, displayRoot: displayRoot)
         guard let context = settings.context, settings.digest == last.settings, context.assets == last.assets else { return nil }
-        // The version's tables come from the file: of the version, only the index is read
-        // (the delta publishes against it), not every file by path.
+        // The version's tables come from the file, its index too (the delta publishes against
+        // it, `startReadingPublishedFiles`): not every file by path.
         stopReadingPublishedFiles()
         let now = options.now()
         let (config, site) = (context.config, site)
@@ -125,12 +124,19 @@ extension SiteBuilder {
         store?.treeChildren.learn(cache.treeChildren)
     }
 
-    /// Starts reading the restart file beside the scan, before the first build needs it.
-    func startReadingRestartCache() {
-        guard options.restartCache, options.publish, !restartCacheRead, let store = try? openStore() else { return }
+    /// The reading of the restart file, at the first build (which waits for it as
+    /// `pendingRestartCache`), for the caller to run beside the scan: it returns the cache too.
+    func readingRestartCache() -> (@Sendable () -> RestartCache?)? {
+        guard options.restartCache, options.publish, !restartCacheRead, let store = try? openStore() else { return nil }
         restartCacheRead = true
         let (path, previews, root) = (RestartCache.path(store.layout), options.previews, displayRoot)
-        pendingRestartCache = BackgroundValue { RestartCache.read(path, previews: previews, displayRoot: root) }
+        let pending = BackgroundValue<RestartCache?>()
+        pendingRestartCache = pending
+        return {
+            let cache = RestartCache.read(path, previews: previews, displayRoot: root)
+            pending.set(cache)
+            return cache
+        }
     }
 
     /// Leaves what this watcher knows for the next one (when it stops).
@@ -141,7 +147,9 @@ extension SiteBuilder {
         if let base = burst.base, !burst.isHolding {
             cache.base = (base.version, base.builtAt, base.diagnostics)
             if let tables = RestoredTables(base), let manifest = try? store.reader.manifestDigest(of: base.version) {
-                cache.tables = (manifest, tables.bytes)
+                cache.tables = RestartCache.Tables(
+                    versionManifest: manifest, bytes: tables.bytes,
+                    index: store.reader.cachedIndex(of: base.version)?.bytes)
             }
         }
         try? cache.write(RestartCache.path(store.layout), previews: options.previews, displayRoot: displayRoot)

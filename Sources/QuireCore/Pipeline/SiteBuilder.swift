@@ -83,8 +83,12 @@ public final class SiteBuilder: @unchecked Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         let generation = spareFolders.buildStarts()
         let clock = StageClock()
-        startReadingRestartCache()
-        if generation == 1 { startReadingPublishedFiles() }
+        let readRestartCache = readingRestartCache()
+        if generation == 1 {
+            startReadingPublishedFiles(after: readRestartCache)
+        } else if let readRestartCache {
+            DispatchQueue.global().async { _ = readRestartCache() }
+        }
         // Before the first publish, which takes spares a stopped watcher handed over.
         if generation == 1, options.spareFolders, options.publish { try? openStore().spareFolders.keep() }
         var result = build(clock: clock, changed: changed, hold: hold)
@@ -201,12 +205,27 @@ public final class SiteBuilder: @unchecked Sendable {
 
     /// Starts reading the newest version's manifests beside the scan, before the full build needs
     /// them: at 100,000 pages they are over a second of parsing, and the scan keeps one core.
-    private func startReadingPublishedFiles() {
-        guard options.publish, let store = try? openStore() else { return }
+    /// First, in the same task, the restart file (`readRestartCache`): when it holds the
+    /// version's index, that is taken instead of the manifests.
+    private func startReadingPublishedFiles(after readRestartCache: (@Sendable () -> RestartCache?)?) {
+        guard options.publish, let store = try? openStore() else {
+            if let readRestartCache { DispatchQueue.global().async { _ = readRestartCache() } }
+            return
+        }
         let indexed = BackgroundValue<VersionID?>()
         pendingIndex = indexed
         pendingPublished = BackgroundValue { [self] in
-            guard let newest = (try? store.reader.newestVersion()).flatMap({ $0 }), (try? store.reader.index(of: newest)) != nil else {
+            let cache = readRestartCache?()
+            guard let newest = (try? store.reader.newestVersion()).flatMap({ $0 }) else {
+                indexed.set(nil)
+                return nil
+            }
+            if let bytes = cache?.tables(of: newest, reader: store.reader)?.index,
+                let index = try? FileIndex(reading: bytes, layout: store.layout)
+            {
+                store.reader.restoreCachedIndex(index, of: newest)
+            }
+            guard (try? store.reader.index(of: newest)) != nil else {
                 indexed.set(nil)
                 return nil
             }

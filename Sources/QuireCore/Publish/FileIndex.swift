@@ -129,6 +129,45 @@ struct FileIndex: Sendable {
     }
 }
 
+// MARK: The restart file
+
+extension FileIndex {
+    /// Each folder's tree as the index holds it, and the totals; the table of files by their
+    /// bytes is made again from the trees.
+    var bytes: [UInt8] {
+        var writer = BinaryWriter(capacity: 256 * folders.values.reduce(0) { $0 + $1.manifest.entryCount })
+        writer.array(folders) { writer, folder in
+            writer.string(folder.key)
+            writer.string(folder.value.id)
+            folder.value.manifest.write(to: &writer)
+        }
+        writer.array(totals) { writer, total in
+            writer.string(total.key)
+            writer.int(total.value.files)
+            writer.int(total.value.bytes)
+        }
+        return writer.bytes
+    }
+
+    /// The index `bytes` gave, its trees stored in `layout`.
+    init(reading bytes: [UInt8], layout: SiteLayout) throws(BinaryReader.Malformed) {
+        var reader = BinaryReader(bytes)
+        treesRoot = layout.trees
+        let count = try reader.count()
+        folders.reserveCapacity(count)
+        for _ in 0..<count {
+            let (prefix, id, manifest) = (try reader.string(), try reader.string(), try TreeManifest(reading: &reader))
+            folders[prefix] = (id, manifest)
+        }
+        pathsBySHA256.reserveCapacity(folders.values.reduce(0) { $0 + $1.manifest.entryCount })
+        for (prefix, folder) in folders {
+            Self.forEachLinkable(in: folder.manifest) { name, file in pathsBySHA256[file.sha256] = (prefix, name) }
+        }
+        for _ in 0..<(try reader.count()) { totals[try reader.string()] = (try reader.int(), try reader.int()) }
+        guard reader.isAtEnd else { throw BinaryReader.Malformed() }
+    }
+}
+
 /// Reads tree manifests, each once per reader: shared trees are reached from many versions.
 final class TreeReader {
     let layout: SiteLayout

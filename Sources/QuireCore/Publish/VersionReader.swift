@@ -102,6 +102,11 @@ public final class VersionReader: Sendable {
         return index
     }
 
+    /// The index of `version` when it is the newest and in memory (nothing is read).
+    func cachedIndex(of version: VersionID) -> FileIndex? {
+        cache.withLock { $0.newest?.version == version ? $0.newest?.index : nil }
+    }
+
     /// The folders of the newest version's index in memory (for spare folders), without holding
     /// the index itself: holding it would make the next publish copy it.
     func newestFolders() -> [(key: String, value: (id: String, manifest: TreeManifest))] {

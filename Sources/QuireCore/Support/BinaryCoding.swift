@@ -1,4 +1,5 @@
 import Foundation
+import QuireModel
 
 /// The encoding of a file only Quire writes and reads back, of one format version (the restart
 /// file, `RestartCache`): integers as LEB128 varints (zigzag, so a negative one stays short),
@@ -21,6 +22,8 @@ struct BinaryWriter {
 
     mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }
 
+    mutating func byte(_ value: UInt8) { bytes.append(value) }
+
     mutating func string(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
@@ -39,9 +42,9 @@ struct BinaryWriter {
 
     mutating func optionalString(_ value: String?) { optional(value) { $0.string($1) } }
 
-    mutating func date(_ value: Date) {
-        withUnsafeBytes(of: value.timeIntervalSince1970.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
-    }
+    mutating func double(_ value: Double) { withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
+
+    mutating func date(_ value: Date) { double(value.timeIntervalSince1970) }
 
     mutating func optional<Value>(_ value: Value?, _ write: (inout Self, Value) -> Void) {
         bool(value != nil)
@@ -132,10 +135,11 @@ struct BinaryReader {
 
     mutating func optionalString() throws(Malformed) -> String? { try optional { reader throws(Malformed) in try reader.string() } }
 
-    mutating func date() throws(Malformed) -> Date {
-        let bits = try raw(8) { $0.loadUnaligned(as: UInt64.self) }
-        return Date(timeIntervalSince1970: Double(bitPattern: UInt64(littleEndian: bits)))
+    mutating func double() throws(Malformed) -> Double {
+        Double(bitPattern: UInt64(littleEndian: try raw(8) { $0.loadUnaligned(as: UInt64.self) }))
     }
+
+    mutating func date() throws(Malformed) -> Date { Date(timeIntervalSince1970: try double()) }
 
     mutating func optional<Value>(_ read: (inout Self) throws(Malformed) -> Value) throws(Malformed) -> Value? {
         try bool() ? try read(&self) : nil
@@ -150,4 +154,59 @@ struct BinaryReader {
     }
 
     mutating func strings() throws(Malformed) -> [String] { try array { reader throws(Malformed) in try reader.string() } }
+}
+
+/// A JSON value in the same file (a file's metadata in a tree manifest): a tag byte, then what
+/// the case holds. An object keeps its members' order, which its bytes in a manifest follow.
+extension JSONValue {
+    private enum Tag: UInt8 { case null, `false`, `true`, integer, number, string, array, object, encoded }
+
+    func write(to writer: inout BinaryWriter) {
+        switch self {
+        case .null: writer.byte(Tag.null.rawValue)
+        case .bool(let value): writer.byte((value ? Tag.true : Tag.false).rawValue)
+        case .integer(let value):
+            writer.byte(Tag.integer.rawValue)
+            writer.int(value)
+        case .number(let value):
+            writer.byte(Tag.number.rawValue)
+            writer.double(value)
+        case .string(let value):
+            writer.byte(Tag.string.rawValue)
+            writer.string(value)
+        case .array(let values):
+            writer.byte(Tag.array.rawValue)
+            writer.array(values) { $1.write(to: &$0) }
+        case .object(let object):
+            writer.byte(Tag.object.rawValue)
+            writer.array(object.members) { writer, member in
+                writer.string(member.key)
+                member.value.write(to: &writer)
+            }
+        case .encoded(let encoded):
+            writer.byte(Tag.encoded.rawValue)
+            writer.counted(encoded.bytes)
+        }
+    }
+
+    init(reading reader: inout BinaryReader) throws(BinaryReader.Malformed) {
+        typealias Malformed = BinaryReader.Malformed
+        guard let tag = Tag(rawValue: try reader.byte()) else { throw Malformed() }
+        switch tag {
+        case .null: self = .null
+        case .false: self = .bool(false)
+        case .true: self = .bool(true)
+        case .integer: self = .integer(try reader.int())
+        case .number: self = .number(try reader.double())
+        case .string: self = .string(try reader.string())
+        case .array: self = .array(try reader.array { reader throws(Malformed) in try JSONValue(reading: &reader) })
+        case .object:
+            self = .object(
+                JSONObject(
+                    members: try reader.array { reader throws(Malformed) in
+                        (key: try reader.string(), value: try JSONValue(reading: &reader))
+                    }))
+        case .encoded: self = .encoded(EncodedJSON(try reader.counted()))
+        }
+    }
 }

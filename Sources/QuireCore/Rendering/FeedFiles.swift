@@ -157,7 +157,7 @@ struct FeedFiles: Sendable {
                 lists[feed.name]?[locale] = list
             }
         }
-        let removed = published.removed(layout: everything ? nil : layout) {
+        let removed = published.removed(layout: layout, listingAll: everything) {
             var current = Set<String>()
             for feed in feeds where lists[feed.name] != nil {
                 for locale in locales {

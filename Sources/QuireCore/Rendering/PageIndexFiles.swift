@@ -254,7 +254,7 @@ struct PageIndexFiles: Sendable {
             locales[locale] = index
         }
         let layout = locales.mapValues(\.parts)
-        let removed = published.removed(layout: everything ? nil : layout) {
+        let removed = published.removed(layout: layout, listingAll: everything) {
             var current = Set<String>()
             for (locale, parts) in layout {
                 current.insert(Self.path(locale: locale))

@@ -21,11 +21,11 @@ struct PublishedDigests: Sendable {
     }
 
     /// The paths of the last rounds that are not `current`, forgotten: the files that are gone.
-    /// The paths follow from `layout` (each list's part count, nil: not known): while it is the
-    /// last round's, none are gone, and `current` is not made (at 100,000 pages, the page index
-    /// alone has 1,536 parts, and a save writes one a locale).
-    mutating func removed(layout: [String: Int]?, keeping current: () -> Set<String>) -> [String] {
-        if let layout, layout == lastLayout { return [] }
+    /// The paths follow from `layout` (each list's part count): while it is the last round's,
+    /// none are gone, and `current` is not made (at 100,000 pages, the page index alone has 1,536
+    /// parts, and a save writes one a locale). `listingAll`: made anyway (a round of every file).
+    mutating func removed(layout: [String: Int], listingAll: Bool, keeping current: () -> Set<String>) -> [String] {
+        if !listingAll, layout == lastLayout { return [] }
         lastLayout = layout
         let current = current()
         let removed = digests.keys.filter { !current.contains($0) }.sorted()

@@ -118,6 +118,31 @@ struct TreeManifestPartsTests {
         }
     }
 
+    /// Retention keeps what a tree's subfolders are: for a manifest in parts, found part by part
+    /// (each part looked at once), they must be every subtree of its entries, in order, after edits.
+    @Test("the subtrees of a folder in parts are those of its entries, after edits too")
+    func subtreesOfPartsAreThoseOfTheEntries() {
+        let subtree = { (name: String) in TreeManifest.Entry(name: name, kind: .tree(SHA256.hash(Array(name.utf8)))) }
+        let entries = Self.names(3000).enumerated().map { $0 % 97 == 0 ? subtree($1) : Self.file($1, $0) }
+        let manifest = TreeManifest(entries: entries)
+        let edited = manifest.updating([
+            entries[0].name: TreeManifest.Kind?.none, "page-00004.json": subtree("page-00004.json").kind,
+            entries[970].name: Self.file(entries[970].name, 1).kind,
+        ])
+        let children = TreeChildren()
+        children.learn([(id: manifest.id, manifest: manifest)])
+        children.learn([(id: edited.id, manifest: edited)])
+        for tree in [manifest, edited] {
+            let expected = tree.entries.compactMap { entry -> String? in
+                guard case .tree(let id) = entry.kind else { return nil }
+                return id
+            }
+            #expect(children.known[tree.id]?.subtrees == expected && expected.count > 20)
+            #expect(children.known[tree.id]?.parts == tree.parts.map(\.id))
+        }
+        #expect(children.known[manifest.id]?.subtrees != children.known[edited.id]?.subtrees)
+    }
+
     @Test("a folder that grows past the threshold is listed in parts, and whole again when it shrinks")
     func crossingTheThreshold() {
         let entries = Self.names(TreeManifest.partedFrom + 1).enumerated().map { Self.file($1, $0) }

@@ -90,11 +90,12 @@ enum FileSystem {
         return String(decoding: buffer[0..<Int(count)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Names in a folder, without `.` and `..`, sorted.
-    static func list(_ path: String) throws(StoreError) -> [String] {
+    /// Names in a folder, without `.` and `..`, sorted unless `sorted` is false (for a caller that
+    /// visits every name in any order: retention sweeping a `trees/` of thousands after each save).
+    static func list(_ path: String, sorted: Bool = true) throws(StoreError) -> [String] {
         var names: [String] = []
         try forEachEntry(in: path) { name, _ in names.append(String(cString: name)) }
-        return names.sorted()
+        return sorted ? names.sorted() : names
     }
 
     /// Each entry's name but `.` and `..`, and its `d_type`, as readdir gives them (the name is

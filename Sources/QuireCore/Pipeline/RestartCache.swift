@@ -43,7 +43,7 @@ struct RestartCache: @unchecked Sendable {
     var base: (version: VersionID, builtAt: Date, diagnostics: [Diagnostic])?
     /// The base's tables of its whole version, as `RestoredTables.write` wrote them: read once
     /// the site's settings say what they are for (`RestoredTables.init(reading:)`); and the
-    /// version's file index as `FileIndex.write` wrote it.
+    /// version's file index (`FileIndex.bytes`).
     var tables: Tables?
 
     struct Tables {

@@ -84,9 +84,8 @@ public final class SiteBuilder: @unchecked Sendable {
         let generation = spareFolders.buildStarts()
         let clock = StageClock()
         let readRestartCache = readingRestartCache()
-        if generation == 1 {
-            startReadingPublishedFiles(after: readRestartCache)
-        } else if let readRestartCache {
+        // Alone when the newest version is not read (not the first build, or no store).
+        if !(generation == 1 && startReadingPublishedFiles(after: readRestartCache)), let readRestartCache {
             DispatchQueue.global().async { _ = readRestartCache() }
         }
         // Before the first publish, which takes spares a stopped watcher handed over.
@@ -206,12 +205,9 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Starts reading the newest version's manifests beside the scan, before the full build needs
     /// them: at 100,000 pages they are over a second of parsing, and the scan keeps one core.
     /// First, in the same task, the restart file (`readRestartCache`): when it holds the
-    /// version's index, that is taken instead of the manifests.
-    private func startReadingPublishedFiles(after readRestartCache: (@Sendable () -> RestartCache?)?) {
-        guard options.publish, let store = try? openStore() else {
-            if let readRestartCache { DispatchQueue.global().async { _ = readRestartCache() } }
-            return
-        }
+    /// version's index, that is taken instead of the manifests. False when nothing is read.
+    private func startReadingPublishedFiles(after readRestartCache: (@Sendable () -> RestartCache?)?) -> Bool {
+        guard options.publish, let store = try? openStore() else { return false }
         let indexed = BackgroundValue<VersionID?>()
         pendingIndex = indexed
         pendingPublished = BackgroundValue { [self] in
@@ -233,6 +229,7 @@ public final class SiteBuilder: @unchecked Sendable {
             guard publishedFilesWanted.load(ordering: .relaxed), let files = try? store.reader.files(of: newest) else { return nil }
             return (newest, files)
         }
+        return true
     }
 
     /// The newest version's files by path are not needed (a restart whose file holds its

@@ -144,15 +144,19 @@ extension SiteBuilder {
         guard options.restartCache, options.publish, state.lastBuildPublished, let store = try? openStore() else { return }
         var cache = RestartCache(state)
         cache.treeChildren = store.treeChildren.known
+        var encodingIndex: BackgroundValue<[UInt8]?>?
         if let base = burst.base, !burst.isHolding {
             cache.base = (base.version, base.builtAt, base.diagnostics)
             if let tables = RestoredTables(base), let manifest = try? store.reader.manifestDigest(of: base.version) {
-                cache.tables = RestartCache.Tables(
-                    versionManifest: manifest, bytes: tables.bytes,
-                    index: store.reader.cachedIndex(of: base.version)?.bytes)
+                // On another core while the rest is encoded: it is as large as all the rest.
+                let index = store.reader.cachedIndex(of: base.version)
+                encodingIndex = BackgroundValue { index?.bytes }
+                cache.tables = RestartCache.Tables(versionManifest: manifest, bytes: tables.bytes)
             }
         }
-        try? cache.write(RestartCache.path(store.layout), previews: options.previews, displayRoot: displayRoot)
+        try? cache.write(RestartCache.path(store.layout), previews: options.previews, displayRoot: displayRoot) {
+            encodingIndex?.value ?? nil
+        }
         try? FileSystem.remove(RestartCache.jsonPath(store.layout))
     }
 }

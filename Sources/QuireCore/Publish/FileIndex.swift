@@ -113,7 +113,12 @@ struct FileIndex: Sendable {
             for name in named { if case .file(let file)? = manifest.entry(named: name)?.kind { remember(name, file) } }
             return
         }
-        Self.forEachLinkable(in: manifest, remember)
+        rememberLinkable(in: manifest, folder: prefix)
+    }
+
+    /// Each linkable file of a folder's manifest, by its bytes (`forEachLinkable`).
+    private mutating func rememberLinkable(in manifest: TreeManifest, folder prefix: String) {
+        Self.forEachLinkable(in: manifest) { name, file in pathsBySHA256[file.sha256] = (prefix, name) }
     }
 
     /// The files of a folder worth finding by their bytes: of a run of files with the same bytes
@@ -161,7 +166,7 @@ extension FileIndex {
         }
         pathsBySHA256.reserveCapacity(folders.values.reduce(0) { $0 + $1.manifest.entryCount })
         for (prefix, folder) in folders {
-            Self.forEachLinkable(in: folder.manifest) { name, file in pathsBySHA256[file.sha256] = (prefix, name) }
+            rememberLinkable(in: folder.manifest, folder: prefix)
         }
         for _ in 0..<(try reader.count()) { totals[try reader.string()] = (try reader.int(), try reader.int()) }
         guard reader.isAtEnd else { throw BinaryReader.Malformed() }

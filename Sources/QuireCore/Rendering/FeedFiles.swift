@@ -58,6 +58,11 @@ struct FeedFiles: Sendable {
         "\(locale)/feeds/\(feed)\(file.map { ".\($0)" } ?? "").json"
     }
 
+    /// The file part `part` of `parts` of `feed` is published as in `locale`.
+    static func path(feed: FeedConfig, locale: String, part: Int, of parts: Int) -> String {
+        path(feed: feed.name, locale: locale, file: file(part: part, of: parts, order: feed.order).file)
+    }
+
     /// Sets one page's cards from its index entries by locale (none: the page is in no feed).
     mutating func set(_ pageID: String, entries: [String: PageIndexFiles.Entry]) {
         for feed in feeds {
@@ -148,7 +153,7 @@ struct FeedFiles: Sendable {
                 layout[Self.path(feed: feed.name, locale: locale)] = parts
                 // A dirty part past the last one is one that went.
                 for part in everything ? Array(1...parts) : list.dirty.filter({ $0 <= parts }).sorted() {
-                    let path = Self.path(feed: feed.name, locale: locale, file: Self.file(part: part, of: parts, order: feed.order).file)
+                    let path = Self.path(feed: feed, locale: locale, part: part, of: parts)
                     let bytes = render(feed, locale: locale, part: part, of: parts, cards: list.cards)
                     let metadata: JSONValue = ["feed": .string(feed.name), "locale": .string(locale), "ttl": .integer(ttl)]
                     files.append(published.file(path, bytes, base: base, metadata: metadata))
@@ -163,8 +168,7 @@ struct FeedFiles: Sendable {
                 for locale in locales {
                     guard let parts = layout[Self.path(feed: feed.name, locale: locale)] else { continue }
                     for part in 1...parts {
-                        current.insert(
-                            Self.path(feed: feed.name, locale: locale, file: Self.file(part: part, of: parts, order: feed.order).file))
+                        current.insert(Self.path(feed: feed, locale: locale, part: part, of: parts))
                     }
                 }
             }

@@ -3,6 +3,7 @@ import QuireCommandLine
 import QuireCore
 import QuireDashboard
 import QuireWatch
+import Synchronization
 
 /// `quire watch`: listens for changes, publishes every site once, then again on every settled change. One
 /// `SiteBuilder` per site keeps parsed sources between builds; builds run one at a time on one
@@ -60,6 +61,9 @@ final class WatchCommand: @unchecked Sendable {
     private var serving: WatchServing?
     /// The dashboard's editing service (`--serve`): told who caused each change set and each build.
     private var dashboard: DashboardService?
+    /// Set once the first build is published and "watching" said: a stop signal from then on is
+    /// always a clean stop.
+    private let isReady = Atomic<Bool>(false)
 
     init(arguments: Arguments) { self.arguments = arguments }
 
@@ -73,11 +77,12 @@ final class WatchCommand: @unchecked Sendable {
         let folders = try Sites.folders(pages: pages, only: arguments.site)
         let sites = folders.names
         refusedFolders = Set(folders.refusedNames)
+        // SIGINT and SIGTERM are handled from the start: one during the first build stops the
+        // watcher once that build is published (exit 0, the restart file left), never midway, and
+        // with `--serve` never while its nginx is not yet tied to it.
         let stopped = DispatchSemaphore(value: 0)
+        stopOnSignals(stopped)
         if let settings = try WatchServing.Settings(arguments) {
-            // SIGINT and SIGTERM are handled from before nginx starts: the watcher never dies of
-            // one while its nginx is not yet tied to it, and nginx always stops with it.
-            stopOnSignals(stopped)
             let (pagesFolder, only) = (arguments.pages, arguments.site)
             let dashboard = DashboardService(
                 pagesRoot: pages,
@@ -124,7 +129,7 @@ final class WatchCommand: @unchecked Sendable {
         Console.shared.error(
             "quire: watching \(pages)/ (\(options.pollInterval.map { "polling every \($0) s" } ?? "inotify")); Ctrl-C stops")
 
-        if serving == nil { stopOnSignals(stopped) }
+        isReady.store(true, ordering: .releasing)
         stopped.wait()
         Console.shared.error("quire: stopping: finishing the current build")
         watcher.stop()
@@ -141,9 +146,21 @@ final class WatchCommand: @unchecked Sendable {
         return .ok
     }
 
-    /// SIGINT and SIGTERM signal `stopped` instead of ending the process.
+    /// SIGINT and SIGTERM signal `stopped` instead of ending the process. Before the watcher is
+    /// `ready` the first one says it waits for the first build, and a second one ends it at once
+    /// (a publish is atomic: nothing is left half-written).
     private func stopOnSignals(_ stopped: DispatchSemaphore) {
-        StopSignals.install { stopped.signal() }
+        // Signals reach this closure one at a time, on the stop-signal thread.
+        nonisolated(unsafe) var signalled = false
+        StopSignals.install { [self] in
+            if !isReady.load(ordering: .acquiring) {
+                // 128 + SIGINT, as a shell reports a process ended by Ctrl-C.
+                if signalled { _exit(130) }
+                Console.shared.error("quire: stopping once the first build is published (again to stop now)")
+            }
+            signalled = true
+            stopped.signal()
+        }
     }
 
     /// Which sites a change touches: the first path component under the pages folder.

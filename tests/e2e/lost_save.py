@@ -7,6 +7,9 @@
    starts again.
 4. A save whose publish fails (another process holds the publish lock past `--lock-timeout`):
    published once the lock is free, without another save.
+5. A stop (SIGTERM) during the first build, with a save made then: the build is published, the
+   watcher exits 0 leaving its restart file, and the next one publishes the save. Two SIGINTs
+   during the first build end it at once (130), leaving nothing half-written.
 
 Every check polls `current/<locale>/<page>.json` with a generous limit, so a lost save fails
 instead of hanging."""
@@ -21,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from quire_e2e import SITE, Watcher, Workspace, check, poll, problems, read  # noqa: E402
 
 CATALOG_PAGES = 3000
+STOP_CATALOG_PAGES = 600
 
 
 def published(workspace, page, locale="en"):
@@ -126,9 +130,57 @@ def save_while_lock_held():
         workspace.remove()
 
 
+def stop_during_first_build():
+    def start_and_wait_for_staging(workspace):
+        steps = os.path.join(workspace.path, "steps.log")
+        watcher = Watcher(workspace, env=dict(os.environ, QUIRE_STEP_LOG=steps, NO_COLOR="1"))
+        staging = poll(lambda: "staging" in (read(steps) or "") or watcher.process.poll() is not None, 60.0, 0.005)
+        check(staging and watcher.process.poll() is None and workspace.current() is None,
+              "the first build was not caught staging (watcher: %s)" % watcher.tail())
+        return watcher
+
+    workspace = Workspace(prefix="quire-lost-save-", catalog=STOP_CATALOG_PAGES)
+    try:
+        watcher = start_and_wait_for_staging(workspace)
+        workspace.write_page("home", 500)
+        watcher.process.send_signal(signal.SIGTERM)
+        watcher.process.wait(timeout=60)
+        check(watcher.process.returncode == 0, "a SIGTERM during the first build: exit %s, not 0: %s" % (
+            watcher.process.returncode, watcher.tail()))
+        check(any("stopping once the first build is published" in line for line in watcher.since(0)),
+              "the watcher did not say it waits for the first build: %s" % watcher.tail())
+        check(workspace.current() is not None, "the first build was not published before the stop")
+        check(os.path.exists(os.path.join(workspace.site_root, "state", "watch-cache")),
+              "the stopped watcher left no restart file")
+        watcher = Watcher(workspace, env=dict(os.environ, NO_COLOR="1"))
+        expect_published(workspace, watcher, "home", "edition 500.", "a save made during a stopped first build")
+        stop(watcher)
+    finally:
+        workspace.remove()
+
+    workspace = Workspace(prefix="quire-lost-save-", catalog=STOP_CATALOG_PAGES)
+    try:
+        watcher = start_and_wait_for_staging(workspace)
+        watcher.process.send_signal(signal.SIGINT)
+        check(poll(lambda: any("again to stop now" in line for line in watcher.since(0)), 30.0, 0.01),
+              "the first SIGINT was not acknowledged: %s" % watcher.tail())
+        watcher.process.send_signal(signal.SIGINT)
+        watcher.process.wait(timeout=10)
+        check(watcher.process.returncode == 130, "a second SIGINT during the first build: exit %s, not 130: %s" % (
+            watcher.process.returncode, watcher.tail()))
+        if workspace.current() is not None:
+            verify = workspace.quire("verify", "--site", SITE, check=False)
+            check(verify.returncode == 0, "quire verify failed after a forced stop: %s%s" % (verify.stdout, verify.stderr))
+    finally:
+        workspace.remove()
+    print("  a stop during the first build: published, exit 0, the save published on restart; "
+          "a second SIGINT ends it at once (130)", flush=True)
+
+
 def main():
     started = time.time()
-    for case in [save_during_first_build, save_at_first_publish, edits_while_stopped, save_while_lock_held]:
+    for case in [save_during_first_build, save_at_first_publish, edits_while_stopped, save_while_lock_held,
+                 stop_during_first_build]:
         case_started = time.time()
         case()
         print("    (%.1f s)" % (time.time() - case_started), flush=True)

@@ -17,6 +17,8 @@ import Testing
         let cache = StatusPageCache()
         let now = Date(timeIntervalSince1970: 1_764_000_000)
         var locales = ["en", "fr"]
+        /// The pages the last step's `summary.json` gives diagnostics of.
+        var diagnosedPages: [String] = []
 
         /// Builds, compares, and returns how many pages the status lists.
         @discardableResult
@@ -24,7 +26,7 @@ import Testing
             let result = builder.build()
             let whole = StatusReport.files(StatusReport.make(result: result, store: store, locales: locales, now: now))
             let kept = StatusReport.files(result: result, store: store, locales: locales, pages: nil, cache: cache, now: now)
-            #expect(kept.keys.sorted() == ["index.html", "status.json"], comment, sourceLocation: sourceLocation)
+            #expect(kept.keys.sorted() == ["index.html", "status.json", "summary.json"], comment, sourceLocation: sourceLocation)
             for name in whole.keys.sorted() {
                 // As text, so a difference reads as one.
                 #expect(
@@ -33,7 +35,23 @@ import Testing
             }
             if let rendered { #expect(cache.renderedByLastWrite == rendered, comment, sourceLocation: sourceLocation) }
             let status = (try? JSONSerialization.jsonObject(with: Data(kept["status.json"] ?? []))) as? [String: Any]
-            return (status?["pages"] as? [String: Any])?.count ?? -1
+            let pages = status?["pages"] as? [String: [String: Any]] ?? [:]
+            // The summary is the status without its pages, and the diagnostics of the pages that have some.
+            let summary = (try? JSONSerialization.jsonObject(with: Data(kept["summary.json"] ?? []))) as? [String: Any]
+            let pageDiagnostics = summary?["page_diagnostics"] as? [String: [Any]] ?? [:]
+            #expect(
+                Set(summary?.keys.map { $0 } ?? [])
+                    == Set(status?.keys.map { $0 } ?? []).subtracting(["pages"]).union(["page_diagnostics"]), comment)
+            #expect(summary?["built_at"] as? String == status?["built_at"] as? String, comment)
+            let withDiagnostics = pages.filter { ($0.value["diagnostics"] as? [Any])?.isEmpty == false }
+            diagnosedPages = pageDiagnostics.keys.sorted()
+            #expect(diagnosedPages == withDiagnostics.keys.sorted(), comment, sourceLocation: sourceLocation)
+            for (pageID, diagnostics) in pageDiagnostics {
+                #expect(
+                    diagnostics.count == (withDiagnostics[pageID]?["diagnostics"] as? [Any])?.count, comment, sourceLocation: sourceLocation
+                )
+            }
+            return pages.count
         }
 
         let first = step("first write: every page", rendered: nil)
@@ -42,12 +60,15 @@ import Testing
         step("nothing changed: nothing rendered", rendered: 0)
         try fixture.write("title: Home\nsections:\n  - type: divider\n    id: split\n    colour: red\n", to: "home.yaml")
         step("a page with a warning (an unknown key)", rendered: 1)
+        #expect(diagnosedPages == ["home"])
         try fixture.write("title: Home\nsections:\n  - type: divider\n    id: split\n", to: "home.yaml")
         step("the warning gone", rendered: 1)
         try fixture.write("title: Home\nsections:\n  - type: no_such_section\n    id: split\n", to: "home.yaml")
         step("a page with an error (it keeps its last good output)", rendered: 1)
+        #expect(diagnosedPages == ["home"])
         try fixture.write("title: Home\nsections:\n  - type: divider\n    id: split\n", to: "home.yaml")
         step("the error mended", rendered: 1)
+        #expect(diagnosedPages == [])
         try fixture.write("title: New\nsections:\n  - type: divider\n    id: split\n", to: "guides/new.yaml")
         step("a new page", rendered: 1)
         try fixture.remove("guides/other.yaml")

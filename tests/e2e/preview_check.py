@@ -310,8 +310,8 @@ def check_hostile_json(browser, base, dist, out):
         page = source.read()
     with open(os.path.join(version, "en", "hostile.json"), "w") as target:
         target.write(page)
-    with open(os.path.join(root, "status", "status.json"), "w") as target:
-        json.dump({"site": "hostile", "version": "v000001", "current": "v000001", "pages": {}}, target)
+    with open(os.path.join(root, "status", "summary.json"), "w") as target:
+        json.dump({"site": "hostile", "version": "v000001", "current": "v000001", "page_diagnostics": {}}, target)
     tab = browser.new_tab()
     tab.send("Page.enable")
     url = f"{base}/hostile/versions/v000001/preview/en/hostile.html"
@@ -368,9 +368,13 @@ def check_requests(tab, base):
     expect(urls, "the network log is empty: no requests were recorded")
     outside = sorted({u for u in urls if not u.startswith(base + "/")})
     expect(not outside, f"requests that left the local server: {outside}")
+    # A navigate button's probe of its target's preview: a 404 is its answer that there is none.
+    probes = {e["params"]["requestId"] for e in tab.events
+              if e["method"] == "Network.requestWillBeSent" and e["params"]["request"]["method"] == "HEAD"}
     failed = sorted({
         e["params"]["response"]["url"] for e in tab.events
         if e["method"] == "Network.responseReceived" and e["params"]["response"]["status"] >= 400
+        and not (e["params"]["requestId"] in probes and e["params"]["response"]["status"] == 404)
         and not e["params"]["response"]["url"].endswith("/favicon.ico")
         # The dashboard's event stream, which this plain server lacks: the preview polls instead.
         and not e["params"]["response"]["url"].endswith("/api/events")
@@ -476,6 +480,9 @@ def check_live_reload(browser, base, quire, pages, dist, out):
         expect(cleared, "fixed save: the preview did not return to the original text without a banner within 20 s"
                f" (watch: {' | '.join(watcher.lines[-6:])})")
         check_requests(tab, base)
+        # The preview polls the status without its pages: status.json lists every page.
+        polled = sorted({u.split("?")[0] for u in tab.requested_urls() if "/status/" in u})
+        expect(polled == [f"{base}/trex/status/summary.json"], f"the preview polled {polled}, not status/summary.json alone")
     finally:
         watcher.stop()
         with open(source, "w") as file:

@@ -10,12 +10,12 @@
 /// from the version's own files, remote ones are a labelled placeholder. Nothing it requests
 /// leaves the server.
 ///
-/// Then it polls `status/status.json` (shape in `PreviewScripts`), and reads it at once when the
-/// dashboard's event stream (`/api/events`, where the editors' server has one) says the site was
-/// built: the diagnostics banner of the page, and through `current/` a redraw when a newer
-/// version is published.
+/// Then it polls `status/summary.json` (shape in `PreviewScripts`; not `status.json`, which lists
+/// every page), and reads it at once when the dashboard's event stream (`/api/events`, where the
+/// editors' server has one) says the site was built: the diagnostics banner of the page, and
+/// through `current/` a redraw when a newer version is published.
 /// Through `versions/<v>/` it only says that a newer one exists. A navigate button links to the
-/// preview of the page it names once `status.json` lists that page.
+/// preview of the page it names once that preview is found in the version (a `HEAD` request).
 ///
 /// With `<html data-source="draft">` (the dashboard's preview frame) it fetches nothing: its
 /// parent, from the same origin only, posts `{page, locale, pageID, assetRoot, serial}` (a
@@ -36,10 +36,10 @@ enum PreviewPageScript {
           var fromPreview = root.getAttribute('data-source') === 'preview';
           var fromDraft = root.getAttribute('data-source') === 'draft';
           var match = /^(.*?\/)(current|versions\/[^\/]+)\/preview\//.exec(own);
-          var statusURL = match ? match[1] + 'status/status.json' : null;
+          var statusURL = match ? match[1] + 'status/summary.json' : null;
           var viaCurrent = match ? match[2] === 'current' : true;
           var rendered = match && !viaCurrent ? match[2].slice('versions/'.length) : null;
-          var shown = null, linkedPages = null;
+          var shown = null;
           function byId(id) { return document.getElementById(id); }
           function has(object, key) { return object && typeof object === 'object' && Object.prototype.hasOwnProperty.call(object, key); }
           function get(object, key) { return has(object, key) ? object[key] : null; }
@@ -312,15 +312,21 @@ enum PreviewPageScript {
             add(content, 'p', 'empty', message);
             root.setAttribute('data-drawn', 'missing');
           }
-          // A navigate button links to the preview of a page `status.json` lists in this locale.
+          // A navigate button links to the preview of the page it names, once that preview is found
+          // in this version and locale. Only page ids are asked for: the name is content.
+          var pageIDPattern = /^[a-z0-9_-]+(\/[a-z0-9_-]+)*$/;
           function linkPages() {
-            if (!linkedPages) return;
+            if (fromDraft) return;
             [].forEach.call(document.querySelectorAll('span.button[data-page]'), function (span) {
               var target = span.getAttribute('data-page');
-              if (!has(get(get(linkedPages, target), 'preview'), locale)) return;
-              var a = el('a', 'button', span.textContent);
-              a.setAttribute('href', versionRoot + 'preview/' + locale + '/' + target + '.html');
-              span.parentNode.replaceChild(a, span);
+              if (!pageIDPattern.test(target)) return;
+              var href = versionRoot + 'preview/' + locale + '/' + target + '.html';
+              fetch(href, { method: 'HEAD', cache: viaCurrent ? 'no-store' : 'default' }).then(function (response) {
+                if (!response.ok || !span.parentNode) return;
+                var a = el('a', 'button', span.textContent);
+                a.setAttribute('href', href);
+                span.parentNode.replaceChild(a, span);
+              }).catch(function () {});
             });
           }
 
@@ -354,7 +360,7 @@ enum PreviewPageScript {
             });
           }
 
-          // Status: diagnostics, a newer version, the pages a button may link to.
+          // Status: diagnostics, a newer version.
           function line(d) {
             if (typeof d === 'string') return d;
             if (d && typeof d.text === 'string') return d.text;
@@ -396,9 +402,7 @@ enum PreviewPageScript {
           }
           var drawing = fromDraft ? Promise.resolve() : load(fromPreview, false);
           function apply(status) {
-            linkedPages = get(status, 'pages');
-            linkPages();
-            showDiagnostics(get(get(linkedPages, pageID), 'diagnostics'));
+            showDiagnostics(get(get(status, 'page_diagnostics'), pageID));
             var live = viaCurrent ? (status.current || status.version) : (status.version || status.current);
             if (typeof live !== 'string' || !live) return;
             if (rendered === null || live === rendered) { rendered = live; setText('quire-version', live); notice(''); return; }

@@ -4,8 +4,10 @@
 /// version's `preview/preview.js` (`PreviewPageScript`, loaded with that hash as its
 /// `integrity`); the status page's is inline.
 ///
-/// Both poll `dist/<site>/status/status.json`, which the build replaces after every run.
-/// The shape they (and `StatusPage`) assume:
+/// Both poll `dist/<site>/status/summary.json`, which the build replaces after every run with
+/// `status.json`: the same object without `"pages"`, with `"page_diagnostics"` (page id to the
+/// `"diagnostics"` of its entry in `"pages"`, for the pages that have some) instead. The shape
+/// of `status.json` they (and `StatusPage`) assume:
 ///
 /// ```json
 /// {
@@ -31,7 +33,7 @@
 /// }
 /// ```
 enum PreviewScripts {
-    /// The status page: reloads when `status.json` (next to it) shows a different build.
+    /// The status page: reloads when `summary.json` (next to it) shows a different build.
     /// Reads `data-built-at` and `data-version` from `<html>`.
     static let statusRefresh = """
         (function () {
@@ -40,7 +42,7 @@ enum PreviewScripts {
           var version = root.getAttribute('data-version') || '';
           var first = null;
           function check() {
-            fetch('status.json', { cache: 'no-store' })
+            fetch('summary.json', { cache: 'no-store' })
               .then(function (response) { return response.ok ? response.text() : null; })
               .then(function (text) {
                 if (text === null) return;

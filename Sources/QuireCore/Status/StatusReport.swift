@@ -1,7 +1,8 @@
 import Foundation
 import QuireModel
 
-/// `dist/<site>/status/status.json`: the live state editors' previews and the status page read.
+/// `dist/<site>/status/status.json`: the live state of the site, and `summary.json`, the same
+/// without the pages, which editors' previews and the status page poll.
 ///
 ///     { "site", "version" (newest), "current", "pinned" (or null), "built_at",
 ///       "ok", "pages": { page_id: { "locales": [..], "diagnostics": [..], "preview": { locale: url } } },
@@ -55,9 +56,27 @@ public enum StatusReport {
         return .object(status)
     }
 
-    /// `status.json` and `index.html` of `status` (`make`).
+    /// `status.json`, `summary.json` and `index.html` of `status` (`make`).
     static func files(_ status: JSONValue) -> [String: [UInt8]] {
-        ["status.json": JSONWriter(pretty: true).bytes(status), "index.html": StatusPage.html(status: status)]
+        let pages = status.objectValue?["pages"]?.objectValue?.members ?? []
+        let pageDiagnostics = pages.compactMap { page -> (key: String, value: JSONValue)? in
+            guard let diagnostics = page.value.objectValue?["diagnostics"], diagnostics.arrayValue?.isEmpty == false else { return nil }
+            return (page.key, diagnostics)
+        }
+        return [
+            "status.json": JSONWriter(pretty: true).bytes(status),
+            "summary.json": summary(status.objectValue ?? JSONObject(), pageDiagnostics: pageDiagnostics),
+            "index.html": StatusPage.html(status: status),
+        ]
+    }
+
+    /// `summary.json`: the status without `"pages"`, and `"page_diagnostics"` (page id to its
+    /// source's diagnostics, for the pages that have some). What previews and the status page
+    /// poll: `status.json` lists every page (31 MB at 100,000 pages).
+    private static func summary(_ status: JSONObject, pageDiagnostics: [(key: String, value: JSONValue)]) -> [UInt8] {
+        var summary = JSONObject(distinctKeys: status.members.filter { $0.key != "pages" })
+        summary["page_diagnostics"] = .object(JSONObject(distinctKeys: pageDiagnostics))
+        return JSONWriter(pretty: true).bytes(.object(summary))
     }
 
     /// The same files, each page's part taken from `cache` when it has not changed since the
@@ -77,7 +96,13 @@ public enum StatusReport {
             if member.key == "pages" { json += pages.json } else { writer.append(member.value, depth: 1, to: &json) }
         }
         json += "\n}\n".utf8
-        return ["status.json": json, "index.html": StatusPage.html(status: .object(parts.summary), pageRows: pages.rows)]
+        let pageDiagnostics = ordered(Set(parts.pages.diagnostics.keys)).map { pageID in
+            (key: pageID, value: JSONValue.array(parts.pages.diagnostics[pageID, default: []].map(\.json)))
+        }
+        return [
+            "status.json": json, "summary.json": summary(parts.summary, pageDiagnostics: pageDiagnostics),
+            "index.html": StatusPage.html(status: .object(parts.summary), pageRows: pages.rows),
+        ]
     }
 
     /// One page's entry: its locales, its source's diagnostics and a preview link per locale.

@@ -50,7 +50,7 @@ public struct Digest: Hashable, Sendable, CustomStringConvertible, ExpressibleBy
         case .text(var text): return text.withUTF8(body)
         case .sha256(let a, let b, let c, let d):
             return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { hex in
-                withUnsafeBytes(of: (a, b, c, d)) { SHA256.writeHex($0, into: hex) }
+                _ = withUnsafeBytes(of: (a, b, c, d)) { SHA256.writeHex($0, into: hex) }
                 return body(UnsafeBufferPointer(hex))
             }
         }

@@ -60,10 +60,16 @@ enum Replicas {
     /// Prints what happened to each destination. Unreachable ones are warnings (exit 0); a
     /// destination reached but not made whole is an operational failure (exit 3).
     @discardableResult
-    static func push(site: String, dist: String, to destinations: [ReplicaDestination], lockTimeout: Double = 600) -> ExitCode {
+    /// `statusRewrite`: see `ReplicaPush.statusRewrite`.
+    static func push(
+        site: String, dist: String, to destinations: [ReplicaDestination], lockTimeout: Double = 600,
+        statusRewrite: (@Sendable () -> Void)? = nil
+    ) -> ExitCode {
         let report: ReplicaPush.Report
         do {
-            report = try ReplicaPush(dist: dist, site: site).run(to: destinations, lockTimeout: lockTimeout) {
+            var push = try ReplicaPush(dist: dist, site: site)
+            push.statusRewrite = statusRewrite
+            report = try push.run(to: destinations, lockTimeout: lockTimeout) {
                 Console.shared.error("quire: \($0)")
             }
         } catch {

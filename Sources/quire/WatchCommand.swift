@@ -258,7 +258,11 @@ final class WatchCommand: @unchecked Sendable {
         let push = pushes[site] ?? BackgroundPush(site: site)
         pushes[site] = push
         let dist = arguments.dist
-        push.request { Replicas.push(site: site, dist: dist, to: replicas) }
+        // The builder writes the status files again with the push's outcome, from the pages it
+        // keeps, rather than the push parsing and rendering every page of `status.json`.
+        var rewrite: (@Sendable () -> Void)?
+        if let builder = builders[site] { rewrite = { builder.rewriteStatus() } }
+        push.request { [rewrite] in Replicas.push(site: site, dist: dist, to: replicas, statusRewrite: rewrite) }
     }
 
     /// One timer per site, replaced after every build: a scheduled time, or a retry after a

@@ -191,6 +191,10 @@ def part_watch(workspace, replicas, record):
             record(version)
         reached = poll(lambda: all(replica.current() == newest for replica in replicas) or None, timeout=120)
         check(reached, "after watch: replicas %s, origin %s" % ([replica.current() for replica in replicas], newest))
+        # The watcher's builder writes the status files again with each push's outcome.
+        shown = poll(lambda: all(statuses(workspace).get(replica.destination) == (newest, "current") for replica in replicas)
+                     or None, timeout=10)
+        check(shown, "after watch: status.json shows replicas %r, origin %s" % (statuses(workspace), newest))
         lines = watcher.since(mark)
         builds = len([line for line in lines if ": published v" in line])
         pushes = len([line for line in lines if ": current is v" in line]) // len(replicas)

@@ -155,6 +155,9 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Waits for status files still being written in the background.
     public func flushStatus() { statusWriter.flush() }
 
+    /// The status files written again for what changed beside the builds (a push's outcome).
+    public func rewriteStatus() { statusWriter.rewrite() }
+
     private func forgetCaches() {
         burst.discard(from: &state)
         state.forget()

@@ -29,6 +29,9 @@ public struct ReplicaPush {
     }
 
     let store: SiteStore
+    /// How the status files come to show the outcome: by default `ReplicaRecord` rewrites them
+    /// from `status.json`; a watcher has its builder write them again.
+    public var statusRewrite: (@Sendable () -> Void)?
 
     public init(dist: String, site: String) throws(StoreError) {
         store = try SiteStore(dist: dist, site: site)
@@ -127,7 +130,7 @@ public struct ReplicaPush {
     }
 
     private func record(_ report: Report) -> Report {
-        ReplicaRecord(layout: store.layout).update(with: report, store: store)
+        ReplicaRecord(layout: store.layout).update(with: report, store: store, statusRewrite: statusRewrite)
         return report
     }
 }

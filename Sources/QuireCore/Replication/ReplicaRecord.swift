@@ -15,9 +15,9 @@ struct ReplicaRecord {
         return value["replicas"]?.arrayValue ?? []
     }
 
-    func update(with report: ReplicaPush.Report, store: SiteStore) {
+    func update(with report: ReplicaPush.Report, store: SiteStore, statusRewrite: (@Sendable () -> Void)? = nil) {
         let now = Timestamp.now()
-        update(report.destinations.map(\.destination), store: store) { byDestination in
+        update(report.destinations.map(\.destination), store: store, statusRewrite: statusRewrite) { byDestination in
             for (destination, state) in report.destinations {
                 let name = destination.description
                 var entry = JSONObject()
@@ -60,8 +60,12 @@ struct ReplicaRecord {
         }
     }
 
-    /// Rewrites the record (`destinations` new to it after the others, in their order) and `status.json`.
-    private func update(_ destinations: [ReplicaDestination], store: SiteStore, _ change: (inout [String: JSONValue]) -> Void) {
+    /// Rewrites the record (`destinations` new to it after the others, in their order), then the
+    /// status files: through `statusRewrite` when given, else from `status.json`.
+    private func update(
+        _ destinations: [ReplicaDestination], store: SiteStore, statusRewrite: (@Sendable () -> Void)? = nil,
+        _ change: (inout [String: JSONValue]) -> Void
+    ) {
         var byDestination: [String: JSONValue] = [:]
         var order: [String] = []
         for entry in entries() {
@@ -73,6 +77,11 @@ struct ReplicaRecord {
         change(&byDestination)
         let replicas = JSONValue.array(order.compactMap { byDestination[$0] })
         var files: [String: [UInt8]] = ["replicas.json": JSONWriter(pretty: true).bytes(["replicas": replicas])]
+        if let statusRewrite {
+            try? StatusFolder(layout: layout).write(files)
+            statusRewrite()
+            return
+        }
         // The status page shows the replicas: rewritten now, not at the next build.
         if let bytes = try? FileSystem.readFile(layout.status + "/status.json"), case .object(var status)? = StoredJSONReader.parse(bytes) {
             status["replicas"] = replicas

@@ -81,7 +81,9 @@ fi
 # sanitizer errors, timeouts and out-of-memory. (Foundation's XMLParser leaks about 72 bytes
 # per XML error it reports: swift-corelibs-foundation, not Quire.)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
-flags=(-max_len=65536 -timeout=10 -rss_limit_mb=2048 -detect_leaks=0 -print_final_stats=1)
+# FUZZ_TIMEOUT: seconds one input may take; raise it for runs at idle priority beside other work,
+# where a starved process would otherwise report the machine's pauses as timeouts.
+flags=(-max_len=65536 -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -detect_leaks=0 -print_final_stats=1)
 status=0
 for target in "${targets[@]}"; do
   binary="$build/fuzz-$target"

@@ -80,6 +80,31 @@ import Testing
         step("other locales: every page again", rendered: listed)
     }
 
+    /// Past `pageRowLimit` pages the table lists only pages with diagnostics, and says how many
+    /// it leaves out; `status.json` still lists every page.
+    @Test func aLargeSiteListsItsFirstPagesAndThoseWithProblems() throws {
+        let fixture = try SiteFixture(from: nil)
+        try fixture.write("default_locale: en\nlocales: [en]\n", to: "site.yaml")
+        let total = StatusPage.pageRowLimit + 200
+        for number in 0..<total {
+            let extra = number == total - 10 ? "    colour: red\n" : ""
+            try fixture.write("title: P\(number)\nsections:\n  - type: divider\n    id: split\n\(extra)", to: "p\(1000 + number).yaml")
+        }
+        let builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: BuildOptions())
+        let result = builder.build()
+        let store = try SiteStore(dist: fixture.dist, site: fixture.site)
+        let now = Date(timeIntervalSince1970: 1_764_000_000)
+        let kept = StatusReport.files(result: result, store: store, locales: ["en"], pages: nil, cache: StatusPageCache(), now: now)
+        #expect(kept == StatusReport.files(StatusReport.make(result: result, store: store, locales: ["en"], now: now)))
+        let page = String(decoding: kept["index.html"] ?? [], as: UTF8.self)
+        let listed = page.components(separatedBy: "data-page-id=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        let first = (0..<StatusPage.pageRowLimit).map { "p\(1000 + $0)" }
+        #expect(listed == first + ["p\(1000 + total - 10)"])
+        #expect(page.contains("\(total - StatusPage.pageRowLimit - 1) more pages without problems are not listed here"))
+        let status = (try? JSONSerialization.jsonObject(with: Data(kept["status.json"] ?? []))) as? [String: Any]
+        #expect((status?["pages"] as? [String: Any])?.count == total)
+    }
+
     @Test func aSiteWithoutPagesSaysSo() throws {
         let fixture = try SiteFixture(from: nil)
         try fixture.write("default_locale: en\nlocales: [en]\n", to: "site.yaml")

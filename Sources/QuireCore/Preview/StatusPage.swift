@@ -6,6 +6,13 @@ public import QuireModel
 public enum StatusPage {
     /// How many history entries to show, newest first.
     static let historyLimit = 25
+    /// How many pages the table lists beside those with diagnostics: a browser lays out a table
+    /// of 100,000 rows (29 MB) for seconds, and the page reloads after every build. `status.json`
+    /// and the dashboard's page list have them all.
+    static let pageRowLimit = 1000
+
+    /// Whether the table lists the page at `position` in page order.
+    static func listsRow(at position: Int, hasDiagnostics: Bool) -> Bool { position < pageRowLimit || hasDiagnostics }
 
     public static func html(status: JSONValue) -> [UInt8] { html(status: status, pageRows: nil) }
 
@@ -60,6 +67,11 @@ public enum StatusPage {
         let head = html.bytes
         var rest = HTMLWriter()
         if rows.count > 0 { rest.raw("</tbody></table>\n") }
+        if rows.total > rows.count {
+            rest.raw("<p class=\"none\" data-pages-left-out>")
+            rest.text("\(rows.total - rows.count) more pages without problems are not listed here; ")
+            rest.raw("<a href=\"status.json\">status.json</a> lists every page.</p>\n")
+        }
         coverage(status["coverage"]?.arrayValue ?? [], into: &rest)
         diagnostics(allDiagnostics, into: &rest)
         history(status["history"]?.arrayValue ?? [], into: &rest)
@@ -79,16 +91,16 @@ public enum StatusPage {
 
     // MARK: Parts
 
-    /// The pages table's body: the locale columns, and one row per page in page order.
+    /// The pages table's body: the locale columns, and one row per page listed (`listsRow`) in
+    /// page order; `count` rows of `total` pages.
     struct PageRows {
         var columns: [String]
         var count: Int
+        var total: Int
         var bytes: [UInt8]
 
-        init(columns: [String], count: Int, bytes: [UInt8]) {
-            self.columns = columns
-            self.count = count
-            self.bytes = bytes
+        init(columns: [String], count: Int, total: Int, bytes: [UInt8]) {
+            (self.columns, self.count, self.total, self.bytes) = (columns, count, total, bytes)
         }
 
         /// Every locale any page lists or previews, in the order the pages name them.
@@ -102,8 +114,13 @@ public enum StatusPage {
                 }
             }
             var bytes: [UInt8] = []
-            for (pageID, page) in pages ?? JSONObject() { bytes += Self.row(pageID, page, columns: columns) }
-            self.init(columns: columns, count: pages?.count ?? 0, bytes: bytes)
+            var count = 0
+            for (position, (pageID, page)) in (pages ?? JSONObject()).enumerated()
+            where listsRow(at: position, hasDiagnostics: page["diagnostics"]?.arrayValue?.isEmpty == false) {
+                bytes += Self.row(pageID, page, columns: columns)
+                count += 1
+            }
+            self.init(columns: columns, count: count, total: pages?.count ?? 0, bytes: bytes)
         }
 
         /// One page's row: a preview link, "published" or a dash per column, then its last build.

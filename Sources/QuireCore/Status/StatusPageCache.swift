@@ -48,13 +48,15 @@ final class StatusPageCache: @unchecked Sendable {
     }
 
     private func assemble() -> (json: [UInt8], rows: StatusPage.PageRows) {
-        guard !pages.isEmpty else { return (Array("{}".utf8), StatusPage.PageRows(columns: [], count: 0, bytes: [])) }
+        guard !pages.isEmpty else { return (Array("{}".utf8), StatusPage.PageRows(columns: [], count: 0, total: 0, bytes: [])) }
         let writer = JSONWriter(pretty: true)
         var json = Array("{".utf8)
         var rows: [UInt8] = []
-        let counts = zip(order, pages).reduce((json: 4, rows: 0)) { counts, entry in
-            let (value, row) = entry.1.map { ($0.value.count, $0.row.count) } ?? template.counts(entry.0)
-            return (counts.json + entry.0.utf8.count + value + 10, counts.rows + row)
+        let listed = order.indices.map { StatusPage.listsRow(at: $0, hasDiagnostics: diagnostics[order[$0]]?.isEmpty == false) }
+        let counts = zip(order, pages).enumerated().reduce((json: 4, rows: 0)) { counts, entry in
+            let (pageID, page) = entry.element
+            let (value, row) = page.map { ($0.value.count, $0.row.count) } ?? template.counts(pageID)
+            return (counts.json + pageID.utf8.count + value + 10, counts.rows + (listed[entry.offset] ? row : 0))
         }
         json.reserveCapacity(counts.json)
         rows.reserveCapacity(counts.rows)
@@ -62,14 +64,16 @@ final class StatusPageCache: @unchecked Sendable {
             writer.appendKey(pageID, first: index == 0, depth: 2, to: &json)
             if let page {
                 json += page.value
-                rows += page.row
+                if listed[index] { rows += page.row }
             } else {
-                template.append(pageID, value: &json, row: &rows)
+                template.appendValue(pageID, to: &json)
+                if listed[index] { template.appendRow(pageID, to: &rows) }
             }
         }
         json += "\n  }".utf8
         // Every page lists every locale and previews it: the table's columns are the locales.
-        return (json, StatusPage.PageRows(columns: locales, count: pages.count, bytes: rows))
+        let count = listed.count { $0 }
+        return (json, StatusPage.PageRows(columns: locales, count: count, total: pages.count, bytes: rows))
     }
 
     private func update(_ parts: StatusReport.PageParts) {

@@ -45,18 +45,19 @@ struct StatusPagePart {
         func part(_ pageID: String) -> StatusPagePart? {
             guard fits(pageID) else { return nil }
             var part = StatusPagePart(value: [], row: [])
-            append(pageID, value: &part.value, row: &part.row)
+            appendValue(pageID, to: &part.value)
+            appendRow(pageID, to: &part.row)
             return part
         }
 
         /// Whether `part` puts together the part of `pageID` (else it takes the long way).
         func fits(_ pageID: String) -> Bool { isUsable && Self.isPlain(pageID) }
 
-        /// Appends the part of `pageID`, one that `fits`, to the two files' bytes.
-        func append(_ pageID: String, value: inout [UInt8], row: inout [UInt8]) {
-            Self.join(self.value, pageID, into: &value)
-            Self.join(self.row, pageID, into: &row)
-        }
+        /// Appends the part of `pageID`, one that `fits`, to `status.json`'s bytes.
+        func appendValue(_ pageID: String, to value: inout [UInt8]) { Self.join(self.value, pageID, into: &value) }
+
+        /// Appends the row of `pageID`, one that `fits`, to the status page's table.
+        func appendRow(_ pageID: String, to row: inout [UInt8]) { Self.join(self.row, pageID, into: &row) }
 
         /// The bytes `append` adds for `pageID`, to reserve them.
         func counts(_ pageID: String) -> (value: Int, row: Int) {

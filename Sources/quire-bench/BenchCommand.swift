@@ -115,8 +115,7 @@ struct BenchCommand {
             case "watch-edits": return try watchEdits(options)
             case "hugo-edits": return try hugoEdits(options)
             case "watch-restart":
-                let out = try folder(options)
-                let site = options.site(pages: options.sizes[0], layout: options.layouts[0])
+                let (out, site) = try generated(options)
                 let run = try BenchRestart.measure(site, out: out, options: options) { Console.shared.error("quire-bench: \($0)") }
                 return show(run.json, options)
             case "draft-checks": return try draftChecks(options)
@@ -139,6 +138,18 @@ struct BenchCommand {
     private func folder(_ options: BenchOptions) throws -> String {
         guard let out = options.out else { throw UsageError("quire-bench \(options.subcommand ?? ""): give the folder with --out DIR") }
         return out
+    }
+
+    /// `--out` and its site, generated first (as `generate` does) when `--out` holds none yet.
+    private func generated(_ options: BenchOptions) throws -> (out: String, site: SyntheticSite) {
+        let out = try folder(options)
+        let site = options.site(pages: options.sizes[0], layout: options.layouts[0])
+        if !FileManager.default.fileExists(atPath: "\(out)/pages/\(site.name)/site.yaml") {
+            Console.shared.error("quire-bench: generating \(site.pageCount) pages (\(site.layout.rawValue)) in \(out)")
+            _ = try site.write(pagesRoot: "\(out)/pages")
+            try site.writeHugo(root: "\(out)/hugo")
+        }
+        return (out, site)
     }
 
     private func generate(_ options: BenchOptions) throws -> ExitCode {
@@ -164,8 +175,7 @@ struct BenchCommand {
     }
 
     private func watchEdits(_ options: BenchOptions) throws -> ExitCode {
-        let out = try folder(options)
-        let site = options.site(pages: options.sizes[0], layout: options.layouts[0])
+        let (out, site) = try generated(options)
         let dist = "\(out)/dist-watch"
         var leftovers = BenchLeftovers()
         leftovers.moveAside(dist)
@@ -187,8 +197,7 @@ struct BenchCommand {
     }
 
     private func hugoEdits(_ options: BenchOptions) throws -> ExitCode {
-        let out = try folder(options)
-        let site = options.site(pages: options.sizes[0], layout: options.layouts[0])
+        let (out, site) = try generated(options)
         let output = "\(out)/hugo-server-public"
         var leftovers = BenchLeftovers()
         leftovers.moveAside(output)

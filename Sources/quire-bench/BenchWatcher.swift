@@ -75,7 +75,10 @@ final class BenchWatcher {
                 settleSeconds = process.waitUntilIdle()
                 return
             }
-            if process.stderrLines.contains(where: { $0.text.contains("error:") && $0.text.hasPrefix("quire: error") }) { break }
+            if process.stderrLines.contains(where: { $0.text.hasPrefix("quire: error") }) {
+                let tail = process.stderrLines.suffix(5).map(\.text).joined(separator: "\n")
+                throw BenchError("quire watch failed before it published \(site.name):\n\(tail)")
+            }
             usleep(2_000)
         }
         let tail = process.stderrLines.suffix(5).map(\.text).joined(separator: "\n")

@@ -139,6 +139,60 @@ import Testing
         #expect(treeFolders.count == 1)
     }
 
+    /// Retention sweeps all of `trees/` at its first run in a process, then only the trees the
+    /// versions it removes reached: a tree no version reaches waits for the next whole sweep.
+    @Test func retentionSweepsAllOnceThenWhatTheRemovedVersionsReached() throws {
+        let dist = TemporaryDist()
+        var store = try dist.store()
+        func publish(_ number: Int) throws {
+            var files = baseFiles
+            files[0] = page("en/trex-store.json", #"{"title":"Store \#(number)"}"#)
+            _ = try store.publish(request(files + [page("fr/n\(number).json", "{}")]))
+        }
+        func retain() throws -> CollectionReport {
+            try store.operations.lock.withOperationLock { (lock) throws(StoreError) -> CollectionReport in
+                try store.operations.gc(keep: 2, retaining: true, holding: lock)
+            }
+        }
+        func orphan(_ character: Character) throws -> String {
+            let id = String(repeating: character, count: 64)
+            try FileSystem.makeDirectory(store.root + "/trees/" + id)
+            try FileSystem.replaceFile(store.root + "/trees/" + id + ".json", Array("{}".utf8))
+            return id
+        }
+        /// The trees on disk that the kept versions do not reach.
+        func unreached() throws -> Set<String> {
+            let kept = try store.reader.allVersions()
+            let reachable = try GarbageCollector(layout: store.layout, children: store.reader.treeChildren, faults: .none)
+                .reachable(from: kept)
+            let onDisk = try FileSystem.list(store.root + "/trees").map { $0.hasSuffix(".json") ? String($0.dropLast(5)) : $0 }
+            return Set(onDisk).subtracting(reachable)
+        }
+
+        for number in 1...3 { try publish(number) }
+        let first = try orphan("a")
+        #expect(try retain().removedVersions == [VersionID(1)])
+        #expect(try unreached() == [], "the first retention in a process sweeps all of trees/")
+        #expect(!FileSystem.exists(store.root + "/trees/" + first))
+
+        let second = try orphan("b")
+        try publish(4)
+        let report = try retain()
+        #expect(report.removedVersions == [VersionID(2)])
+        #expect(report.removedTrees >= 1, "v2's own trees go")
+        #expect(try unreached() == [second], "only the orphan is left: it waits for a whole sweep")
+        for version in [3, 4] { #expect(try store.operations.verify(version: VersionID(version)) == []) }
+
+        // Another process (a new store) sweeps all again; so does a gc by hand.
+        store = try dist.store()
+        try publish(5)
+        _ = try retain()
+        #expect(try unreached() == [])
+        let third = try orphan("c")
+        try store.operations.gc(keep: 2)
+        #expect(!FileSystem.exists(store.root + "/trees/" + third))
+    }
+
     @Test func exportWritesPlainFilesThatVerify() throws {
         let dist = TemporaryDist()
         let store = try threeVersions(dist)

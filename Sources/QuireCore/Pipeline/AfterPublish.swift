@@ -14,7 +14,7 @@ struct AfterPublish {
         store.reader.learnNewestTrees()
         // Only when there is something to remove: gc walks every kept version's trees.
         guard (try? store.reader.versionCount()).map({ $0 > keep }) ?? true else { return [] }
-        do { try store.operations.gc(keep: keep, reason: "keep: \(keep) in site.yaml", holding: lock) } catch {
+        do { try store.operations.gc(keep: keep, reason: "keep: \(keep) in site.yaml", retaining: true, holding: lock) } catch {
             return [.warning(siteFile, "retention (keep: \(keep)) failed: \(error)")]
         }
         return []

@@ -24,22 +24,34 @@ struct GarbageCollector {
 
     /// `recycle` is offered each tree folder it removes, once out of `trees/`; a folder it takes
     /// (returning true, having moved it) is not deleted. `removing` deletes what was taken out of
-    /// the store, in its staging folder, at the end.
+    /// the store, in its staging folder, at the end. `sweepingAll`: every tree in `trees/` no
+    /// kept version reaches goes, else only those the removed versions reached (retention
+    /// after each save: `trees/` holds thousands of trees, listed for a handful; what a killed
+    /// publisher left there waits for a whole sweep).
     func collect(
-        versions: [VersionID], keeping kept: Set<VersionID>, recycle: (_ id: String, _ folder: String) -> Bool = { _, _ in false },
+        versions: [VersionID], keeping kept: Set<VersionID>, sweepingAll: Bool = true,
+        recycle: (_ id: String, _ folder: String) -> Bool = { _, _ in false },
         removing: (_ folder: String) throws(StoreError) -> Void = { folder throws(StoreError) in try FileSystem.removeTree(folder) }
     ) throws(StoreError) -> CollectionReport {
         faults.reach(.mark)
         let garbage = layout.staging + "/gc-\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         try FileSystem.makeDirectory(garbage)
         let removed = versions.filter { !kept.contains($0) }
+        // What the removed versions reach, while their manifests are in place (a whole sweep
+        // when one cannot be read).
+        let candidates = sweepingAll ? nil : try? reachable(from: removed)
         for version in removed { try FileSystem.rename(layout.version(version), to: garbage + "/" + version.description) }
 
         let reachable = try reachable(from: kept.sorted())
 
         // Sweep: the manifest goes first, so an interrupted sweep leaves a tree that is not "stored".
         var removedTrees = 0
-        let stored = try FileSystem.list(layout.trees, sorted: false)
+        let stored: [String]
+        if let candidates {
+            stored = candidates.subtracting(reachable).flatMap { [$0, $0 + ".json"] }.filter { FileSystem.exists(layout.trees + "/" + $0) }
+        } else {
+            stored = try FileSystem.list(layout.trees, sorted: false)
+        }
         for id in stored where !id.hasSuffix(".json") && !reachable.contains(id) {
             faults.reach(.sweep)
             if FileSystem.exists(layout.treeManifest(id)) { try FileSystem.remove(layout.treeManifest(id)) }

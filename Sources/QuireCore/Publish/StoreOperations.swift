@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What ops do to a site (issue 5): list versions, roll back and pin, unpin, verify, collect
 /// garbage, export. The mutating ones take the publish lock themselves (`withOperationLock`).
 public final class StoreOperations: Sendable {
@@ -9,6 +11,8 @@ public final class StoreOperations: Sendable {
     let recovery: StoreRecovery
     /// Retention offers the trees it removes to the spare folders lent to the store.
     let spares: SpareFolderSlot
+    /// Whether a gc of this process swept all of `trees/` (see `gc(keep:retaining:holding:)`).
+    private let sweptAll = Atomic<Bool>(false)
     let faults: FaultPlan
 
     init(
@@ -170,10 +174,11 @@ public final class StoreOperations: Sendable {
     }
 
     /// `gc(keep:reason:)` under the lock the caller holds: retention (`keep:`) runs in the
-    /// lock its publish took.
+    /// lock its publish took. Retention sweeps all of `trees/` once in a process (what a killed
+    /// publisher left goes then), afterwards only the trees the removed versions reached.
     @discardableResult
     public func gc(
-        keep: Int, reason: String = "", user: String? = nil, holding lock: borrowing HeldPublishLock
+        keep: Int, reason: String = "", user: String? = nil, retaining: Bool = false, holding lock: borrowing HeldPublishLock
     ) throws(StoreError) -> CollectionReport {
         lock.check(for: layout)
         let all = try reader.allVersions()
@@ -182,8 +187,9 @@ public final class StoreOperations: Sendable {
         // The trees it removes may become spare folders of their folders' newer trees, and a
         // watcher unlinks the rest after the lock (its spare folders' background).
         let spareFolders = spares.current
+        let sweepingAll = !retaining || !sweptAll.exchange(true, ordering: .acquiringAndReleasing)
         let report = try GarbageCollector(layout: layout, children: reader.treeChildren, faults: faults).collect(
-            versions: all, keeping: kept, recycle: { spareFolders?.recycled.offer($0, at: $1) ?? false },
+            versions: all, keeping: kept, sweepingAll: sweepingAll, recycle: { spareFolders?.recycled.offer($0, at: $1) ?? false },
             removing: { folder throws(StoreError) in
                 if spareFolders?.removeLater(folder) != true { try FileSystem.removeTree(folder) }
             })

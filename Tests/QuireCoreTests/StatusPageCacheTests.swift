@@ -90,12 +90,7 @@ import Testing
             let extra = number == total - 10 ? "    colour: red\n" : ""
             try fixture.write("title: P\(number)\nsections:\n  - type: divider\n    id: split\n\(extra)", to: "p\(1000 + number).yaml")
         }
-        let builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: BuildOptions())
-        let result = builder.build()
-        let store = try SiteStore(dist: fixture.dist, site: fixture.site)
-        let now = Date(timeIntervalSince1970: 1_764_000_000)
-        let kept = StatusReport.files(result: result, store: store, locales: ["en"], pages: nil, cache: StatusPageCache(), now: now)
-        #expect(kept == StatusReport.files(StatusReport.make(result: result, store: store, locales: ["en"], now: now)))
+        let kept = try statusFilesBothWays(fixture)
         let page = String(decoding: kept["index.html"] ?? [], as: UTF8.self)
         let listed = page.components(separatedBy: "data-page-id=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
         let first = (0..<StatusPage.pageRowLimit).map { "p\(1000 + $0)" }
@@ -105,15 +100,25 @@ import Testing
         #expect((status?["pages"] as? [String: Any])?.count == total)
     }
 
-    @Test func aSiteWithoutPagesSaysSo() throws {
-        let fixture = try SiteFixture(from: nil)
-        try fixture.write("default_locale: en\nlocales: [en]\n", to: "site.yaml")
+    /// The status files of one build of `fixture` (locale `en`), from a fresh page cache, checked
+    /// to be the bytes of a whole render.
+    private func statusFilesBothWays(_ fixture: SiteFixture, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: [UInt8]]
+    {
         let builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: BuildOptions())
         let result = builder.build()
         let store = try SiteStore(dist: fixture.dist, site: fixture.site)
         let now = Date(timeIntervalSince1970: 1_764_000_000)
         let kept = StatusReport.files(result: result, store: store, locales: ["en"], pages: nil, cache: StatusPageCache(), now: now)
-        #expect(kept == StatusReport.files(StatusReport.make(result: result, store: store, locales: ["en"], now: now)))
+        #expect(
+            kept == StatusReport.files(StatusReport.make(result: result, store: store, locales: ["en"], now: now)),
+            sourceLocation: sourceLocation)
+        return kept
+    }
+
+    @Test func aSiteWithoutPagesSaysSo() throws {
+        let fixture = try SiteFixture(from: nil)
+        try fixture.write("default_locale: en\nlocales: [en]\n", to: "site.yaml")
+        let kept = try statusFilesBothWays(fixture)
         #expect(String(decoding: kept["index.html"] ?? [], as: UTF8.self).contains("No pages published yet."))
     }
 

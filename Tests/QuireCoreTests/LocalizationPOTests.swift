@@ -54,6 +54,27 @@ import Testing
         #expect(catalog.entries.count == 3)
     }
 
+    /// The same bytes are parsed once: a second read needs no child (here its program is gone),
+    /// while other bytes still start one.
+    @Test func bytesParsedBeforeNeedNoChild() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("quire-po-memo-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let parser = folder + "/quire"
+        try FileManager.default.copyItem(atPath: try L10nFixtures.quireExecutable, toPath: parser)
+        let bytes = try L10nFixtures.bytes("trex-store.fr.po")
+        _ = try POFileParser.parseInChildProcess(bytes, file: "first.po", executable: parser)
+        try FileManager.default.removeItem(atPath: parser)
+
+        let (catalog, _) = try POFileParser.parseInChildProcess(bytes, file: "l10n/fr/again.po", executable: parser)
+        #expect(catalog.file == "l10n/fr/again.po")
+        try expectTrexStore(catalog)
+        let error = L10nFixtures.diagnostic { () throws(Diagnostic) in
+            _ = try POFileParser.parseInChildProcess(bytes + Array("\n".utf8), file: "other.po", executable: parser)
+        }
+        #expect(error?.message.contains("cannot start the PO parser") == true)
+    }
+
     @Test func missingParserExecutableIsADiagnostic() {
         let error = L10nFixtures.diagnostic { () throws(Diagnostic) in
             _ = try POFileParser.parseInChildProcess(

@@ -22,18 +22,31 @@ public enum POFileParser {
 
     /// Parses PO bytes in a child process running `executable __parse-po FILE`.
     /// `executable` must answer `__parse-po` (quire's `main` does; a test runner does not).
+    /// Bytes parsed before (by the same executable) are not parsed again: a watcher's rebuilds and
+    /// the dashboard's requests read a site's unchanged PO files many times, and a child costs a
+    /// process start.
     public static func parseInChildProcess(
         _ bytes: [UInt8], file: String, executable: String = defaultExecutable
     ) throws(Diagnostic) -> (TranslationCatalog, [Diagnostic]) {
+        let key = POParseMemo.key(bytes, executable: executable)
+        if let output = memo.output(for: key) { return try output.catalog(file: file) }
         let temporary = try TemporaryFile(bytes: bytes, file: file)
         defer { temporary.remove() }
-        return try parseInChildProcess(path: temporary.path, file: file, executable: executable)
+        let output = try childOutput(path: temporary.path, file: file, executable: executable)
+        memo.keep(output, for: key)
+        return try output.catalog(file: file)
     }
 
     /// Parses the PO file at `path` in a child process; diagnostics name `file`.
     public static func parseInChildProcess(
         path: String, file: String, executable: String = defaultExecutable
     ) throws(Diagnostic) -> (TranslationCatalog, [Diagnostic]) {
+        try childOutput(path: path, file: file, executable: executable).catalog(file: file)
+    }
+
+    private static let memo = POParseMemo()
+
+    private static func childOutput(path: String, file: String, executable: String) throws(Diagnostic) -> POParseOutput {
         let run: ChildProcessOutput
         do {
             run = try ChildProcess.run(executable: executable, arguments: [childArgument, path])
@@ -44,7 +57,7 @@ public enum POFileParser {
             throw Diagnostic.error(
                 file, "the PO parser stopped (\(run.status)) without a result; the file may be damaged, check it with msgfmt --check")
         }
-        return try output.catalog(file: file)
+        return output
     }
 
     /// Parses in this process. Only for files known to be valid: libgettextpo's fatal-error path
@@ -57,6 +70,31 @@ public enum POFileParser {
     public static func runChildMain(file: String) -> Never {
         let output = GettextPoReader.read(path: file, onFatal: .printAndExit)
         GettextPoReader.printAndExit(output)
+    }
+}
+
+/// The children's results by the sha256 of the bytes they read (and the program that read them):
+/// a child's output depends on nothing else. A child that stopped without a result is not kept.
+final class POParseMemo: @unchecked Sendable {
+    /// Past this many, the memo starts again: a site's PO files, not every version of them.
+    static let limit = 4096
+    // NSLock rather than Mutex: ThreadSanitizer sees its ordering (see StageClock).
+    private let lock = NSLock()
+    private var outputs: [String: POParseOutput] = [:]
+
+    static func key(_ bytes: [UInt8], executable: String) -> String {
+        executable + "\u{0}" + SHA256.hash(bytes)
+    }
+
+    func output(for key: String) -> POParseOutput? {
+        lock.withLock { outputs[key] }
+    }
+
+    func keep(_ output: POParseOutput, for key: String) {
+        lock.withLock {
+            if outputs.count >= Self.limit { outputs.removeAll(keepingCapacity: true) }
+            outputs[key] = output
+        }
     }
 }
 

@@ -40,7 +40,9 @@ private func restoreSnapshot() {
         try? FileManager.default.removeItem(atPath: pagesRoot + "/" + name)
     }
     for (name, data) in snapshot where (FileManager.default.contents(atPath: pagesRoot + "/" + name) ?? Data()) != data {
-        FileManager.default.createFile(atPath: pagesRoot + "/" + name, contents: data)
+        guard FileManager.default.createFile(atPath: pagesRoot + "/" + name, contents: data) else {
+            fatalError("cannot put \(name) back")
+        }
     }
 }
 

@@ -7,15 +7,15 @@ Usage: python3 bench/dashboard-l10n-reads.py [N]   (QUIRE_BIN: the quire to run;
 """
 
 import os
-import re
 import shutil
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "e2e"))
+import dashboard_api  # noqa: E402
 import quire_e2e  # noqa: E402
+from dashboard_api import start  # noqa: E402
 from dashboard_client import Service  # noqa: E402
-from quire_e2e import poll  # noqa: E402
 
 
 def main():
@@ -23,13 +23,11 @@ def main():
     workspace = quire_e2e.Workspace(prefix="quire-l10n-reads-")
     shutil.rmtree(workspace.pages)
     shutil.copytree(os.path.join(quire_e2e.ROOT, "pages", "trex"), os.path.join(workspace.pages, "trex"))
-    port = 19500 + os.getpid() % 200 * 2
-    watcher = quire_e2e.Watcher(workspace, ["--site", "trex", "--serve", "127.0.0.1:%d" % port, "--serve-next-free"])
+    watcher, editors = start(workspace)
     try:
-        line = poll(lambda: next((l for l in watcher.since(0) if "quire: the dashboard: " in l), None), timeout=60)
-        if not line or not poll(lambda: any(re.search(r"trex: (published v\d+|no changes)", l) for l in watcher.since(0)), timeout=60):
-            sys.exit("the watcher did not serve and publish: " + watcher.tail())
-        service = Service(int(re.search(r"the dashboard: http://127\.0\.0\.1:(\d+)/dashboard/", line).group(1)))
+        if dashboard_api.failures:
+            sys.exit("the watcher did not publish: " + watcher.tail())
+        service = Service(editors)
         _, session, _ = service.request("GET", "/api/session")
         service.token = session["token"]
         for path in ["/api/sites/trex/l10n/fr/pages/guides/range-safety", "/api/sites/trex/l10n"]:

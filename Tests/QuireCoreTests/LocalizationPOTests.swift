@@ -35,8 +35,7 @@ import Testing
         try expectTrexStore(catalog)
     }
 
-    /// libgettextpo ends every syntax error with a fatal one whose handler must not return: the
-    /// child dies, the caller gets a positioned diagnostic and goes on.
+    /// A syntax error is a positioned diagnostic, and the next file parses.
     @Test func syntaxErrorBecomesDiagnosticNotCrash() throws {
         let bytes = try L10nFixtures.bytes("broken-syntax.po")
         let quire = try L10nFixtures.quireExecutable
@@ -57,14 +56,13 @@ import Testing
     /// The same bytes are parsed once: a second read needs no child (here its program is gone),
     /// while other bytes still start one.
     @Test func bytesParsedBeforeNeedNoChild() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("quire-po-memo-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let parser = folder + "/quire"
-        try FileManager.default.copyItem(atPath: try L10nFixtures.quireExecutable, toPath: parser)
+        let link = try ParserLink()
+        defer { link.remove() }
+        let parser = link.path
         let bytes = try L10nFixtures.bytes("trex-store.fr.po")
         _ = try POFileParser.parseInChildProcess(bytes, file: "first.po", executable: parser)
         try FileManager.default.removeItem(atPath: parser)
+        POParserPool.shared.endIdleChildren(of: parser)
 
         let (catalog, _) = try POFileParser.parseInChildProcess(bytes, file: "l10n/fr/again.po", executable: parser)
         #expect(catalog.file == "l10n/fr/again.po")
@@ -73,6 +71,81 @@ import Testing
             _ = try POFileParser.parseInChildProcess(bytes + Array("\n".utf8), file: "other.po", executable: parser)
         }
         #expect(error?.message.contains("cannot start the PO parser") == true)
+    }
+
+    /// One child parses file after file: the next file needs no process start (here the program
+    /// is gone once the first file is parsed).
+    @Test func keptChildParsesTheNextFile() throws {
+        let parser = try ParserLink()
+        defer { parser.remove() }
+        let bytes = try L10nFixtures.bytes("trex-store.fr.po")
+        _ = try POFileParser.parseInChildProcess(bytes, file: "first.po", executable: parser.path)
+        try FileManager.default.removeItem(atPath: parser.path)
+
+        let (catalog, _) = try POFileParser.parseInChildProcess(bytes + Array("\n".utf8), file: "second.po", executable: parser.path)
+        try expectTrexStore(catalog)
+        POParserPool.shared.endIdleChildren(of: parser.path)
+        let error = L10nFixtures.diagnostic { () throws(Diagnostic) in
+            _ = try POFileParser.parseInChildProcess(bytes + Array("\n\n".utf8), file: "third.po", executable: parser.path)
+        }
+        #expect(error?.message.contains("cannot start the PO parser") == true)
+    }
+
+    /// A kept child that died while idle (killed here) is replaced, and the file still parses.
+    @Test func childKilledWhileIdleIsReplaced() throws {
+        let parser = try ParserLink()
+        defer { parser.remove() }
+        let bytes = try L10nFixtures.bytes("trex-store.fr.po")
+        _ = try POFileParser.parseInChildProcess(bytes, file: "first.po", executable: parser.path)
+        let children = parser.runningChildren()
+        #expect(children.count == 1)
+        for child in children { kill(child, SIGKILL) }
+
+        let (catalog, _) = try POFileParser.parseInChildProcess(bytes + Array("\n".utf8), file: "second.po", executable: parser.path)
+        try expectTrexStore(catalog)
+        #expect(parser.runningChildren().count == 1)
+        #expect(Set(parser.runningChildren()).isDisjoint(with: children))
+    }
+
+    /// libgettextpo's fatal-error path (a directory read as a PO file) ends that file's child
+    /// once it has answered; the next file gets a new one.
+    @Test func fatalErrorEndsItsChildAfterAnswering() throws {
+        let parser = try ParserLink()
+        defer { parser.remove() }
+        let folder = parser.path + ".po"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let error = L10nFixtures.diagnostic { () throws(Diagnostic) in
+            _ = try POFileParser.parseInChildProcess(path: folder, file: "l10n/fr/folder.po", executable: parser.path)
+        }
+        #expect(error?.file == "l10n/fr/folder.po")
+        #expect(error?.message.contains("Is a directory") == true, "\(String(describing: error))")
+        #expect(parser.runningChildren().isEmpty)
+
+        let (catalog, _) = try POFileParser.parseInChildProcess(
+            path: L10nFixtures.path("trex-store.fr.po"), file: "ok.po", executable: parser.path)
+        try expectTrexStore(catalog)
+    }
+
+    /// A child leaves after `filesPerChild` files (libgettextpo leaks a little per file); the
+    /// next file gets a new one.
+    @Test func childLeavesAfterItsShareOfFiles() throws {
+        let parser = try ParserLink()
+        defer { parser.remove() }
+        let bytes = try L10nFixtures.bytes("trex-store.fr.po")
+        var firstChildren: [pid_t] = []
+        for index in 0..<POFileParser.filesPerChild {
+            // Different bytes each time: the memo would answer bytes seen before.
+            _ = try POFileParser.parseInChildProcess(
+                bytes + Array("# \(index)\n".utf8), file: "\(index).po", executable: parser.path)
+            if index == 0 { firstChildren = parser.runningChildren() }
+        }
+        #expect(firstChildren.count == 1)
+        #expect(parser.runningChildren().isEmpty)
+        let (catalog, _) = try POFileParser.parseInChildProcess(bytes + Array("# last\n".utf8), file: "last.po", executable: parser.path)
+        try expectTrexStore(catalog)
+        #expect(parser.runningChildren().count == 1)
+        #expect(Set(parser.runningChildren()).isDisjoint(with: firstChildren))
     }
 
     @Test func missingParserExecutableIsADiagnostic() {
@@ -103,5 +176,39 @@ import Testing
         }
         #expect(error?.position.line == 8)
         #expect(error?.message.contains("duplicate key \"hero.title\"") == true)
+    }
+}
+
+/// `quire` at a path of its own, so a test can tell its PO parser children from those of tests
+/// running beside it. A link, not a copy: a copy being written while another test's thread
+/// starts a child could not be run (ETXTBSY).
+private struct ParserLink {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("quire-po-\(UUID().uuidString)").path
+    var path: String { folder + "/quire" }
+
+    init() throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: try L10nFixtures.quireExecutable)
+    }
+
+    /// This process's living children started through the link.
+    func runningChildren() -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> pid_t? in
+            guard let processID = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let command = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(entry)/cmdline"))
+            else { return nil }
+            // stat: "pid (name) state ppid ...": the name may hold spaces, so read after its ')'.
+            let fields = stat[stat.index(after: stat.lastIndex(of: ")") ?? stat.startIndex)...].split(separator: " ")
+            let isOurs = fields.count > 2 && fields[1] == "\(getpid())" && fields[0] != "Z"
+            let program = command.split(separator: 0).first.map { String(decoding: $0, as: UTF8.self) }
+            return isOurs && program == path ? processID : nil
+        }
+    }
+
+    func remove() {
+        POParserPool.shared.endIdleChildren(of: path)
+        try? FileManager.default.removeItem(atPath: folder)
     }
 }

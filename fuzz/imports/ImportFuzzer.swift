@@ -32,8 +32,8 @@ public func fuzzImportInitialize(
     _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>
 ) -> CInt {
     let arguments = (0..<Int(argc.pointee)).compactMap { argv.pointee[$0].map { String(cString: $0) } }
-    if arguments.count == 3, arguments[1] == POFileParser.childArgument {
-        POFileParser.runChildMain(file: arguments[2])
+    if arguments.count == 2, arguments[1] == POFileParser.childArgument {
+        POFileParser.runChild()
     }
     _ = site
     return 0

@@ -67,12 +67,9 @@ enum ChildProcess {
             }
         }
 
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var processID: pid_t = 0
-        let spawned = posix_spawn(&processID, executable, &actions, nil, argv, environ)
+        let spawned = Result { () throws(ChildProcessError) in try spawn(executable: executable, arguments: arguments, actions: &actions) }
         close(writeEnd)
-        guard spawned == 0 else { throw ChildProcessError("posix_spawn \(executable)", errno: spawned) }
+        let processID = try spawned.get()
 
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -85,14 +82,42 @@ enum ChildProcess {
             if count < 0 && errno == EINTR { continue }
             break
         }
+        let status = try wait(for: processID)
+        return ChildProcessOutput(stdout: output, status: status)
+    }
+
+    /// Starts `executable` with `socket` as its standard input and output and stderr on
+    /// /dev/null, for a child that answers requests for as long as the caller keeps it.
+    static func start(executable: String, arguments: [String], socket: Int32) throws(ChildProcessError) -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, socket, 0)
+        posix_spawn_file_actions_adddup2(&actions, socket, 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        return try spawn(executable: executable, arguments: arguments, actions: &actions)
+    }
+
+    /// Waits for a child started here to end.
+    static func wait(for processID: pid_t) throws(ChildProcessError) -> ChildProcessOutput.Status {
         var rawStatus: Int32 = 0
         while waitpid(processID, &rawStatus, 0) < 0 {
             guard errno == EINTR else { throw ChildProcessError("waitpid", errno: errno) }
         }
         // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift cannot import.
         let signal = rawStatus & 0x7F
-        let status: ChildProcessOutput.Status = signal == 0 ? .exited((rawStatus >> 8) & 0xFF) : .signaled(signal)
-        return ChildProcessOutput(stdout: output, status: status)
+        return signal == 0 ? .exited((rawStatus >> 8) & 0xFF) : .signaled(signal)
+    }
+
+    private static func spawn(
+        executable: String, arguments: [String], actions: inout posix_spawn_file_actions_t
+    ) throws(ChildProcessError) -> pid_t {
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var processID: pid_t = 0
+        let spawned = posix_spawn(&processID, executable, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw ChildProcessError("posix_spawn \(executable)", errno: spawned) }
+        return processID
     }
 }
 

@@ -5,7 +5,7 @@ import Synchronization
 /// The one type that calls libgettextpo. Its error handler is a C function without context, so
 /// problems go to a process-wide collector; parses are serialized.
 enum GettextPoReader {
-    enum FatalPolicy: Sendable { case printAndExit, terminate }
+    enum FatalPolicy: Sendable { case answerAndExit, terminate }
 
     private struct Collector: Sendable {
         var problems: [POParseOutput.Problem] = []
@@ -166,14 +166,10 @@ enum GettextPoReader {
         guard severity == PO_SEVERITY_FATAL_ERROR else { return }
         // Must not return: libgettextpo's state is undefined after a fatal error.
         switch policy {
-        case .printAndExit: printAndExit(POParseOutput(entries: nil, problems: takeProblems()))
+        case .answerAndExit:
+            POParseOutput(entries: nil, problems: takeProblems(), parserEnds: true).answer()
+            exit(0)
         case .terminate: fatalError("libgettextpo fatal error in a PO file parsed in-process: \(message)")
         }
-    }
-
-    static func printAndExit(_ output: POParseOutput) -> Never {
-        let data = (try? JSONEncoder().encode(output)) ?? Data()
-        FileHandle.standardOutput.write(data)
-        exit(0)
     }
 }

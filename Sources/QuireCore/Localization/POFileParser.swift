@@ -4,10 +4,11 @@ import Synchronization
 
 /// Reads gettext PO files with libgettextpo.
 ///
-/// libgettextpo's error handler must not return on a fatal error (and every syntax error ends in
-/// one), so files are parsed in a child process: the running program started again as
-/// `quire __parse-po FILE`, which prints the catalog as JSON and exits, from the handler if need
-/// be. A PO file that kills its parser costs a diagnostic, never the watcher.
+/// libgettextpo's error handler must not return on a fatal error, so files are parsed in child
+/// processes: the running program started again as `quire __parse-po`, which answers each file
+/// with the catalog as JSON, and exits from the handler once it has answered (`POParserPool` keeps
+/// the children between files). A PO file that kills its parser costs a diagnostic, never the
+/// watcher.
 ///
 /// Mapping: the key is `msgctxt` (else a `#. key: …` comment, else the `msgid`); the source text
 /// is `msgid`, the translation `msgstr`; `#, fuzzy` marks it stale. Empty `msgstr`, obsolete
@@ -15,16 +16,15 @@ import Synchronization
 /// The locale comes from the `Language:` header, the page from `X-Quire-Page:` or, when every
 /// entry has the same one, the `#:` reference.
 public enum POFileParser {
-    /// The first argument that makes `quire` run `runChildMain(file:)`.
+    /// The argument that makes `quire` run `runChild()`.
     public static let childArgument = "__parse-po"
     /// The program started for the child: the running executable.
     public static let defaultExecutable = "/proc/self/exe"
 
-    /// Parses PO bytes in a child process running `executable __parse-po FILE`.
+    /// Parses PO bytes in a child process running `executable __parse-po` (see `POParserPool`).
     /// `executable` must answer `__parse-po` (quire's `main` does; a test runner does not).
     /// Bytes parsed before (by the same executable) are not parsed again: a watcher's rebuilds and
-    /// the dashboard's requests read a site's unchanged PO files many times, and a child costs a
-    /// process start.
+    /// the dashboard's requests read a site's unchanged PO files many times.
     public static func parseInChildProcess(
         _ bytes: [UInt8], file: String, executable: String = defaultExecutable
     ) throws(Diagnostic) -> (TranslationCatalog, [Diagnostic]) {
@@ -47,17 +47,18 @@ public enum POFileParser {
     private static let memo = POParseMemo()
 
     private static func childOutput(path: String, file: String, executable: String) throws(Diagnostic) -> POParseOutput {
-        let run: ChildProcessOutput
         do {
-            run = try ChildProcess.run(executable: executable, arguments: [childArgument, path])
+            return try POParserPool.shared.parse(path: path, executable: executable)
         } catch {
-            throw Diagnostic.error(file, "cannot start the PO parser \(executable): \(error.reason)")
+            switch error {
+            case .cannotStart(let failure):
+                throw Diagnostic.error(file, "cannot start the PO parser \(executable): \(failure.reason)")
+            case .stopped(let status):
+                let ending = status.map(String.init(describing:)) ?? "status unknown"
+                throw Diagnostic.error(
+                    file, "the PO parser stopped (\(ending)) without a result; the file may be damaged, check it with msgfmt --check")
+            }
         }
-        guard let output = try? JSONDecoder().decode(POParseOutput.self, from: Data(run.stdout)) else {
-            throw Diagnostic.error(
-                file, "the PO parser stopped (\(run.status)) without a result; the file may be damaged, check it with msgfmt --check")
-        }
-        return output
     }
 
     /// Parses in this process. Only for files known to be valid: libgettextpo's fatal-error path
@@ -66,10 +67,32 @@ public enum POFileParser {
         try GettextPoReader.read(path: path, onFatal: .terminate).catalog(file: file)
     }
 
-    /// The child's whole life: parse `file`, print the result as JSON on stdout, exit.
-    public static func runChildMain(file: String) -> Never {
-        let output = GettextPoReader.read(path: file, onFatal: .printAndExit)
-        GettextPoReader.printAndExit(output)
+    /// How many files one child parses before it exits: libgettextpo leaks a little per file
+    /// (strings from its lexer and from `po_message_extracted_comments`), about 0.7 KB here.
+    static let filesPerChild = 1000
+
+    /// The child's whole life (see `POParserChild`): parse each path that arrives on standard
+    /// input, answer each with a line of JSON; exit at the end of the input, after
+    /// `filesPerChild` answers, or from the fatal-error handler once it has answered.
+    public static func runChild() -> Never {
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var answered = 0
+        while true {
+            while let end = pending.firstIndex(of: 0) {
+                let path = String(decoding: pending[..<end], as: UTF8.self)
+                pending.removeSubrange(...end)
+                var output = GettextPoReader.read(path: path, onFatal: .answerAndExit)
+                answered += 1
+                output.parserEnds = answered == filesPerChild
+                output.answer()
+                if output.parserEnds { exit(0) }
+            }
+            let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { exit(0) }
+            pending.append(contentsOf: buffer[0..<count])
+        }
     }
 }
 
@@ -119,6 +142,13 @@ struct POParseOutput: Codable {
     /// nil when the file could not be read.
     var entries: [Entry]?
     var problems: [Problem] = []
+    /// Set on a child's last answer (from the fatal-error handler, or the last of its files).
+    var parserEnds = false
+
+    /// Writes this output as the child's answer: one line of JSON on standard output.
+    func answer() {
+        FileHandle.standardOutput.write(((try? JSONEncoder().encode(self)) ?? Data()) + Data("\n".utf8))
+    }
 
     func catalog(file: String) throws(Diagnostic) -> (TranslationCatalog, [Diagnostic]) {
         let diagnostics = problems.map { problem in

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import QuireCore
 
 /// Where the server's socket lives and who may connect to it.
 public struct SocketPlacement: Sendable {
@@ -126,7 +127,7 @@ public final class SCGIServer: @unchecked Sendable {
             }
             guard admitted else {
                 let busy = HTTPResponse.error(.unavailable, "too many connections: try again")
-                _ = Self.send(connection, busy.bytes)
+                _ = StreamSocket.send(connection, busy.bytes)
                 close(connection)
                 continue
             }
@@ -162,20 +163,8 @@ public final class SCGIServer: @unchecked Sendable {
             response = .error(error.status, "\(error)")
         }
         // A stream is run even when the headers could not be sent: its first write fails, and it ends.
-        _ = Self.send(connection, response.bytes)
+        _ = StreamSocket.send(connection, response.bytes)
         response.stream?(EventStreamConnection(descriptor: connection))
-    }
-
-    /// Writes all of `bytes`; false once the other end is gone (no SIGPIPE).
-    static func send(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
-            if sent < 0 && errno == EINTR { continue }
-            guard sent > 0 else { return false }
-            offset += sent
-        }
-        return true
     }
 }
 
@@ -184,5 +173,5 @@ public struct EventStreamConnection: Sendable {
     let descriptor: Int32
 
     /// False once the client has gone: the stream ends.
-    public func write(_ text: String) -> Bool { SCGIServer.send(descriptor, Array(text.utf8)) }
+    public func write(_ text: String) -> Bool { StreamSocket.send(descriptor, Array(text.utf8)) }
 }

@@ -20,6 +20,9 @@ struct BenchCommand {
             OptionSpec(.locales, "N", unit: "locales", default: "\(standard.locales)", help: "en plus N-1 translated locales"),
             OptionSpec(.sections, "N", unit: "sections", default: "\(standard.sections)", help: "sections a page"),
             OptionSpec(.markdownBytes, "N", unit: "bytes", default: "\(standard.markdownBytes)", help: "markdown a page"),
+            OptionSpec(
+                .translations, SyntheticSite.TranslationFiles.allCases.map(\.rawValue).joined(separator: "|"),
+                default: standard.translationFiles.rawValue, help: "the translation files' format"),
             OptionSpec(.seed, "N", default: "\(standard.seed)", help: "the generator's seed: output is a function of the options and it"),
             OptionSpec(
                 .keepVersions, "N", unit: "versions", default: "\(standard.keepVersions)",
@@ -234,6 +237,7 @@ extension OptionName {
     static let locales = OptionName("locales")
     static let sections = OptionName("sections")
     static let markdownBytes = OptionName("markdown-bytes")
+    static let translations = OptionName("translations")
     static let seed = OptionName("seed")
     static let keepVersions = OptionName("keep-versions")
     static let saves = OptionName("saves")

@@ -12,6 +12,7 @@ struct BenchOptions {
     var layouts: [SyntheticSite.Layout] = [.flat, .nested]
     var sections = 4
     var markdownBytes = 3000
+    var translationFiles: SyntheticSite.TranslationFiles = .yaml
     var burst = 1000
     var seed: UInt64 = 2024
     /// One series of saves per gap, in order: the pause after a save is read back published
@@ -86,6 +87,12 @@ struct BenchOptions {
             }
             layouts = [layout]
         }
+        if let name = arguments.value(.translations) {
+            guard let files = SyntheticSite.TranslationFiles(rawValue: name) else {
+                throw UsageError("--translations must be yaml or po, found '\(name)'")
+            }
+            translationFiles = files
+        }
         out = arguments.value(.out)
         previews = !arguments.flag(.noPreview)
         watch = !arguments.flag(.noWatch)
@@ -116,6 +123,7 @@ struct BenchOptions {
     func site(pages: Int, layout: SyntheticSite.Layout) -> SyntheticSite {
         SyntheticSite(
             pageCount: pages, sectionsPerPage: sections, locales: SyntheticSite.locales(count: locales),
-            layout: layout, markdownBytes: markdownBytes, seed: seed, keepVersions: keepVersions > 0 ? keepVersions : nil)
+            layout: layout, markdownBytes: markdownBytes, seed: seed, keepVersions: keepVersions > 0 ? keepVersions : nil,
+            translationFiles: translationFiles)
     }
 }

@@ -153,6 +153,7 @@ struct BenchRun {
         result.stagesCold = cold.stageMilliseconds
         result.stagesColdWall = cold.seconds * 1000
         if let failure = cold.operationalError { result.problems.append("in-process build: \(failure)") }
+        if let error = cold.diagnostics.first(where: \.isError) { result.problems.append("in-process build: \(error)") }
         let edited = site.sourcePath(pagesRoot: pagesRoot, page: 0)
         try BenchWatcher.saveAtomically(edited, site.pageSource(0, heroTitle: "Stage breakdown edit"))
         // Told what changed, as the watcher tells it.

@@ -22,8 +22,14 @@ struct SyntheticSite {
     var seed: UInt64 = 2024
     /// `keep:` in site.yaml: the watcher's gc keeps the newest N versions (nil: every version stays).
     var keepVersions: Int? = nil
+    /// The translation files' format: YAML, or PO as a translation tool writes it.
+    var translationFiles: TranslationFiles = .yaml
     /// A feed of every page (`feeds: {<name>: {pages: "**", page_size: N}}`), or none.
     var feed: (name: String, pageSize: Int)? = nil
+
+    enum TranslationFiles: String, CaseIterable {
+        case yaml, po
+    }
 
     static let pagesPerFolder = 100
 
@@ -77,7 +83,8 @@ struct SyntheticSite {
                 for index in stride(from: chunk, to: pageCount, by: chunks) {
                     bytes += try Self.put("\(root)/\(pageID(index)).yaml", pageSource(index))
                     for locale in locales.dropFirst() {
-                        bytes += try Self.put("\(root)/l10n/\(locale)/\(pageID(index)).yaml", translation(index, locale: locale))
+                        bytes += try Self.put(
+                            "\(root)/l10n/\(locale)/\(pageID(index)).\(translationFiles.rawValue)", translation(index, locale: locale))
                     }
                 }
             } catch {
@@ -198,31 +205,59 @@ struct SyntheticSite {
         return text
     }
 
-    /// `l10n/<locale>/<page_id>.yaml`: flat keys, translated text.
+    /// `l10n/<locale>/<page_id>.yaml` (flat keys, translated text) or `.po` (gettext entries:
+    /// the key as `msgctxt`, the default locale's text as `msgid`), as `translationFiles` says.
     func translation(_ index: Int, locale: String) -> String {
-        var text = "hero.title: \(Self.quoted(heroTitle(index, locale: locale)))\n"
-        text += "hero.subtitle: \(Self.quoted(subtitle(index, locale: locale)))\n"
-        if sectionsPerPage > 1 {
-            text += "why.body: |\n"
-            for line in markdown(index, locale: locale).split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
-                text += line.isEmpty ? "\n" : "  \(line)\n"
-            }
+        let strings = translatedStrings(index, locale: locale)
+        switch translationFiles {
+        case .yaml:
+            return strings.map { key, text in
+                guard text.contains("\n") else { return "\(key): \(Self.quoted(text))\n" }
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                return "\(key): |\n" + lines.map { $0.isEmpty ? "\n" : "  \($0)\n" }.joined()
+            }.joined()
+        case .po:
+            let sources = Dictionary(uniqueKeysWithValues: translatedStrings(index, locale: defaultLocale))
+            let header = [
+                "Project-Id-Version: \(name)", "PO-Revision-Date: 2026-01-01 00:00+0000", "Last-Translator: bench",
+                "Language-Team: \(locale)", "Language: \(locale)", "MIME-Version: 1.0", "Content-Type: text/plain; charset=UTF-8",
+                "Content-Transfer-Encoding: 8bit", "X-Quire-Page: \(pageID(index))",
+            ]
+            return "msgid \"\"\nmsgstr \"\"\n" + header.map { Self.quoted($0 + "\n") + "\n" }.joined()
+                + strings.map { key, text in
+                    let (source, text) = (Self.asBlock(sources[key] ?? ""), Self.asBlock(text))
+                    return "\nmsgctxt \(Self.quoted(key))\nmsgid \(Self.quoted(source))\nmsgstr \(Self.quoted(text))\n"
+                }.joined()
         }
+    }
+
+    /// A text of several lines as a YAML block (`|`) holds it: with one final line break.
+    private static func asBlock(_ text: String) -> String {
+        guard text.contains("\n") else { return text }
+        var trimmed = Substring(text)
+        while trimmed.last == "\n" { trimmed = trimmed.dropLast() }
+        return trimmed + "\n"
+    }
+
+    /// A page's strings in `locale`, in the page's order: (key, text).
+    private func translatedStrings(_ index: Int, locale: String) -> [(String, String)] {
+        var strings = [("hero.title", heroTitle(index, locale: locale)), ("hero.subtitle", subtitle(index, locale: locale))]
+        if sectionsPerPage > 1 { strings.append(("why.body", markdown(index, locale: locale))) }
         if sectionsPerPage > 2 {
-            text += "grid.title: \(Self.quoted(gridTitle(index, locale: locale)))\n"
+            strings.append(("grid.title", gridTitle(index, locale: locale)))
             for item in 1...3 {
-                text += "grid.items.p\(item).title: \(Self.quoted(productTitle(index, item: item, locale: locale)))\n"
-                text += "grid.items.p\(item).price: \(Self.quoted(price(index, item: item, locale: locale)))\n"
+                strings.append(("grid.items.p\(item).title", productTitle(index, item: item, locale: locale)))
+                strings.append(("grid.items.p\(item).price", price(index, item: item, locale: locale)))
             }
         }
-        if sectionsPerPage > 3 { text += "browse.label: \(Self.quoted(buttonLabel(index, locale: locale)))\n" }
+        if sectionsPerPage > 3 { strings.append(("browse.label", buttonLabel(index, locale: locale))) }
         if sectionsPerPage > 4 {
             for section in 4..<sectionsPerPage {
-                text += "note-\(section).title: \(Self.quoted(noteTitle(index, section: section, locale: locale)))\n"
-                text += "note-\(section).body: \(Self.quoted(noteBody(index, section: section, locale: locale)))\n"
+                strings.append(("note-\(section).title", noteTitle(index, section: section, locale: locale)))
+                strings.append(("note-\(section).body", noteBody(index, section: section, locale: locale)))
             }
         }
-        return text
+        return strings
     }
 
     /// About `markdownBytes` of markdown: headings, paragraphs with emphasis and links, lists.

@@ -1,5 +1,6 @@
 import Foundation
 import QuireCommandLine
+import QuireCore
 
 // `quire-bench`: measures the `quire` built next to it on generated sites (bench/README.md).
 
@@ -24,4 +25,6 @@ func run(_ arguments: [String]) -> ExitCode {
     }
 }
 
+// The in-process builds parse PO files in children started from this program.
+POFileParser.runChildIfAsked(CommandLine.arguments)
 exit(run(Array(CommandLine.arguments.dropFirst())).rawValue)

@@ -71,8 +71,6 @@ func run(_ arguments: [String]) -> ExitCode {
 
 // The PO parser's child process (libgettextpo's fatal-error handler must not return, so PO files
 // are parsed in a child that may die without taking a watcher with it).
-if CommandLine.arguments.count == 2, CommandLine.arguments[1] == POFileParser.childArgument {
-    POFileParser.runChild()
-}
+POFileParser.runChildIfAsked(CommandLine.arguments)
 
 exit(run(Array(CommandLine.arguments.dropFirst())).rawValue)

@@ -7,10 +7,10 @@ import QuireModel
 // dashboard's upload), through `SiteTranslations.importFile` against the sample site
 // `pages/trex`, without writing. The first byte picks the extension (bit 0: .xlf or .po), the
 // locale asked for (bits 1-2), `--replace` (bit 3) and the file's name (bit 4: which page).
-// A PO file goes to a child process as in `quire`: this binary
-// answers `__parse-po` itself (LLVMFuzzerInitialize), so the child is the product's own code.
-// The child's coverage does not reach the fuzzer (it is another process); its crashes do, as a
-// parser that stopped without a result, which is checked here.
+// A PO file goes to a parser child as in `quire` (one child parses input after input): this
+// binary answers `__parse-po` itself (LLVMFuzzerInitialize), so the child is the product's own
+// code. The child's coverage does not reach the fuzzer (it is another process); its crashes do,
+// as a parser that stopped without a result, which is checked here.
 
 private let site: SiteTranslations = {
     let pagesRoot = FileManager.default.currentDirectoryPath + "/pages"
@@ -31,10 +31,7 @@ private let folder: String = {
 public func fuzzImportInitialize(
     _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>
 ) -> CInt {
-    let arguments = (0..<Int(argc.pointee)).compactMap { argv.pointee[$0].map { String(cString: $0) } }
-    if arguments.count == 2, arguments[1] == POFileParser.childArgument {
-        POFileParser.runChild()
-    }
+    POFileParser.runChildIfAsked((0..<Int(argc.pointee)).compactMap { argv.pointee[$0].map { String(cString: $0) } })
     _ = site
     return 0
 }

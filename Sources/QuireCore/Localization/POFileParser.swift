@@ -16,7 +16,7 @@ import Synchronization
 /// The locale comes from the `Language:` header, the page from `X-Quire-Page:` or, when every
 /// entry has the same one, the `#:` reference.
 public enum POFileParser {
-    /// The argument that makes `quire` run `runChild()`.
+    /// The argument that makes `quire` run `runChild()` (see `runChildIfAsked`).
     public static let childArgument = "__parse-po"
     /// The program started for the child: the running executable.
     public static let defaultExecutable = "/proc/self/exe"
@@ -67,6 +67,12 @@ public enum POFileParser {
         try GettextPoReader.read(path: path, onFatal: .terminate).catalog(file: file)
     }
 
+    /// Becomes the parser child when `arguments` (a program's, its name first) ask for it: every
+    /// program that parses PO files starts itself again as the child (`defaultExecutable`).
+    public static func runChildIfAsked(_ arguments: [String]) {
+        if arguments.count == 2, arguments[1] == childArgument { runChild() }
+    }
+
     /// How many files one child parses before it exits: libgettextpo leaks a little per file
     /// (strings from its lexer and from `po_message_extracted_comments`), about 0.7 KB here.
     static let filesPerChild = 1000
@@ -74,7 +80,7 @@ public enum POFileParser {
     /// The child's whole life (see `POParserChild`): parse each path that arrives on standard
     /// input, answer each with a line of JSON; exit at the end of the input, after
     /// `filesPerChild` answers, or from the fatal-error handler once it has answered.
-    public static func runChild() -> Never {
+    static func runChild() -> Never {
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         var answered = 0

@@ -49,42 +49,41 @@ public struct SiteTranslations: Sendable {
         guard let context = settings.context else { throw LoadFailure(diagnostics: diagnostics) }
         let reader = SourceFileReader(maxBytes: context.config.limits.maxFileBytes)
 
+        // Pages and translation files are read on every core: a site of 10,000 pages has
+        // 20,000 translation files or more, and each PO file waits for a parser child.
+        let pageSources = inventory.pages.sorted(by: { $0.key < $1.key })
+        let loadedPages = ResultSlots<(PageModel?, [Diagnostic])>(count: pageSources.count)
+        WideConcurrentPerform.run(iterations: pageSources.count) { index in
+            let (pageID, sources) = pageSources[index]
+            loadedPages.set(index, loadPage(pageID, sources: sources, displayRoot: displayRoot, reader: reader, context: context))
+        }
         var pages: [Page] = []
-        for (pageID, sources) in inventory.pages.sorted(by: { $0.key < $1.key }) {
-            let (model, pageDiagnostics) = loadPage(pageID, sources: sources, displayRoot: displayRoot, reader: reader, context: context)
+        for ((pageID, _), loaded) in zip(pageSources, loadedPages.values) {
+            guard let (model, pageDiagnostics) = loaded else { continue }
             diagnostics += pageDiagnostics
             if let model { pages.append(Page(pageID: pageID, file: model.file, strings: model.translatableStrings)) }
         }
 
+        let translationFiles = inventory.translations
+        let loadedFiles = ResultSlots<LoadedFile>(count: translationFiles.count)
+        WideConcurrentPerform.run(iterations: translationFiles.count) { index in
+            loadedFiles.set(
+                index,
+                LoadedFile(
+                    translationFiles[index], displayRoot: displayRoot, reader: reader, config: context.config,
+                    poParserExecutable: poParserExecutable))
+        }
         var catalogs: [String: [(locale: String, catalog: TranslationCatalog)]] = [:]
         var files: [String: [SiteInventory.TranslationFile]] = [:]
         var catalogsByFile: [String: TranslationCatalog] = [:]
-        for translation in inventory.translations {
-            let display = "\(displayRoot)/\(translation.file.relativePath)"
-            if let why = TranslationFileRules.unusedReason(locale: translation.locale, config: context.config) {
-                diagnostics.append(.warning(display, "\(why): not used"))
-                continue
-            }
+        for (translation, loaded) in zip(translationFiles, loadedFiles.values) {
+            guard let loaded else { continue }
+            diagnostics += loaded.diagnostics
+            guard loaded.isUsed else { continue }
             files[translation.pageID, default: []].append(translation)
-            let bytes: [UInt8]
-            do throws(SourceReadError) { bytes = try reader.read(translation.file.path) } catch {
-                diagnostics.append(.error(display, error.message))
-                continue
-            }
-            let format =
-                TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml
-            do throws(Diagnostic) {
-                let (catalog, warnings) = try TranslationFileReader.read(
-                    bytes, file: display, format: format, poParserExecutable: poParserExecutable)
-                diagnostics += warnings
-                if let declared = catalog.locale, declared != translation.locale {
-                    diagnostics.append(.error(display, TranslationFileRules.misplaced(declared: declared, folder: translation.locale)))
-                    continue
-                }
+            if let catalog = loaded.catalog {
                 catalogs[translation.pageID, default: []].append((translation.locale, catalog))
                 catalogsByFile[translation.file.relativePath] = catalog
-            } catch {
-                diagnostics.append(error)
             }
         }
 
@@ -196,5 +195,43 @@ public struct SiteTranslations: Sendable {
             return [.error(catalog.file, "page '\(pageID)' of site '\(site)' has errors or does not exist: fix it first (quire check)")]
         }
         return PageTranslations.check([(locale, catalog)], strings: page.strings, links: config.linkPolicy).1
+    }
+}
+
+/// One translation file as `SiteTranslations.load` reads it: whether the site uses it (its
+/// locale is one), its catalog when it parsed and sits in its locale's folder, and what was found.
+private struct LoadedFile {
+    var isUsed = true
+    var catalog: TranslationCatalog?
+    var diagnostics: [Diagnostic] = []
+
+    init(
+        _ translation: SiteInventory.TranslationFile, displayRoot: String, reader: SourceFileReader, config: SiteConfig,
+        poParserExecutable: String
+    ) {
+        let display = "\(displayRoot)/\(translation.file.relativePath)"
+        if let why = TranslationFileRules.unusedReason(locale: translation.locale, config: config) {
+            isUsed = false
+            diagnostics.append(.warning(display, "\(why): not used"))
+            return
+        }
+        let bytes: [UInt8]
+        do throws(SourceReadError) { bytes = try reader.read(translation.file.path) } catch {
+            diagnostics.append(.error(display, error.message))
+            return
+        }
+        let format = TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml
+        do throws(Diagnostic) {
+            let (read, warnings) = try TranslationFileReader.read(
+                bytes, file: display, format: format, poParserExecutable: poParserExecutable)
+            diagnostics += warnings
+            if let declared = read.locale, declared != translation.locale {
+                diagnostics.append(.error(display, TranslationFileRules.misplaced(declared: declared, folder: translation.locale)))
+                return
+            }
+            catalog = read
+        } catch {
+            diagnostics.append(error)
+        }
     }
 }

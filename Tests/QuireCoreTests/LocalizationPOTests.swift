@@ -79,11 +79,10 @@ import Testing
         let parser = try ParserLink()
         defer { parser.remove() }
         let bytes = try L10nFixtures.bytes("trex-store.fr.po")
-        _ = try POFileParser.parseInChildProcess(bytes, file: "first.po", executable: parser.path)
+        _ = try parser.parseFixture()
         try FileManager.default.removeItem(atPath: parser.path)
 
-        let (catalog, _) = try POFileParser.parseInChildProcess(bytes + Array("\n".utf8), file: "second.po", executable: parser.path)
-        try expectTrexStore(catalog)
+        try expectTrexStore(try parser.parseFixture(appending: "\n"))
         POParserPool.shared.endIdleChildren(of: parser.path)
         let error = L10nFixtures.diagnostic { () throws(Diagnostic) in
             _ = try POFileParser.parseInChildProcess(bytes + Array("\n\n".utf8), file: "third.po", executable: parser.path)
@@ -95,14 +94,12 @@ import Testing
     @Test func childKilledWhileIdleIsReplaced() throws {
         let parser = try ParserLink()
         defer { parser.remove() }
-        let bytes = try L10nFixtures.bytes("trex-store.fr.po")
-        _ = try POFileParser.parseInChildProcess(bytes, file: "first.po", executable: parser.path)
+        _ = try parser.parseFixture()
         let children = parser.runningChildren()
         #expect(children.count == 1)
         for child in children { kill(child, SIGKILL) }
 
-        let (catalog, _) = try POFileParser.parseInChildProcess(bytes + Array("\n".utf8), file: "second.po", executable: parser.path)
-        try expectTrexStore(catalog)
+        try expectTrexStore(try parser.parseFixture(appending: "\n"))
         #expect(parser.runningChildren().count == 1)
         #expect(Set(parser.runningChildren()).isDisjoint(with: children))
     }
@@ -189,6 +186,13 @@ private struct ParserLink {
     init() throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: try L10nFixtures.quireExecutable)
+    }
+
+    /// `trex-store.fr.po` with `suffix` appended (other bytes than before: the memo does not
+    /// answer them), parsed by a child started through the link.
+    func parseFixture(appending suffix: String = "") throws -> TranslationCatalog {
+        let bytes = try L10nFixtures.bytes("trex-store.fr.po") + Array(suffix.utf8)
+        return try POFileParser.parseInChildProcess(bytes, file: "fixture.po", executable: path).0
     }
 
     /// This process's living children started through the link.

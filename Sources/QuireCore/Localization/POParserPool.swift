@@ -79,6 +79,8 @@ final class POParserChild {
 
     private let processID: pid_t
     private let socket: Int32
+    /// Kept for the child's life: a site's files are parsed one after another through it.
+    private var buffer = [UInt8](repeating: 0, count: 65536)
 
     init(executable: String) throws(ChildProcessError) {
         var ends: [Int32] = [0, 0]
@@ -101,7 +103,6 @@ final class POParserChild {
     func parse(path: String) -> Answer {
         guard StreamSocket.send(socket, Array(path.utf8) + [0]) else { return .none }
         var line: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
         while line.last != UInt8(ascii: "\n") {
             let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if count < 0 && errno == EINTR { continue }

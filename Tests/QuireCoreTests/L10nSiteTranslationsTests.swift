@@ -49,4 +49,40 @@ import Testing
                 "in.yaml:2:1: error: promo.title: the translation drops {percent}: keep the placeholders of the source text"
             ])
     }
+
+    /// A cache keeps what is unchanged and reads again what changed: a parser child that cannot
+    /// start shows which PO files were read again (each read would fail).
+    @Test func cacheRereadsOnlyWhatChanged() throws {
+        let root = NSTemporaryDirectory() + "quire-l10n-cache-\(UUID().uuidString)"
+        try FileManager.default.copyItem(atPath: Self.pagesRoot, toPath: root)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        // Files changed this recently are not stamped, so not kept (`FileStamp`).
+        Thread.sleep(forTimeInterval: Double(FileStamp.settledAfterNanoseconds) / 1e9 + 0.1)
+        let cache = SiteTranslationsCache()
+        let load = { (parser: String) in
+            try SiteTranslations.load(site: "shop", pagesRoot: root, poParserExecutable: parser, cache: cache)
+        }
+        let noParser = root + "/no-such-quire"
+        let poFailed = { (site: SiteTranslations) in site.diagnostics.contains { $0.isError && $0.file.hasSuffix("safety.po") } }
+        #expect(try poFailed(SiteTranslations.load(site: "shop", pagesRoot: root, poParserExecutable: noParser)))
+
+        let first = try load(L10nFixtures.quireExecutable)
+        #expect(!poFailed(first))
+        let kept = try load(noParser)
+        #expect(kept.diagnostics.map(\.description) == first.diagnostics.map(\.description))
+        #expect(kept.coverage() == first.coverage())
+
+        // A changed translation file is read again; the unchanged PO file still is not.
+        try Data("title: Magasin\n".utf8).write(to: URL(fileURLWithPath: root + "/shop/l10n/fr/store.yaml"))
+        let edited = try load(noParser)
+        #expect(!poFailed(edited))
+        #expect(edited.exportUnits(pageID: "store", locale: "fr").first { $0.key == "title" }?.translation == "Magasin")
+        #expect(edited.coverage()[1].translated < first.coverage()[1].translated)
+
+        // New settings: everything is read again.
+        let settings = root + "/shop/site.yaml"
+        try Data(try String(contentsOfFile: settings, encoding: .utf8).replacingOccurrences(of: "title: Shop", with: "title: Shop!").utf8)
+            .write(to: URL(fileURLWithPath: settings))
+        #expect(try poFailed(load(noParser)))
+    }
 }

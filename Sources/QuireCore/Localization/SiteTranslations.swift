@@ -38,8 +38,10 @@ public struct SiteTranslations: Sendable {
     }
 
     /// Reads the site `pagesRoot/site`. `poParserExecutable` answers `__parse-po` (see `POFileParser`).
+    /// With a `cache`, a file unchanged since the cache's last load of the site is not read again.
     public static func load(
-        site: String, pagesRoot: String, poParserExecutable: String = POFileParser.defaultExecutable
+        site: String, pagesRoot: String, poParserExecutable: String = POFileParser.defaultExecutable,
+        cache: SiteTranslationsCache? = nil
     ) throws(LoadFailure) -> SiteTranslations {
         let siteRoot = "\(pagesRoot)/\(site)"
         let displayRoot = siteRoot
@@ -48,36 +50,44 @@ public struct SiteTranslations: Sendable {
         var diagnostics = inventory.diagnostics + settings.diagnostics
         guard let context = settings.context else { throw LoadFailure(diagnostics: diagnostics) }
         let reader = SourceFileReader(maxBytes: context.config.limits.maxFileBytes)
+        let kept = cache?.entries(settingsDigest: settings.digest) ?? SiteTranslationsCache.Entries()
 
         // Pages and translation files are read on every core: a site of 10,000 pages has
         // 20,000 translation files or more, and each PO file waits for a parser child.
         let pageSources = inventory.pages.sorted(by: { $0.key < $1.key })
-        let loadedPages = ResultSlots<(PageModel?, [Diagnostic])>(count: pageSources.count)
+        let loadedPages = ResultSlots<LoadedPage>(count: pageSources.count)
         WideConcurrentPerform.run(iterations: pageSources.count) { index in
             let (pageID, sources) = pageSources[index]
-            loadedPages.set(index, loadPage(pageID, sources: sources, displayRoot: displayRoot, reader: reader, context: context))
+            let keptPage = sources.count == 1 ? kept.page(at: sources[0].path) : nil
+            loadedPages.set(
+                index, keptPage ?? LoadedPage(pageID, sources: sources, displayRoot: displayRoot, reader: reader, context: context))
         }
-        var pages: [Page] = []
-        for ((pageID, _), loaded) in zip(pageSources, loadedPages.values) {
-            guard let (model, pageDiagnostics) = loaded else { continue }
-            diagnostics += pageDiagnostics
-            if let model { pages.append(Page(pageID: pageID, file: model.file, strings: model.translatableStrings)) }
-        }
-
         let translationFiles = inventory.translations
         let loadedFiles = ResultSlots<LoadedFile>(count: translationFiles.count)
         WideConcurrentPerform.run(iterations: translationFiles.count) { index in
+            let translation = translationFiles[index]
             loadedFiles.set(
                 index,
-                LoadedFile(
-                    translationFiles[index], displayRoot: displayRoot, reader: reader, config: context.config,
-                    poParserExecutable: poParserExecutable))
+                kept.file(at: translation.file.path)
+                    ?? LoadedFile(
+                        translation, displayRoot: displayRoot, reader: reader, config: context.config,
+                        poParserExecutable: poParserExecutable))
+        }
+        var keeping = SiteTranslationsCache.Entries(settingsDigest: settings.digest)
+
+        var pages: [Page] = []
+        for ((_, sources), loaded) in zip(pageSources, loadedPages.values) {
+            guard let loaded else { continue }
+            diagnostics += loaded.diagnostics
+            if let page = loaded.page { pages.append(page) }
+            if let stamp = loaded.stamp { keeping.pages[sources[0].path] = .init(stamp: stamp, value: loaded) }
         }
         var catalogs: [String: [(locale: String, catalog: TranslationCatalog)]] = [:]
         var files: [String: [SiteInventory.TranslationFile]] = [:]
         var catalogsByFile: [String: TranslationCatalog] = [:]
         for (translation, loaded) in zip(translationFiles, loadedFiles.values) {
             guard let loaded else { continue }
+            if let stamp = loaded.stamp { keeping.files[translation.file.path] = .init(stamp: stamp, value: loaded) }
             diagnostics += loaded.diagnostics
             guard loaded.isUsed else { continue }
             files[translation.pageID, default: []].append(translation)
@@ -86,6 +96,7 @@ public struct SiteTranslations: Sendable {
                 catalogsByFile[translation.file.relativePath] = catalog
             }
         }
+        cache?.keep(keeping)
 
         var translations: [String: PageTranslations] = [:]
         for page in pages {
@@ -99,27 +110,6 @@ public struct SiteTranslations: Sendable {
             site: site, siteRoot: siteRoot, displayRoot: displayRoot, config: context.config, pages: pages,
             diagnostics: diagnostics, translationFiles: files, translations: translations,
             catalogsByFile: catalogsByFile, poParserExecutable: poParserExecutable)
-    }
-
-    /// Read, parse and validate one page source, as the pipeline does (without its caches).
-    static func loadPage(
-        _ pageID: String, sources: [SiteInventory.SourceFile], displayRoot: String, reader: SourceFileReader, context: ValidationContext
-    ) -> (PageModel?, [Diagnostic]) {
-        let display = sources.map { "\(displayRoot)/\($0.relativePath)" }
-        guard sources.count == 1, let source = sources.first else {
-            let names = display.joined(separator: ", ")
-            return (nil, display.map { Diagnostic.error($0, "page id '\(pageID)' is claimed by more than one file (\(names)): keep one") })
-        }
-        let file = display[0]
-        let bytes: [UInt8]
-        do throws(SourceReadError) { bytes = try reader.read(source.path) } catch { return (nil, [.error(file, error.message)]) }
-        let format = SourceFormat(pathExtension: SiteInventory.splitExtension(source.relativePath).pathExtension) ?? .yaml
-        do throws(Diagnostic) {
-            let root = try SourceParser.parse(bytes, format: format, file: file, limits: context.config.limits)
-            return PageValidator.validate(root, pageID: pageID, file: file, context: context)
-        } catch {
-            return (nil, [error])
-        }
     }
 
     public func page(_ pageID: String) -> Page? { pages.first { $0.pageID == pageID } }
@@ -198,12 +188,46 @@ public struct SiteTranslations: Sendable {
     }
 }
 
+/// One page source as `SiteTranslations.load` reads it: read, parsed and validated as the
+/// pipeline does (without its caches), with what was found and the stamp it was read with.
+struct LoadedPage: Sendable {
+    var page: SiteTranslations.Page?
+    var diagnostics: [Diagnostic] = []
+    var stamp: FileStamp?
+
+    init(_ pageID: String, sources: [SiteInventory.SourceFile], displayRoot: String, reader: SourceFileReader, context: ValidationContext) {
+        let display = sources.map { "\(displayRoot)/\($0.relativePath)" }
+        guard sources.count == 1, let source = sources.first else {
+            let names = display.joined(separator: ", ")
+            diagnostics = display.map { Diagnostic.error($0, "page id '\(pageID)' is claimed by more than one file (\(names)): keep one") }
+            return
+        }
+        let file = display[0]
+        let bytes: [UInt8]
+        do throws(SourceReadError) { (bytes, stamp) = try reader.readStamped(source.path) } catch {
+            diagnostics = [.error(file, error.message)]
+            return
+        }
+        let format = SourceFormat(pathExtension: SiteInventory.splitExtension(source.relativePath).pathExtension) ?? .yaml
+        do throws(Diagnostic) {
+            let root = try SourceParser.parse(bytes, format: format, file: file, limits: context.config.limits)
+            let (model, found) = PageValidator.validate(root, pageID: pageID, file: file, context: context)
+            page = model.map { SiteTranslations.Page(pageID: pageID, file: $0.file, strings: $0.translatableStrings) }
+            diagnostics = found
+        } catch {
+            diagnostics = [error]
+        }
+    }
+}
+
 /// One translation file as `SiteTranslations.load` reads it: whether the site uses it (its
-/// locale is one), its catalog when it parsed and sits in its locale's folder, and what was found.
-private struct LoadedFile {
+/// locale is one), its catalog when it parsed and sits in its locale's folder, what was found,
+/// and the stamp it was read with.
+struct LoadedFile: Sendable {
     var isUsed = true
     var catalog: TranslationCatalog?
     var diagnostics: [Diagnostic] = []
+    var stamp: FileStamp?
 
     init(
         _ translation: SiteInventory.TranslationFile, displayRoot: String, reader: SourceFileReader, config: SiteConfig,
@@ -216,7 +240,7 @@ private struct LoadedFile {
             return
         }
         let bytes: [UInt8]
-        do throws(SourceReadError) { bytes = try reader.read(translation.file.path) } catch {
+        do throws(SourceReadError) { (bytes, stamp) = try reader.readStamped(translation.file.path) } catch {
             diagnostics.append(.error(display, error.message))
             return
         }

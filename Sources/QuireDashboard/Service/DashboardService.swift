@@ -23,6 +23,8 @@ public final class DashboardService: @unchecked Sendable {
     private let lock = NSLock()
     /// Per site, its scan and settings, until a build says they changed (`built`).
     private var draftSites: [String: DraftSite] = [:]
+    /// Per site, the pages and translation files the translators' requests read (`L10nDesk`).
+    private var translationCaches: [String: SiteTranslationsCache] = [:]
     private var server: SCGIServer?
 
     /// The largest asset an upload may bring.
@@ -69,6 +71,16 @@ public final class DashboardService: @unchecked Sendable {
         let loaded = DraftSite(pagesRoot: pagesRoot, site: site)
         lock.withLock { draftSites[site] = loaded }
         return loaded
+    }
+
+    /// What the translators' requests keep of `site`'s files between loads.
+    func translationCache(_ site: String) -> SiteTranslationsCache {
+        lock.withLock {
+            if let cache = translationCaches[site] { return cache }
+            let cache = SiteTranslationsCache()
+            translationCaches[site] = cache
+            return cache
+        }
     }
 
     /// Brings what is kept of `site`'s scan up to date with `changed` (absolute paths; nil: all).

@@ -2,8 +2,8 @@ import Foundation
 import QuireCore
 import QuireModel
 
-/// The translators' view of one site (issue 51), loaded through `SiteTranslations` as
-/// `quire l10n` loads it: coverage, a page's strings, saves written by the export's writer in
+/// The translators' view of one site, loaded through `SiteTranslations` as `quire l10n` loads
+/// it (keeping what is unchanged between requests, `SiteTranslationsCache`): coverage, a page's strings, saves written by the export's writer in
 /// the file's own format and checked as an import is, previews through the draft pipeline, and
 /// the export and import of `quire l10n` themselves.
 struct L10nDesk {
@@ -17,7 +17,8 @@ struct L10nDesk {
         self.service = service
         self.site = site
         do throws(SiteTranslations.LoadFailure) {
-            translations = try SiteTranslations.load(site: site, pagesRoot: service.absolutePagesRoot)
+            translations = try SiteTranslations.load(
+                site: site, pagesRoot: service.absolutePagesRoot, cache: service.translationCache(site))
         } catch {
             throw DashboardError(
                 .unprocessable, "\(site)'s site.yaml or vocabulary has errors: fix them first",

@@ -115,7 +115,7 @@ import Testing
         // Damage a published file: verify finds it and exits 1.
         let page = try #require(
             try FileManager.default.contentsOfDirectory(atPath: workspace.path("dist/shop/current/en")).first { $0.hasSuffix(".json") })
-        let resolved = try workspace.path("dist/shop/current/en/\(page)")
+        let resolved = workspace.path("dist/shop/current/en/\(page)")
         try Data("{}".utf8).write(to: URL(fileURLWithPath: resolved))
         let damaged = try workspace.quire(["verify", "--site", "shop"] + dist)
         #expect(damaged.status == 1)

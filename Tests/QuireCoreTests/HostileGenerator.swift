@@ -21,12 +21,8 @@ enum HostileGenerator {
         case "huge-file":
             // 100 MB of valid-looking YAML: refused by size before a byte is parsed.
             let path = "\(site)/news.yaml"
-            let handle = try #require(
-                FileHandle(
-                    forWritingAtPath: {
-                        FileManager.default.createFile(atPath: path, contents: nil)
-                        return path
-                    }()))
+            try #require(FileManager.default.createFile(atPath: path, contents: nil))
+            let handle = try #require(FileHandle(forWritingAtPath: path))
             defer { try? handle.close() }
             try handle.write(contentsOf: Data("title: News\nsections:\n".utf8))
             let chunk = Data(String(repeating: "  - type: divider\n", count: 58_255).utf8)  // ~1 MB

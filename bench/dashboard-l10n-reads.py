@@ -1,9 +1,12 @@
 """The translators' reads through the dashboard's API, timed from the client: `quire watch --serve`
 on a copy of pages/trex (French in YAML, XLIFF and PO files), then N GETs each of a page's strings
 (`l10n/fr/pages/guides/range-safety`, from its PO file) and of the coverage table (`l10n`: every
-translation file read), through nginx, every answer checked to be 200.
+translation file looked at), through nginx, every answer checked to be 200.
 
-Usage: python3 bench/dashboard-l10n-reads.py [N]   (QUIRE_BIN: the quire to run; release build)
+With GENERATED, a folder `quire-bench generate --out GENERATED` wrote, its site `bench` is read
+instead (page `page-00000`): a large site, where a read that reads every file again shows.
+
+Usage: python3 bench/dashboard-l10n-reads.py [N] [GENERATED]   (QUIRE_BIN: the quire to run; release build)
 """
 
 import os
@@ -20,17 +23,20 @@ from dashboard_client import Service  # noqa: E402
 
 def main():
     reads = int(sys.argv[1]) if len(sys.argv) > 1 else 40
+    generated = sys.argv[2] if len(sys.argv) > 2 else None
+    site, page = ("bench", "page-00000") if generated else ("trex", "guides/range-safety")
+    source = os.path.join(generated, "pages", "bench") if generated else os.path.join(quire_e2e.ROOT, "pages", "trex")
     workspace = quire_e2e.Workspace(prefix="quire-l10n-reads-")
     shutil.rmtree(workspace.pages)
-    shutil.copytree(os.path.join(quire_e2e.ROOT, "pages", "trex"), os.path.join(workspace.pages, "trex"))
-    watcher, editors = start(workspace)
+    shutil.copytree(source, os.path.join(workspace.pages, site))
+    watcher, editors = start(workspace, site=site, timeout=600)
     try:
         if dashboard_api.failures:
             sys.exit("the watcher did not publish: " + watcher.tail())
         service = Service(editors)
         _, session, _ = service.request("GET", "/api/session")
         service.token = session["token"]
-        for path in ["/api/sites/trex/l10n/fr/pages/guides/range-safety", "/api/sites/trex/l10n"]:
+        for path in ["/api/sites/%s/l10n/fr/pages/%s" % (site, page), "/api/sites/%s/l10n" % site]:
             timings = []
             for _ in range(reads):
                 started = time.time()
@@ -43,6 +49,7 @@ def main():
     finally:
         watcher.process.terminate()
         watcher.process.wait(timeout=60)
+        workspace.remove()
 
 
 if __name__ == "__main__":

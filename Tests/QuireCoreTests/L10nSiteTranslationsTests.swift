@@ -36,6 +36,18 @@ import Testing
         #expect(coverage[1].percent == 75)
     }
 
+    /// fr-CA falls back to fr, then en: where fr's translation is stale, en's text is shown.
+    @Test func fallbacksFollowTheChain() throws {
+        let site = try load()
+        let canadian = site.strings(pageID: "store", locale: "fr-CA")
+        #expect(canadian.map(\.key) == ["title", "why.body", "promo.title", "promo.body", "browse.label"])
+        #expect(canadian.map(\.fallback) == ["fr", "en", "fr", "fr", nil])
+        #expect(site.fallingBack(pageID: "store", locale: "fr-CA") == 4)
+        #expect(site.strings(pageID: "store", locale: "fr").allSatisfy { $0.fallback == nil })
+        #expect(site.fallingBack(pageID: "store", locale: "fr") == 0)
+        #expect(site.fallingBack(pageID: "store", locale: "es") == 4)
+    }
+
     @Test func checkFindsDamageAtTheEntry() throws {
         let site = try load()
         let catalog = TranslationCatalog(
@@ -78,6 +90,17 @@ import Testing
         #expect(!poFailed(edited))
         #expect(edited.exportUnits(pageID: "store", locale: "fr").first { $0.key == "title" }?.translation == "Magasin")
         #expect(edited.coverage()[1].translated < first.coverage()[1].translated)
+
+        // A changed page is checked again against its kept translation files: fr-CA's
+        // `browse.label` now names a key the page does not have.
+        let page = root + "/shop/store.yaml"
+        try Data(try String(contentsOfFile: page, encoding: .utf8).replacingOccurrences(of: "id: browse", with: "id: more").utf8)
+            .write(to: URL(fileURLWithPath: page))
+        let aboutCanadian = { (site: SiteTranslations) in site.diagnostics.filter { $0.file.hasSuffix("fr-CA/store.yaml") } }
+        #expect(aboutCanadian(edited).isEmpty)
+        let renamed = try load(noParser)
+        #expect(aboutCanadian(renamed).map(\.message).contains { $0.contains("browse.label") }, "\(renamed.diagnostics)")
+        #expect(!poFailed(renamed))
 
         // New settings: everything is read again.
         let settings = root + "/shop/site.yaml"

@@ -42,16 +42,16 @@ def expect(condition, message):
     return condition
 
 
-def start(workspace, options=()):
+def start(workspace, options=(), site="trex", timeout=60):
     port = 18500 + os.getpid() % 500 * 2
     watcher = quire_e2e.Watcher(
-        workspace, ["--site", "trex", "--serve", "127.0.0.1:%d" % port, "--serve-next-free"] + list(options))
+        workspace, ["--site", site, "--serve", "127.0.0.1:%d" % port, "--serve-next-free"] + list(options))
     line = poll(lambda: next((l for l in watcher.since(0) if "quire: the dashboard: " in l), None), timeout=60)
     if not line:
         print("the watcher did not serve: " + watcher.tail())
         sys.exit(1)
     editors = int(re.search(r"the dashboard: http://127\.0\.0\.1:(\d+)/dashboard/", line).group(1))
-    published = poll(lambda: any(re.search(r"trex: (published v\d+|no changes)", l) for l in watcher.since(0)), timeout=60)
+    published = poll(lambda: any(re.search(site + r": (published v\d+|no changes)", l) for l in watcher.since(0)), timeout=timeout)
     expect(published, "the first publish: " + watcher.tail())
     return watcher, editors
 

@@ -21,7 +21,9 @@ public struct SiteTranslations: Sendable {
     public var displayRoot: String
     public var config: SiteConfig
     /// Valid pages, by page id order. Pages with errors are left out (and reported).
-    public var pages: [Page]
+    public let pages: [Page]
+    /// Each page's place in `pages`, by page id: a site's coverage looks up every page.
+    private let pageIndex: [String: Int]
     /// Everything found on the way: page errors, translation problems.
     public var diagnostics: [Diagnostic]
     /// The translation files the site uses, by page id.
@@ -55,38 +57,41 @@ public struct SiteTranslations: Sendable {
         // Pages and translation files are read on every core: a site of 10,000 pages has
         // 20,000 translation files or more, and each PO file waits for a parser child.
         let pageSources = inventory.pages.sorted(by: { $0.key < $1.key })
-        let loadedPages = ResultSlots<LoadedPage>(count: pageSources.count)
+        let loadedPages = ResultSlots<(LoadedPage, isKept: Bool)>(count: pageSources.count)
         WideConcurrentPerform.run(iterations: pageSources.count) { index in
             let (pageID, sources) = pageSources[index]
-            let keptPage = sources.count == 1 ? kept.page(at: sources[0].path) : nil
+            if sources.count == 1, let page = kept.page(at: sources[0].path) { return loadedPages.set(index, (page, true)) }
             loadedPages.set(
-                index, keptPage ?? LoadedPage(pageID, sources: sources, displayRoot: displayRoot, reader: reader, context: context))
+                index, (LoadedPage(pageID, sources: sources, displayRoot: displayRoot, reader: reader, context: context), false))
         }
         let translationFiles = inventory.translations
-        let loadedFiles = ResultSlots<LoadedFile>(count: translationFiles.count)
+        let loadedFiles = ResultSlots<(LoadedFile, isKept: Bool)>(count: translationFiles.count)
         WideConcurrentPerform.run(iterations: translationFiles.count) { index in
             let translation = translationFiles[index]
-            loadedFiles.set(
-                index,
-                kept.file(at: translation.file.path)
-                    ?? LoadedFile(
-                        translation, displayRoot: displayRoot, reader: reader, config: context.config,
-                        poParserExecutable: poParserExecutable))
+            if let file = kept.file(at: translation.file.path) { return loadedFiles.set(index, (file, true)) }
+            let file = LoadedFile(
+                translation, displayRoot: displayRoot, reader: reader, config: context.config, poParserExecutable: poParserExecutable)
+            loadedFiles.set(index, (file, false))
         }
         var keeping = SiteTranslationsCache.Entries(settingsDigest: settings.digest)
+        // Per page, the files its check reads (its source, then its translation files), and
+        // whether all of them were kept: then so is the check.
+        var checkInputs: [String: (paths: [String], areKept: Bool)] = [:]
 
         var pages: [Page] = []
-        for ((_, sources), loaded) in zip(pageSources, loadedPages.values) {
-            guard let loaded else { continue }
+        for ((pageID, sources), loaded) in zip(pageSources, loadedPages.values) {
+            guard let (loaded, isKept) = loaded else { continue }
             diagnostics += loaded.diagnostics
-            if let page = loaded.page { pages.append(page) }
+            guard let page = loaded.page else { continue }
+            pages.append(page)
             if let stamp = loaded.stamp { keeping.pages[sources[0].path] = .init(stamp: stamp, value: loaded) }
+            checkInputs[pageID] = ([sources[0].path], isKept)
         }
         var catalogs: [String: [(locale: String, catalog: TranslationCatalog)]] = [:]
         var files: [String: [SiteInventory.TranslationFile]] = [:]
         var catalogsByFile: [String: TranslationCatalog] = [:]
         for (translation, loaded) in zip(translationFiles, loadedFiles.values) {
-            guard let loaded else { continue }
+            guard let (loaded, isKept) = loaded else { continue }
             if let stamp = loaded.stamp { keeping.files[translation.file.path] = .init(stamp: stamp, value: loaded) }
             diagnostics += loaded.diagnostics
             guard loaded.isUsed else { continue }
@@ -94,25 +99,40 @@ public struct SiteTranslations: Sendable {
             if let catalog = loaded.catalog {
                 catalogs[translation.pageID, default: []].append((translation.locale, catalog))
                 catalogsByFile[translation.file.relativePath] = catalog
+                if var inputs = checkInputs[translation.pageID] {
+                    inputs.paths.append(translation.file.path)
+                    inputs.areKept = inputs.areKept && isKept
+                    checkInputs[translation.pageID] = inputs
+                }
             }
         }
-        cache?.keep(keeping)
 
-        var translations: [String: PageTranslations] = [:]
-        for page in pages {
-            let (checked, checkDiagnostics) = PageTranslations.check(
+        let checks = ResultSlots<SiteTranslationsCache.KeptCheck>(count: pages.count)
+        WideConcurrentPerform.run(iterations: pages.count) { index in
+            let page = pages[index]
+            let inputs = checkInputs[page.pageID] ?? ([], false)
+            if inputs.areKept, let check = kept.checks[page.pageID], check.inputs == inputs.paths { return checks.set(index, check) }
+            let (checked, found) = PageTranslations.check(
                 catalogs[page.pageID] ?? [], strings: page.strings, links: context.config.linkPolicy)
-            translations[page.pageID] = checked
-            diagnostics += checkDiagnostics
+            checks.set(index, .init(inputs: inputs.paths, translations: checked, diagnostics: found))
         }
+        var translations: [String: PageTranslations] = [:]
+        for (page, check) in zip(pages, checks.values) {
+            guard let check else { continue }
+            translations[page.pageID] = check.translations
+            diagnostics += check.diagnostics
+            keeping.checks[page.pageID] = check
+        }
+        cache?.keep(keeping)
         diagnostics.sort { ($0.file, $0.position) < ($1.file, $1.position) }
         return SiteTranslations(
             site: site, siteRoot: siteRoot, displayRoot: displayRoot, config: context.config, pages: pages,
-            diagnostics: diagnostics, translationFiles: files, translations: translations,
+            pageIndex: Dictionary(uniqueKeysWithValues: pages.enumerated().map { ($1.pageID, $0) }), diagnostics: diagnostics,
+            translationFiles: files, translations: translations,
             catalogsByFile: catalogsByFile, poParserExecutable: poParserExecutable)
     }
 
-    public func page(_ pageID: String) -> Page? { pages.first { $0.pageID == pageID } }
+    public func page(_ pageID: String) -> Page? { pageIndex[pageID].map { pages[$0] } }
 
     // MARK: Export
 

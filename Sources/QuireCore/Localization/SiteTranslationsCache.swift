@@ -16,11 +16,21 @@ public final class SiteTranslationsCache: Sendable {
         var value: Value
     }
 
+    /// A page's translations checked against its strings, from the files at `inputs` (its
+    /// source, then its translation files): still true while all of them are kept.
+    struct KeptCheck: Sendable {
+        var inputs: [String]
+        var translations: PageTranslations
+        var diagnostics: [Diagnostic]
+    }
+
     /// One load's view: what it found kept, then what it keeps for the next.
     struct Entries: Sendable {
         var settingsDigest = ""
         var pages: [String: Kept<LoadedPage>] = [:]
         var files: [String: Kept<LoadedFile>] = [:]
+        /// By page id.
+        var checks: [String: KeptCheck] = [:]
 
         /// The page source at `path` as last loaded, when it has not changed since.
         func page(at path: String) -> LoadedPage? { Self.unchanged(pages[path], path: path) }

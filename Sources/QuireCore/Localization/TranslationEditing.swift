@@ -58,19 +58,33 @@ extension SiteTranslations {
     public func strings(pageID: String, locale: String) -> [TranslationString] {
         guard let page = page(pageID) else { return [] }
         let checked = translations[pageID] ?? PageTranslations()
-        let chain = config.chain(for: locale).dropFirst()
         return zip(page.strings, exportUnits(pageID: pageID, locale: locale)).map { string, unit in
             let entry = checked.entries[locale]?[string.key]
-            let shownFrom =
-                unit.state == .translated || (unit.state == .stale && config.stalePolicy == .warn)
-                ? nil
-                : chain.first { other in
-                    let state = checked.state(of: string, locale: other, defaultLocale: config.defaultLocale)
-                    return state == .source || state == .translated
-                }
             return TranslationString(
                 key: string.key, source: string.text, translation: unit.translation, state: unit.state,
-                oldSource: unit.state == .stale ? entry?.sourceText : nil, isMarkdown: string.isMarkdown, fallback: shownFrom)
+                oldSource: unit.state == .stale ? entry?.sourceText : nil, isMarkdown: string.isMarkdown,
+                fallback: fallback(for: string, locale: locale, checked: checked))
+        }
+    }
+
+    /// How many of the page's strings an app shows in another locale of `locale`'s chain.
+    public func fallingBack(pageID: String, locale: String) -> Int {
+        guard let page = page(pageID) else { return 0 }
+        let checked = translations[pageID] ?? PageTranslations()
+        return page.strings.count { fallback(for: $0, locale: locale, checked: checked) != nil }
+    }
+
+    /// The locale whose text an app shows for `string` in `locale`, when not `locale`'s own: the
+    /// first along its chain that has it (nil: its own, or none has it).
+    private func fallback(for string: LocalizableText, locale: String, checked: PageTranslations) -> String? {
+        switch checked.state(of: string, locale: locale, defaultLocale: config.defaultLocale) {
+        case .source, .translated: return nil
+        case .stale where config.stalePolicy == .warn: return nil
+        case .stale, .missing:
+            return config.chain(for: locale).dropFirst().first { other in
+                let state = checked.state(of: string, locale: other, defaultLocale: config.defaultLocale)
+                return state == .source || state == .translated
+            }
         }
     }
 

@@ -52,8 +52,7 @@ struct L10nDesk {
             var perLocale = JSONObject()
             for locale in translated {
                 var object = translations.coverage(pageID: page.pageID, locale: locale).json.objectValue ?? JSONObject()
-                object["falling_back"] = .integer(
-                    translations.strings(pageID: page.pageID, locale: locale).filter { $0.fallback != nil }.count)
+                object["falling_back"] = .integer(translations.fallingBack(pageID: page.pageID, locale: locale))
                 perLocale[locale] = .object(object)
             }
             return .object(JSONObject([("id", .string(page.pageID)), ("locales", .object(perLocale))]))

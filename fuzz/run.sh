@@ -84,6 +84,10 @@ fi
 # processes of at most FUZZ_CHUNK seconds, 900 by default, each starting from the corpus the last
 # one grew.)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+# Scratch files (each import input, the dashboard's copy of pages/trex and its saves, the PO
+# parser's temporary files) on tmpfs when there is one: saves fsync, and on a disk fsync was a
+# sixth of each input's time.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then export TMPDIR=/dev/shm; fi
 # FUZZ_TIMEOUT: seconds one input may take; raise it for runs at idle priority beside other work,
 # where a starved process would otherwise report the machine's pauses as timeouts.
 flags=(-max_len=65536 -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -detect_leaks=0 -print_final_stats=1)

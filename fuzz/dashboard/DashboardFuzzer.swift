@@ -31,27 +31,43 @@ private let pagesRoot: String = {
 private let service = DashboardService(pagesRoot: pagesRoot, sites: { ["trex"] })
 private let snapshot = siteFiles()
 /// The bases a save may name: each file's sha256, and that of no file (a translation file a save creates).
-private let snapshotBases = Set(snapshot.values.map { SHA256.hash(Array($0)) } + [SHA256.hash([UInt8]())])
+private let snapshotBases = Set(snapshot.values.compactMap { $0.map { SHA256.hash(Array($0)) } } + [SHA256.hash([UInt8]())])
 
 /// Puts the copy back as the snapshot holds it, after an accepted save.
 private func restoreSnapshot() {
     // Files and folders the save made, the deepest first.
     for name in siteFiles().keys.filter({ snapshot[$0] == nil }).sorted(by: { $0.count > $1.count }) {
-        try? FileManager.default.removeItem(atPath: pagesRoot + "/" + name)
+        try? FileManager.default.removeItem(atPath: pagesRoot + name)
     }
-    for (name, data) in snapshot where (FileManager.default.contents(atPath: pagesRoot + "/" + name) ?? Data()) != data {
-        guard FileManager.default.createFile(atPath: pagesRoot + "/" + name, contents: data) else {
+    for case let (name, bytes?) in snapshot where (try? SourceFileReader().read(pagesRoot + name)).map({ Data($0) }) != bytes {
+        guard FileManager.default.createFile(atPath: pagesRoot + name, contents: bytes) else {
             fatalError("cannot put \(name) back")
         }
     }
 }
 
-private func siteFiles() -> [String: Data] {
-    var files: [String: Data] = [:]
-    let enumerator = FileManager.default.enumerator(atPath: pagesRoot)
-    while let name = enumerator?.nextObject() as? String {
-        files[name] = FileManager.default.contents(atPath: pagesRoot + "/" + name) ?? Data()
+/// Every file and folder under the copy, by path from it ("/trex/site.yaml"), with a file's
+/// bytes (a folder's: nil). Walked with readdir: this runs on every input, and Foundation's
+/// directory enumerator was half of each input's time. The bytes are `Data`, whose comparison
+/// is a memcmp: an array's, compiled into this target, calls the coverage hook for every byte.
+private func siteFiles() -> [String: Data?] {
+    var files: [String: Data?] = [:]
+    func walk(_ relative: String) {
+        guard let directory = opendir(pagesRoot + relative) else { return }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name != ".", name != ".." else { continue }
+            let path = relative + "/" + name
+            if Int(entry.pointee.d_type) == DT_DIR {
+                files[path] = .some(nil)
+                walk(path)
+            } else {
+                files[path] = Data((try? SourceFileReader().read(pagesRoot + path)) ?? [])
+            }
+        }
     }
+    walk("")
     return files
 }
 

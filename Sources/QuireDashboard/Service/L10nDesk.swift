@@ -3,9 +3,10 @@ import QuireCore
 import QuireModel
 
 /// The translators' view of one site, loaded through `SiteTranslations` as `quire l10n` loads
-/// it (keeping what is unchanged between requests, `SiteTranslationsCache`): coverage, a page's strings, saves written by the export's writer in
-/// the file's own format and checked as an import is, previews through the draft pipeline, and
-/// the export and import of `quire l10n` themselves.
+/// it (keeping what is unchanged between requests, `SiteTranslationsCache`): coverage, a page's
+/// strings, saves written by the export's writer in the file's own format and checked as an
+/// import is, previews through the draft pipeline, and the export and import of `quire l10n`
+/// themselves.
 struct L10nDesk {
     let service: DashboardService
     let site: String

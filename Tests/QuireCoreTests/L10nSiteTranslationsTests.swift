@@ -48,6 +48,33 @@ import Testing
         #expect(site.fallingBack(pageID: "store", locale: "es") == 4)
     }
 
+    /// A load of one page from the dashboard's scan (`DraftSite`) reads that page and its
+    /// translation files only, and gives what a load of the whole site gives for it. The fixture's
+    /// one PO file is guides/safety's: a parser that cannot start shows whether it was read.
+    @Test func aLoadOfOnePageReadsOnlyItsFiles() throws {
+        let draft = DraftSite(pagesRoot: Self.pagesRoot, site: "shop")
+        let siteRoot = Self.pagesRoot + "/shop"
+        let noParser = siteRoot + "/no-such-quire"
+        let store = try SiteTranslations.load(draft, siteRoot: siteRoot, pages: ["store"], poParserExecutable: noParser)
+        #expect(store.pages.map(\.pageID) == ["store"])
+        #expect(!store.diagnostics.contains { $0.isError }, "\(store.diagnostics)")
+        let whole = try load()
+        for locale in ["fr", "es", "fr-CA"] {
+            #expect(store.exportUnits(pageID: "store", locale: locale) == whole.exportUnits(pageID: "store", locale: locale))
+            #expect(store.coverage(pageID: "store", locale: locale) == whole.coverage(pageID: "store", locale: locale))
+        }
+        let safety = try SiteTranslations.load(draft, siteRoot: siteRoot, pages: ["guides/safety"], poParserExecutable: noParser)
+        #expect(safety.diagnostics.contains { $0.isError && $0.file.hasSuffix("safety.po") })
+
+        // A cache: a load of one page adds to what a load of the site kept, and takes nothing away.
+        let cache = SiteTranslationsCache()
+        _ = try SiteTranslations.load(draft, siteRoot: siteRoot, poParserExecutable: L10nFixtures.quireExecutable, cache: cache)
+        _ = try SiteTranslations.load(draft, siteRoot: siteRoot, pages: ["store"], poParserExecutable: noParser, cache: cache)
+        let kept = try SiteTranslations.load(draft, siteRoot: siteRoot, poParserExecutable: noParser, cache: cache)
+        #expect(!kept.diagnostics.contains { $0.isError }, "\(kept.diagnostics)")
+        #expect(kept.coverage() == whole.coverage())
+    }
+
     @Test func checkFindsDamageAtTheEntry() throws {
         let site = try load()
         let catalog = TranslationCatalog(

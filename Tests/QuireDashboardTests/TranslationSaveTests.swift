@@ -145,6 +145,10 @@ struct TranslationExchangeTests {
         #expect(status == 200, "\(body)")
         #expect(body["destination"]?.stringValue == "trex/l10n/es/guides/church-security.xlf")
         #expect(fixture.read("l10n/es/guides/church-security.xlf") == Array(translated.utf8))
+        // The next read has the new file's strings, before any build.
+        let read = fixture.json(fixture.send("GET", "/api/sites/trex/l10n/es/pages/guides/church-security"))
+        let imported = read.body["strings"]?.arrayValue ?? []
+        #expect(!imported.isEmpty && imported.allSatisfy { $0["translation"]?.stringValue?.hasPrefix("ES ") == true }, "\(imported)")
 
         // A target without the source's link: refused at its line and column, nothing replaced.
         let broken = translated.replacingOccurrences(

@@ -46,9 +46,32 @@ public struct SiteTranslations: Sendable {
         cache: SiteTranslationsCache? = nil
     ) throws(LoadFailure) -> SiteTranslations {
         let siteRoot = "\(pagesRoot)/\(site)"
+        let inventory = SiteInventory.scan(root: siteRoot, site: site, displayRoot: siteRoot)
+        let settings = SiteSettings.load(inventory, site: site, displayRoot: siteRoot)
+        return try load(
+            inventory, settings: settings, site: site, siteRoot: siteRoot, scope: nil, poParserExecutable: poParserExecutable,
+            cache: cache)
+    }
+
+    /// The site as `draft` holds its scan and settings (the dashboard's, brought up to date by
+    /// each build and by the dashboard's own writes), without scanning it again: at 10,000 pages
+    /// the scan was most of a request about one page. With `pages`, only those pages and their
+    /// translation files are read: what a request about one page needs. `siteRoot` is where
+    /// diagnostics and imports place the site's files.
+    public static func load(
+        _ draft: DraftSite, siteRoot: String, pages: Set<String>? = nil, poParserExecutable: String = POFileParser.defaultExecutable,
+        cache: SiteTranslationsCache? = nil
+    ) throws(LoadFailure) -> SiteTranslations {
+        try load(
+            draft.inventory, settings: draft.settings, site: draft.site, siteRoot: siteRoot, scope: pages,
+            poParserExecutable: poParserExecutable, cache: cache)
+    }
+
+    private static func load(
+        _ inventory: SiteInventory, settings: SiteSettings, site: String, siteRoot: String, scope: Set<String>?,
+        poParserExecutable: String, cache: SiteTranslationsCache?
+    ) throws(LoadFailure) -> SiteTranslations {
         let displayRoot = siteRoot
-        let inventory = SiteInventory.scan(root: siteRoot, site: site, displayRoot: displayRoot)
-        let settings = SiteSettings.load(inventory, site: site, displayRoot: displayRoot)
         var diagnostics = inventory.diagnostics + settings.diagnostics
         guard let context = settings.context else { throw LoadFailure(diagnostics: diagnostics) }
         let reader = SourceFileReader(maxBytes: context.config.limits.maxFileBytes)
@@ -56,7 +79,7 @@ public struct SiteTranslations: Sendable {
 
         // Pages and translation files are read on every core: a site of 10,000 pages has
         // 20,000 translation files or more, and each PO file waits for a parser child.
-        let pageSources = inventory.pages.sorted(by: { $0.key < $1.key })
+        let pageSources = inventory.pages.filter { scope?.contains($0.key) ?? true }.sorted(by: { $0.key < $1.key })
         let loadedPages = ResultSlots<(LoadedPage, isKept: Bool)>(count: pageSources.count)
         WideConcurrentPerform.run(iterations: pageSources.count) { index in
             let (pageID, sources) = pageSources[index]
@@ -64,7 +87,7 @@ public struct SiteTranslations: Sendable {
             loadedPages.set(
                 index, (LoadedPage(pageID, sources: sources, displayRoot: displayRoot, reader: reader, context: context), false))
         }
-        let translationFiles = inventory.translations
+        let translationFiles = scope.map { scope in inventory.translations.filter { scope.contains($0.pageID) } } ?? inventory.translations
         let loadedFiles = ResultSlots<(LoadedFile, isKept: Bool)>(count: translationFiles.count)
         WideConcurrentPerform.run(iterations: translationFiles.count) { index in
             let translation = translationFiles[index]
@@ -123,7 +146,7 @@ public struct SiteTranslations: Sendable {
             diagnostics += check.diagnostics
             keeping.checks[page.pageID] = check
         }
-        cache?.keep(keeping)
+        cache?.keep(keeping, replacing: scope == nil)
         diagnostics.sort { ($0.file, $0.position) < ($1.file, $1.position) }
         return SiteTranslations(
             site: site, siteRoot: siteRoot, displayRoot: displayRoot, config: context.config, pages: pages,

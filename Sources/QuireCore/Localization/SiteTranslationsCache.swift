@@ -49,6 +49,18 @@ public final class SiteTranslationsCache: Sendable {
         kept.withLock { $0.settingsDigest == settingsDigest ? $0 : Entries(settingsDigest: settingsDigest) }
     }
 
-    /// Keeps one load's files, and only those: a file gone from the site is dropped with it.
-    func keep(_ entries: Entries) { kept.withLock { $0 = entries } }
+    /// Keeps one load's files. A load of the whole site (`replacing`) keeps only those: a file
+    /// gone from the site is dropped with it. A load of some pages adds to what is kept, under
+    /// the same settings.
+    func keep(_ entries: Entries, replacing: Bool) {
+        kept.withLock { kept in
+            guard !replacing, kept.settingsDigest == entries.settingsDigest else {
+                kept = entries
+                return
+            }
+            kept.pages.merge(entries.pages) { $1 }
+            kept.files.merge(entries.files) { $1 }
+            kept.checks.merge(entries.checks) { $1 }
+        }
+    }
 }

@@ -13,13 +13,14 @@ struct L10nDesk {
     let folder: SiteFolder
     let translations: SiteTranslations
 
-    init(service: DashboardService, site: String) throws(DashboardError) {
+    /// The site's translations; with `pages`, only those pages' (a request about one page).
+    init(service: DashboardService, site: String, pages: Set<String>? = nil) throws(DashboardError) {
         folder = try service.folder(site)
         self.service = service
         self.site = site
         do throws(SiteTranslations.LoadFailure) {
             translations = try SiteTranslations.load(
-                site: site, pagesRoot: service.absolutePagesRoot, cache: service.translationCache(site))
+                service.draftSite(site), siteRoot: folder.root, pages: pages, cache: service.translationCache(site))
         } catch {
             throw DashboardError(
                 .unprocessable, "\(site)'s site.yaml or vocabulary has errors: fix them first",
@@ -111,6 +112,8 @@ struct L10nDesk {
                 try checkBase(try existingBytes(id, locale: locale), base: base, id: id, locale: locale)
             }
         }
+        // The next request reads the new file before the watcher's build says it is there.
+        service.updateDraftSite(site, wrote: edited.relativePath)
         return .json(
             .object(
                 JSONObject([
@@ -207,6 +210,7 @@ struct L10nDesk {
                 result = translations.importFile(path, locale: locale)
                 if result.destination == nil { throw DashboardError(.unprocessable, "\(name): not imported") }
             }
+            service.updateDraftSite(site, wrote: relative)
         }
         let diagnostics = result.diagnostics.map { diagnostic -> JSONValue in
             var shown = diagnostic

@@ -11,7 +11,9 @@ import QuireModel
 //   POST l10n/{locale}/import?name=          a translated file, checked and placed as `quire l10n import` does
 extension DashboardService {
     func l10nRoute(_ request: SCGIRequest, site: String, rest: [String]) throws(DashboardError) -> HTTPResponse {
-        let desk = try L10nDesk(service: self, site: site)
+        // A request about one page reads only that page and its translation files.
+        let onePage = rest.count > 2 && ["pages", "check", "export"].contains(rest[1])
+        let desk = try L10nDesk(service: self, site: site, pages: onePage ? [rest.dropFirst(2).joined(separator: "/")] : nil)
         if rest.isEmpty {
             try allowOnly(request.method, ["GET"])
             return desk.coverage()

@@ -5,7 +5,7 @@ import QuireModel
 
 /// A temporary copy of the repository's sample site `pages/trex`, and a service over it,
 /// answering requests as nginx would pass them.
-final class DashboardFixture {
+final class DashboardFixture: Sendable {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 

@@ -2,6 +2,7 @@ import Foundation
 import QuireCore
 import QuireDashboard
 import QuireModel
+import Synchronization
 import Testing
 
 /// The service's routes, answered as nginx would ask them, on a copy of the sample site.
@@ -219,6 +220,24 @@ struct DashboardServiceTests {
         #expect(fixture.read("events/spring.yaml") != nil)
         #expect(fixture.send("DELETE", "/api/sites/trex/pages/events/spring?base=\(SHA256.hash(bytes))").status.code == 200)
         #expect(fixture.read("events/spring.yaml") == nil)
+    }
+
+    /// Each create updates the site's kept scan; done side by side, no update may drop another's
+    /// page from the list (as a read-modify-write of the scan without one lock over it did).
+    @Test func pagesCreatedSideBySideAreAllListed() throws {
+        #expect(fixture.json(fixture.send("GET", "/api/sites/trex/pages")).status == 200)
+        let fixture = self.fixture
+        let token = fixture.token
+        let ids = (0..<64).map { "batch/page-\($0)" }
+        let statuses = Mutex([Int]())
+        DispatchQueue.concurrentPerform(iterations: ids.count) { index in
+            let status = fixture.send("POST", "/api/sites/trex/pages", json: ["id": .string(ids[index])], token: token).status.code
+            statuses.withLock { $0.append(status) }
+        }
+        #expect(statuses.withLock { $0 } == Array(repeating: 201, count: ids.count))
+        let listed = Set(
+            (fixture.json(fixture.send("GET", "/api/sites/trex/pages")).body.arrayValue ?? []).compactMap { $0["id"]?.stringValue })
+        #expect(Set(ids).subtracting(listed).isEmpty)
     }
 
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 32)

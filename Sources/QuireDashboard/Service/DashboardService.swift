@@ -21,6 +21,9 @@ public final class DashboardService: @unchecked Sendable {
     let pageStates = PageStates()
     let summaries = SourceSummaries()
     private let lock = NSLock()
+    /// Held while a site's kept scan is read, brought up to date and stored again: two updates
+    /// side by side (a build's and a save's) would otherwise each drop the other's change.
+    private let draftSiteUpdates = NSLock()
     /// Per site, its scan and settings, until a build says they changed (`built`).
     private var draftSites: [String: DraftSite] = [:]
     /// Per site, the pages and translation files the translators' requests read (`L10nDesk`).
@@ -68,9 +71,12 @@ public final class DashboardService: @unchecked Sendable {
     /// The site's scan and settings as a draft check needs them, read once per build of the site.
     func draftSite(_ site: String) -> DraftSite {
         if let cached = lock.withLock({ draftSites[site] }) { return cached }
-        let loaded = DraftSite(pagesRoot: pagesRoot, site: site)
-        lock.withLock { draftSites[site] = loaded }
-        return loaded
+        return draftSiteUpdates.withLock {
+            if let cached = lock.withLock({ draftSites[site] }) { return cached }
+            let loaded = DraftSite(pagesRoot: pagesRoot, site: site)
+            lock.withLock { draftSites[site] = loaded }
+            return loaded
+        }
     }
 
     /// What the translators' requests keep of `site`'s files between loads.
@@ -85,9 +91,11 @@ public final class DashboardService: @unchecked Sendable {
 
     /// Brings what is kept of `site`'s scan up to date with `changed` (absolute paths; nil: all).
     func updateDraftSite(_ site: String, changed: Set<String>?) {
-        guard let cached = lock.withLock({ draftSites[site] }) else { return }
-        let updated = changed.map { cached.updated(changed: $0) } ?? DraftSite(pagesRoot: pagesRoot, site: site)
-        lock.withLock { draftSites[site] = updated }
+        draftSiteUpdates.withLock {
+            guard let cached = lock.withLock({ draftSites[site] }) else { return }
+            let updated = changed.map { cached.updated(changed: $0) } ?? DraftSite(pagesRoot: pagesRoot, site: site)
+            lock.withLock { draftSites[site] = updated }
+        }
     }
 
     /// After the service itself added or removed `relativePath` of `site`.

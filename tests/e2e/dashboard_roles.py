@@ -33,6 +33,8 @@ OLD_SUBTITLE = "Everything you need for your next range day"
 NEW_SUBTITLE = "Everything you need for your next training day"
 OLD_TITLE = "title: Training Essentials"
 NEW_TITLE = "title: Training Essentials for {count} shooters"
+CATALOG = 120
+PAGE_TEXT = "title: %s\nsections:\n  - type: markdown_block\n    id: body\n    body: %s\n"
 
 
 def signed_in_user(headers):
@@ -57,6 +59,14 @@ def prepare(workspace):
     workspace.write(PAGE + ".yaml", source)
     os.makedirs(os.path.join(workspace.site_dir, "l10n", "de"))
     workspace.write("l10n/de/%s.yaml" % PAGE, "hero.subtitle:\n  text: Alles für den nächsten Tag am Stand\n  source: %s\n" % OLD_SUBTITLE)
+    # More pages than a window of the translators' table holds, all untranslated, and one page
+    # translated into every locale: work the table shows first, and a page with none.
+    os.makedirs(os.path.join(workspace.site_dir, "catalog"))
+    for number in range(CATALOG):
+        workspace.write("catalog/item-%03d.yaml" % number, PAGE_TEXT % ("Item %d" % number, "Item %d in stock." % number))
+    workspace.write("contact.yaml", PAGE_TEXT % ("Contact", "Write to us."))
+    for locale in ("fr", "es", "fr-CA", "de"):
+        workspace.write("l10n/%s/contact.yaml" % locale, "title: Kontakt (%s)\nbody.body: Schreiben Sie uns.\n" % locale)
 
 
 def apps(port, page, locale="de"):
@@ -94,10 +104,37 @@ def string_row(page, key):
     return page.locator('.string[data-key="%s"]' % key)
 
 
+def check_coverage_pages(page):
+    """The pages that need work, a window of rows at a time; a page is found by its id; the
+    page translated into every locale shows only when all pages are asked for."""
+    pages = page.get_by_role("table", name="Translations of %s's pages" % SITE)
+    needing = CATALOG + 3  # the catalog, the guides and the store: German has none of them whole
+    expect(page.get_by_role("status").filter(has_text="pages shown")).to_have_text(
+        "%d of %d pages shown; %d need work" % (needing, needing + 1, needing))
+    expect(pages).to_have_attribute("aria-rowcount", str(needing + 1))
+    drawn = pages.locator("tbody tr:not(.spacer)").count()
+    check(0 < drawn < needing, "the table drew %d of %d rows: not a window" % (drawn, needing))
+    expect(pages.get_by_role("link", name="Translate contact into de")).to_have_count(0)
+    expect(pages.get_by_role("link", name="Translate catalog/item-000 into de")).to_have_text("2 missing, 2 falling back")
+    # The last rows are drawn once scrolled to.
+    pages.locator("xpath=..").evaluate("(box) => { box.scrollTop = box.scrollHeight; }")
+    expect(pages.get_by_role("link", name="Translate %s into fr-CA" % PAGE)).to_be_visible()
+    page.get_by_label("Only pages that need work").uncheck()
+    expect(pages).to_have_attribute("aria-rowcount", str(needing + 2))
+    page.get_by_label("Find a page").fill("contact")
+    expect(pages.locator("tbody tr:not(.spacer)")).to_have_count(1)
+    expect(pages.get_by_role("link", name="Translate contact into de")).to_have_text("translated")
+    page.get_by_label("Find a page").fill("item-11")
+    expect(pages.locator("tbody tr:not(.spacer)")).to_have_count(10)
+    page.get_by_label("Only pages that need work").check()
+
+
 def check_translator(page, workspace, port):
     goto(page, port, "sites/%s/l10n" % SITE)
     coverage = page.get_by_role("table", name="Coverage of %s" % SITE)
     expect(coverage.get_by_role("row", name=re.compile(r"^de ")).get_by_role("cell").last).to_have_text("de → en")
+    check_coverage_pages(page)
+    page.get_by_label("Find a page").fill(PAGE)
     page.get_by_role("link", name="Translate %s into de" % PAGE).click()
     expect(page.get_by_role("heading", name="%s in de" % PAGE)).to_be_visible()
     # The stale string shows what its source said when translated and what it says now.

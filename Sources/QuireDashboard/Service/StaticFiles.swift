@@ -35,6 +35,7 @@ enum StaticFiles {
         "text_mode.js": PackageResources.text_mode_js,
         "translate.js": PackageResources.translate_js,
         "translations.js": PackageResources.translations_js,
+        "windowed_table.js": PackageResources.windowed_table_js,
         "word_diff.js": PackageResources.word_diff_js,
     ]
 

@@ -1,35 +1,30 @@
-// A site's pages: a table filtered by text and state, drawn a window at a time (only the rows
-// in view, plus a margin), so a 10,000-page site lists at once. Refreshed when the watcher
-// publishes the site.
+// A site's pages: a table filtered by text and state, drawn a window at a time, so a 10,000-page
+// site lists at once. Refreshed when the watcher publishes the site.
 import { el, clear, labelled } from './dom.js';
 import { request, apiPath, loadSession } from './request.js';
 import { onPublish } from './events.js';
 import { select } from './fields.js';
+import { windowedTable } from './windowed_table.js';
 
-const rowHeight = 34;
-const margin = 20;
 const states = ['live', 'draft', 'scheduled', 'expired', 'failing'];
 
 export async function openPageList(view, site) {
     const session = await loadSession();
     const mayEdit = !Array.isArray(session.editable) || session.editable.includes(site);
     let pages = [];
-    let shown = [];
     const filter = el('input', { type: 'search', placeholder: 'id or title', oninput: () => apply() });
     const state = select(['', ...states], '', () => apply(), 'any');
     const count = el('p', { class: 'count', role: 'status' });
-    const body = el('tbody');
     const table = el('table', { class: 'pages', 'aria-label': `Pages of ${site}` },
-        el('thead', {}, el('tr', {}, ['id', 'title', 'state', 'version', 'errors', 'warnings', 'coverage'].map((h) => el('th', { scope: 'col', text: h })))),
-        body);
-    const scroller = el('div', { class: 'page-scroller', onscroll: () => draw() }, table);
+        el('thead', {}, el('tr', {}, ['id', 'title', 'state', 'version', 'errors', 'warnings', 'coverage'].map((h) => el('th', { scope: 'col', text: h })))));
+    const rows = windowedTable(table, row);
     clear(view);
     view.append(
         el('nav', { class: 'crumbs', 'aria-label': 'Breadcrumbs' }, el('a', { href: '#/', text: 'Sites' }), ' / ', el('span', { text: site })),
         el('h2', { text: `Pages of ${site}` }),
         el('div', { class: 'filters' }, labelled('Filter pages', filter), labelled('State', state),
             mayEdit ? el('a', { class: 'button', href: `#/sites/${site}/new`, text: 'New page' }) : null),
-        count, scroller);
+        count, rows.scroller);
 
     async function load() {
         const answer = await request('GET', apiPath('sites', site, 'pages'));
@@ -38,27 +33,14 @@ export async function openPageList(view, site) {
     }
     function apply() {
         const words = filter.value.trim().toLowerCase();
-        shown = pages.filter((p) => (!state.value || p.state === state.value)
+        const shown = pages.filter((p) => (!state.value || p.state === state.value)
             && (!words || String(p.id).toLowerCase().includes(words) || String(p.title ?? '').toLowerCase().includes(words)));
         count.textContent = `${shown.length.toLocaleString('en')} of ${pages.length.toLocaleString('en')} pages`;
-        table.setAttribute('aria-rowcount', String(shown.length + 1));
-        draw(true);
+        rows.show(shown);
     }
-    let drawn = '';
-    function draw(force = false) {
-        const first = Math.max(0, Math.floor(scroller.scrollTop / rowHeight) - margin);
-        const last = Math.min(shown.length, Math.ceil((scroller.scrollTop + scroller.clientHeight) / rowHeight) + margin);
-        const key = `${first}-${last}`;
-        if (!force && key === drawn) return;
-        drawn = key;
-        clear(body);
-        body.append(spacer(first * rowHeight));
-        for (let index = first; index < last; index += 1) body.append(row(shown[index], index));
-        body.append(spacer((shown.length - last) * rowHeight));
-    }
-    function row(page, index) {
+    function row(page) {
         const coverage = Object.entries(page.coverage || {}).map(([locale, part]) => `${locale} ${Math.round(part * 100)}%`).join(' · ');
-        return el('tr', { class: `state-${page.state}`, 'aria-rowindex': String(index + 2) },
+        return el('tr', { class: `state-${page.state}` },
             el('td', {}, el('a', { href: `#/sites/${site}/pages/${page.id}`, text: page.id })),
             el('td', { text: page.title ?? '' }),
             el('td', {}, el('span', { class: `badge ${page.state}`, text: page.state ?? '' })),
@@ -66,11 +48,6 @@ export async function openPageList(view, site) {
             el('td', { class: page.errors ? 'number error' : 'number', text: String(page.errors ?? 0) }),
             el('td', { class: page.warnings ? 'number warning' : 'number', text: String(page.warnings ?? 0) }),
             el('td', { text: coverage || '—' }));
-    }
-    function spacer(height) {
-        const tr = el('tr', { class: 'spacer', 'aria-hidden': 'true' });
-        tr.style.height = `${height}px`;
-        return tr;
     }
 
     let reloading = null;

@@ -53,7 +53,7 @@ import Testing
         let msgfmt = try run("/usr/bin/msgfmt", ["--check", "-o", "/dev/null", file.path])
         #expect(msgfmt.status == 0, "msgfmt --check: \(msgfmt.output)")
         let (catalog, _) = try POFileParser.parseInChildProcess(
-            path: file.path, file: "trex-store.po", executable: L10nFixtures.quireExecutable)
+            [UInt8](try Data(contentsOf: file)), file: "trex-store.po", executable: L10nFixtures.quireExecutable)
         try expectRoundTrip(catalog)
     }
 
@@ -75,7 +75,7 @@ import Testing
         let converted = try run(try toolPath("xliff2po"), [xliff.path, po.path])
         try #require(converted.status == 0, "xliff2po: \(converted.output)")
         let (catalog, _) = try POFileParser.parseInChildProcess(
-            path: po.path, file: "trex-store.po", executable: L10nFixtures.quireExecutable)
+            [UInt8](try Data(contentsOf: po)), file: "trex-store.po", executable: L10nFixtures.quireExecutable)
         #expect(catalog.entries.map(\.key).sorted() == ["hero.title", "promo.text", "why.body"])
         #expect(catalog["why.body"]?.isFuzzy == true)
         #expect(catalog["hero.title"]?.isFuzzy == false, "approved=\"yes\" keeps xliff2po from marking it fuzzy")

@@ -120,31 +120,3 @@ enum ChildProcess {
         return processID
     }
 }
-
-/// A private temporary copy of bytes that must be handed to a program by path.
-struct TemporaryFile {
-    let path: String
-
-    init(bytes: [UInt8], file: String) throws(Diagnostic) {
-        var template = Array((NSTemporaryDirectory() + "/quire-po-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else {
-            throw Diagnostic.error(file, "cannot create a temporary copy for the PO parser: \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                let code = errno
-                unlink(path)
-                throw Diagnostic.error(file, "cannot write a temporary copy for the PO parser: \(String(cString: strerror(code)))")
-            }
-            written += count
-        }
-    }
-
-    func remove() { unlink(path) }
-}

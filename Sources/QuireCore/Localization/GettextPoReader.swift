@@ -15,7 +15,8 @@ enum GettextPoReader {
     private static let collector = Mutex(Collector())
     private static let serial = NSLock()
 
-    static func read(path: String, onFatal: FatalPolicy) -> POParseOutput {
+    /// Parses the file at `path`, whose bytes are `bytes` (they place each entry at its line).
+    static func read(path: String, bytes: [UInt8], onFatal: FatalPolicy) -> POParseOutput {
         serial.lock()
         defer { serial.unlock() }
         collector.withLock { $0 = Collector(problems: [], onFatal: onFatal) }
@@ -32,7 +33,7 @@ enum GettextPoReader {
             return output
         }
         defer { po_file_free(poFile) }
-        output = messages(of: poFile, bytes: (try? Data(contentsOf: URL(fileURLWithPath: path))).map { [UInt8]($0) } ?? [])
+        output = messages(of: poFile, bytes: bytes)
         output.problems = takeProblems() + output.problems
         return output
     }

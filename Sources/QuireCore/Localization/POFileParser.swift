@@ -30,25 +30,9 @@ public enum POFileParser {
     ) throws(Diagnostic) -> (TranslationCatalog, [Diagnostic]) {
         let key = POParseMemo.key(bytes, executable: executable)
         if let output = memo.output(for: key) { return try output.catalog(file: file) }
-        let temporary = try TemporaryFile(bytes: bytes, file: file)
-        defer { temporary.remove() }
-        let output = try childOutput(path: temporary.path, file: file, executable: executable)
-        memo.keep(output, for: key)
-        return try output.catalog(file: file)
-    }
-
-    /// Parses the PO file at `path` in a child process; diagnostics name `file`.
-    public static func parseInChildProcess(
-        path: String, file: String, executable: String = defaultExecutable
-    ) throws(Diagnostic) -> (TranslationCatalog, [Diagnostic]) {
-        try childOutput(path: path, file: file, executable: executable).catalog(file: file)
-    }
-
-    private static let memo = POParseMemo()
-
-    private static func childOutput(path: String, file: String, executable: String) throws(Diagnostic) -> POParseOutput {
+        let output: POParseOutput
         do {
-            return try POParserPool.shared.parse(path: path, executable: executable)
+            output = try POParserPool.shared.parse(bytes, executable: executable)
         } catch {
             switch error {
             case .cannotStart(let failure):
@@ -59,12 +43,17 @@ public enum POFileParser {
                     file, "the PO parser stopped (\(ending)) without a result; the file may be damaged, check it with msgfmt --check")
             }
         }
+        memo.keep(output, for: key)
+        return try output.catalog(file: file)
     }
+
+    private static let memo = POParseMemo()
 
     /// Parses in this process. Only for files known to be valid: libgettextpo's fatal-error path
     /// must not return, so a broken file ends the process here. Use `parseInChildProcess`.
     public static func parseInProcess(path: String, file: String) throws(Diagnostic) -> (TranslationCatalog, [Diagnostic]) {
-        try GettextPoReader.read(path: path, onFatal: .terminate).catalog(file: file)
+        let bytes = (try? Data(contentsOf: URL(fileURLWithPath: path))).map { [UInt8]($0) } ?? []
+        return try GettextPoReader.read(path: path, bytes: bytes, onFatal: .terminate).catalog(file: file)
     }
 
     /// Becomes the parser child when `arguments` (a program's, its name first) ask for it: every
@@ -77,18 +66,26 @@ public enum POFileParser {
     /// (strings from its lexer and from `po_message_extracted_comments`), about 0.7 KB here.
     static let filesPerChild = 1000
 
-    /// The child's whole life (see `POParserChild`): parse each path that arrives on standard
-    /// input, answer each with a line of JSON; exit at the end of the input, after
-    /// `filesPerChild` answers, or from the fatal-error handler once it has answered.
+    /// The child's whole life (see `POParserChild`): parse each file that arrives on standard
+    /// input (a `POParserFrame` of its bytes), answer each with a frame of `POParseOutput`; exit
+    /// at the end of the input, after `filesPerChild` answers, or from the fatal-error handler
+    /// once it has answered. libgettextpo reads only named files: the bytes go through a file in
+    /// memory (`memfd_create`), never the disk.
     static func runChild() -> Never {
+        let scratch = memfd_create("quire-po", quire_mfd_cloexec)
         var pending: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
+        var buffer = [UInt8](repeating: 0, count: 65536)
         var answered = 0
         while true {
-            while let end = pending.firstIndex(of: 0) {
-                let path = String(decoding: pending[..<end], as: UTF8.self)
-                pending.removeSubrange(...end)
-                var output = GettextPoReader.read(path: path, onFatal: .answerAndExit)
+            while let bytes = POParserFrame.take(from: &pending) {
+                var output =
+                    hold(bytes, in: scratch)
+                    ? GettextPoReader.read(path: "/proc/self/fd/\(scratch)", bytes: bytes, onFatal: .answerAndExit)
+                    : POParseOutput(problems: [
+                        .init(
+                            severity: 1, line: 1, column: 1,
+                            message: "the PO parser cannot hold the file: \(String(cString: strerror(errno)))")
+                    ])
                 answered += 1
                 output.parserEnds = answered == filesPerChild
                 output.answer()
@@ -99,6 +96,19 @@ public enum POFileParser {
             guard count > 0 else { exit(0) }
             pending.append(contentsOf: buffer[0..<count])
         }
+    }
+
+    /// Makes the in-memory file `descriptor` hold exactly `bytes`.
+    private static func hold(_ bytes: [UInt8], in descriptor: Int32) -> Bool {
+        guard descriptor >= 0, ftruncate(descriptor, 0) == 0 else { return false }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + offset, bytes.count - offset, off_t(offset)) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return false }
+            offset += written
+        }
+        return true
     }
 }
 
@@ -124,50 +134,5 @@ final class POParseMemo: @unchecked Sendable {
             if outputs.count >= Self.limit { outputs.removeAll(keepingCapacity: true) }
             outputs[key] = output
         }
-    }
-}
-
-/// What the child prints: the entries, or the problems that stopped it.
-struct POParseOutput: Codable {
-    struct Entry: Codable {
-        var key: String
-        var text: String
-        var source: String?
-        var fuzzy: Bool
-        var line: Int
-    }
-    struct Problem: Codable {
-        var severity: Int
-        var line: Int
-        var column: Int
-        var message: String
-    }
-
-    var locale: String?
-    var pageID: String?
-    /// nil when the file could not be read.
-    var entries: [Entry]?
-    var problems: [Problem] = []
-    /// Set on a child's last answer (from the fatal-error handler, or the last of its files).
-    var parserEnds = false
-
-    /// Writes this output as the child's answer: one line of JSON on standard output.
-    func answer() {
-        FileHandle.standardOutput.write(((try? JSONEncoder().encode(self)) ?? Data()) + Data("\n".utf8))
-    }
-
-    func catalog(file: String) throws(Diagnostic) -> (TranslationCatalog, [Diagnostic]) {
-        let diagnostics = problems.map { problem in
-            Diagnostic(
-                problem.severity == 0 ? .warning : .error, file: file,
-                at: SourcePosition(line: max(problem.line, 1), column: max(problem.column, 1)), problem.message)
-        }
-        if let firstError = diagnostics.first(where: \.isError) { throw firstError }
-        guard let entries else { throw Diagnostic.error(file, "the PO file could not be read; check it with msgfmt --check") }
-        let translated = entries.map {
-            TranslationEntry(
-                key: $0.key, text: $0.text, sourceText: $0.source, isFuzzy: $0.fuzzy, position: SourcePosition(line: $0.line, column: 1))
-        }
-        return (TranslationCatalog(file: file, locale: locale, pageID: pageID, entries: translated), diagnostics)
     }
 }

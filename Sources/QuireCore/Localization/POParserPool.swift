@@ -3,7 +3,7 @@ import Foundation
 /// The PO parser children (`quire __parse-po`), kept between files: starting one costs a process
 /// start (about 14 ms for a release `quire`), parsing a translated page about half a millisecond,
 /// so a site's thousands of PO files must not each start one. A child parses file after file until
-/// libgettextpo's fatal-error path ends it (a file it cannot read) or it has parsed its share
+/// libgettextpo's fatal-error path ends it or it has parsed its share
 /// (`POFileParser.filesPerChild`); each thread that parses at the same time has a child of its own.
 final class POParserPool: @unchecked Sendable {
     static let shared = POParserPool()
@@ -19,17 +19,18 @@ final class POParserPool: @unchecked Sendable {
         case stopped(ChildProcessOutput.Status?)
     }
 
-    /// Parses the PO file at `path` in a child running `executable __parse-po`.
-    func parse(path: String, executable: String) throws(Failure) -> POParseOutput {
+    /// Parses the PO file `bytes` in a child running `executable __parse-po`.
+    func parse(_ bytes: [UInt8], executable: String) throws(Failure) -> POParseOutput {
+        let request = POParserFrame.framed(bytes)
         // A kept child may have died since its last answer (killed, or out of memory): then a
         // new one decides whether this file is the problem.
         if let child = take(executable) {
-            if let output = answer(child.parse(path: path), from: child, executable: executable) { return output }
+            if let output = answer(child.parse(request), from: child, executable: executable) { return output }
             _ = child.end()
         }
         let child: POParserChild
         do { child = try POParserChild(executable: executable) } catch { throw .cannotStart(error) }
-        guard let output = answer(child.parse(path: path), from: child, executable: executable) else {
+        guard let output = answer(child.parse(request), from: child, executable: executable) else {
             throw .stopped(child.end())
         }
         return output
@@ -68,8 +69,8 @@ final class POParserPool: @unchecked Sendable {
     }
 }
 
-/// One `quire __parse-po` child on a socket: it reads paths ending in a NUL byte on its standard
-/// input and answers each with one line of JSON (`POParseOutput`) on its standard output.
+/// One `quire __parse-po` child on a socket: it reads files, each a `POParserFrame` of its bytes,
+/// on its standard input and answers each with a frame of `POParseOutput` on its standard output.
 final class POParserChild {
     enum Answer {
         case output(POParseOutput)
@@ -100,22 +101,43 @@ final class POParserChild {
         socket = ends[0]
     }
 
-    func parse(path: String) -> Answer {
-        guard StreamSocket.send(socket, Array(path.utf8) + [0]) else { return .none }
-        var line: [UInt8] = []
-        while line.last != UInt8(ascii: "\n") {
+    /// Sends `request` (a framed file) and waits for the answer's frame.
+    func parse(_ request: [UInt8]) -> Answer {
+        guard StreamSocket.send(socket, request) else { return .none }
+        var received: [UInt8] = []
+        while true {
+            if let frame = POParserFrame.take(from: &received) {
+                guard received.isEmpty, let output = try? POParseOutput(decoding: frame) else { return .none }
+                return .output(output)
+            }
             let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return .none }
-            line.append(contentsOf: buffer[0..<count])
+            received.append(contentsOf: buffer[0..<count])
         }
-        guard let output = try? JSONDecoder().decode(POParseOutput.self, from: Data(line)) else { return .none }
-        return .output(output)
     }
 
     /// Closes the socket (a living child reads the end of its input and exits) and waits for the child.
     func end() -> ChildProcessOutput.Status? {
         close(socket)
         return try? ChildProcess.wait(for: processID)
+    }
+}
+
+/// How the parent and a child delimit a file and an answer on their socket: a count of bytes (4,
+/// little-endian), then the bytes.
+enum POParserFrame {
+    static func framed(_ payload: [UInt8]) -> [UInt8] {
+        withUnsafeBytes(of: UInt32(payload.count).littleEndian) { Array($0) } + payload
+    }
+
+    /// The first whole frame's payload, taken off `pending`; nil while it has not all arrived.
+    static func take(from pending: inout [UInt8]) -> [UInt8]? {
+        guard pending.count >= 4 else { return nil }
+        let count = pending.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
+        guard pending.count >= 4 + count else { return nil }
+        let payload = Array(pending[4..<4 + count])
+        pending.removeFirst(4 + count)
+        return payload
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import QuireModel
 
-/// The encoding of a file only Quire writes and reads back, of one format version (the restart
-/// file, `RestartCache`): integers as LEB128 varints (zigzag, so a negative one stays short),
+/// The encoding of what only Quire writes and reads back, of one format version (the restart
+/// file, `RestartCache`; a PO parser child's answers, `POParseOutput`): integers as LEB128 varints (zigzag, so a negative one stays short),
 /// strings and arrays with their count first, dates as their `Double`'s bits. No field names: a
 /// reader reads the fields in the order the writer wrote them. At 100,000 pages its file is read
 /// several times faster than the same content as JSON, which a restart waited on.

@@ -130,7 +130,16 @@ def check_coverage_pages(page):
 
 
 def check_translator(page, workspace, port):
+    # While the site's translations load, the dashboard says so (held here until it has).
+    held = []
+    page.route("**/api/sites/%s/l10n" % SITE, lambda route: held.append(route))
     goto(page, port, "sites/%s/l10n" % SITE)
+    loading = page.get_by_role("status").filter(has_text="Loading")
+    expect(loading).to_be_visible()
+    check(len(held) == 1, "the translations' request was not held: %d" % len(held))
+    held[0].continue_()
+    page.unroute("**/api/sites/%s/l10n" % SITE)
+    expect(loading).to_be_hidden()
     coverage = page.get_by_role("table", name="Coverage of %s" % SITE)
     expect(coverage.get_by_role("row", name=re.compile(r"^de ")).get_by_role("cell").last).to_have_text("de → en")
     check_coverage_pages(page)

@@ -19,6 +19,8 @@ import { ask } from './dialog.js';
 import { clearError, ageNotice } from './messages.js';
 
 const view = document.getElementById('view');
+const loading = document.getElementById('loading');
+let opening = 0;
 let current = null;
 let shownHash = null;
 
@@ -37,6 +39,11 @@ async function route() {
     clearError();
     ageNotice();
     const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+    // The last view stays until the next is drawn; a view slow to load (a large site's
+    // translations) says so rather than look like a click that did nothing.
+    opening += 1;
+    view.setAttribute('aria-busy', 'true');
+    const slow = setTimeout(() => { loading.hidden = false; }, 300);
     try {
         if (parts[0] === 'sites' && parts[1] && parts[2] === 'ops') current = await openOps(view, parts[1]);
         else if (parts[0] === 'sites' && parts[1] && parts[2] === 'l10n' && parts.length > 4) current = await openTranslate(view, parts[1], parts[3], parts.slice(4).join('/'));
@@ -52,6 +59,13 @@ async function route() {
     } catch (error) {
         // request() has shown what failed.
         console.error(error);
+    } finally {
+        clearTimeout(slow);
+        opening -= 1;
+        if (!opening) {
+            loading.hidden = true;
+            view.removeAttribute('aria-busy');
+        }
     }
     document.title = `${parts.length > 3 ? parts.slice(3).join('/') : parts[1] || 'Sites'} · Quire dashboard`;
 }

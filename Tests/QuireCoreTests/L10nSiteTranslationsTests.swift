@@ -89,6 +89,21 @@ import Testing
             ])
     }
 
+    /// A file that cannot be read is said as a build says it: "this file is … bytes, over …".
+    @Test func aFileThatCannotBeReadIsSaidAsTheBuildSaysIt() throws {
+        let root = NSTemporaryDirectory() + "quire-l10n-unread-\(UUID().uuidString)"
+        try FileManager.default.copyItem(atPath: Self.pagesRoot, toPath: root)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let settings = root + "/shop/site.yaml"
+        try Data((try String(contentsOfFile: settings, encoding: .utf8) + "limits:\n  max_file_bytes: 380\n").utf8)
+            .write(to: URL(fileURLWithPath: settings))
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: root + "/shop/l10n/fr/store.yaml")[.size] as? Int)
+        try #require(size > 380)
+        let site = try SiteTranslations.load(site: "shop", pagesRoot: root, poParserExecutable: L10nFixtures.quireExecutable)
+        let said = site.diagnostics.filter { $0.file.hasSuffix("l10n/fr/store.yaml") }.map(\.message)
+        #expect(said == ["this file is \(size) bytes, over the 380-byte limit (limits.max_file_bytes in site.yaml)"])
+    }
+
     /// A cache keeps what is unchanged and reads again what changed: a parser child that cannot
     /// start shows which PO files were read again (each read would fail).
     @Test func cacheRereadsOnlyWhatChanged() throws {

@@ -248,7 +248,7 @@ struct LoadedPage: Sendable {
         let file = display[0]
         let bytes: [UInt8]
         do throws(SourceReadError) { (bytes, stamp) = try reader.readStamped(source.path) } catch {
-            diagnostics = [.error(file, error.message)]
+            diagnostics = [error.diagnostic(file)]
             return
         }
         let format = SourceFormat(pathExtension: SiteInventory.splitExtension(source.relativePath).pathExtension) ?? .yaml
@@ -277,17 +277,17 @@ struct LoadedFile: Sendable {
         poParserExecutable: String
     ) {
         let display = "\(displayRoot)/\(translation.file.relativePath)"
-        if let why = TranslationFileRules.unusedReason(locale: translation.locale, config: config) {
+        if let unused = TranslationFileRules.unusedWarning(translation, file: display, config: config) {
             isUsed = false
-            diagnostics.append(.warning(display, "\(why): not used"))
+            diagnostics.append(unused)
             return
         }
         let bytes: [UInt8]
         do throws(SourceReadError) { (bytes, stamp) = try reader.readStamped(translation.file.path) } catch {
-            diagnostics.append(.error(display, error.message))
+            diagnostics.append(error.diagnostic(display))
             return
         }
-        let format = TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml
+        let format = TranslationFileRules.format(of: translation)
         do throws(Diagnostic) {
             let (read, warnings) = try TranslationFileReader.read(
                 bytes, file: display, format: format, poParserExecutable: poParserExecutable)

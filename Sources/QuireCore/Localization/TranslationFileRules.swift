@@ -12,6 +12,16 @@ enum TranslationFileRules {
         return nil
     }
 
+    /// The warning for a file of `l10n/<locale>/` the site does not use; nil when it does.
+    static func unusedWarning(_ translation: SiteInventory.TranslationFile, file: String, config: SiteConfig) -> Diagnostic? {
+        unusedReason(locale: translation.locale, config: config).map { .warning(file, "\($0): not used") }
+    }
+
+    /// A translation file's format, by its extension.
+    static func format(of translation: SiteInventory.TranslationFile) -> TranslationFormat {
+        TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml
+    }
+
     /// The error for a file whose own target language disagrees with its folder.
     static func misplaced(declared: String, folder: String) -> String {
         "the file says it is for locale '\(declared)' but lies in l10n/\(folder)/: move it or fix its target language"

@@ -37,7 +37,7 @@ extension SiteTranslations {
         do throws(SourceReadError) {
             bytes = try SourceFileReader(maxBytes: config.limits.maxFileBytes).read(path)
         } catch {
-            result.diagnostics.append(.error(path, error.message))
+            result.diagnostics.append(error.diagnostic(path))
             return result
         }
         let catalog: TranslationCatalog

@@ -11,7 +11,7 @@ struct AssetReader {
             if let problem = MediaType.problem(name: file.relativePath, bytes: bytes) { return .failure(.error(display, problem)) }
             return .success(bytes)
         } catch {
-            return .failure(.error(display, "this file \(error.message)"))
+            return .failure(error.diagnostic(display))
         }
     }
 

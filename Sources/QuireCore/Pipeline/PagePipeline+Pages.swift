@@ -133,7 +133,7 @@ extension PagePipeline {
         } catch {
             return (
                 ProcessedPage(
-                    pageID: pageID, file: file, sourceDigest: "", model: nil, diagnostics: [.error(file, "this file \(error.message)")]),
+                    pageID: pageID, file: file, sourceDigest: "", model: nil, diagnostics: [error.diagnostic(file)]),
                 nil
             )
         }

@@ -53,8 +53,8 @@ extension PagePipeline {
         context: ValidationContext, cached: CachedTranslation?, reuse: Bool, reuseSameBytes: Bool
     ) -> CachedTranslation? {
         let display = "\(displayRoot)/\(translation.file.relativePath)"
-        if let why = TranslationFileRules.unusedReason(locale: translation.locale, config: context.config) {
-            loaded.diagnostics.append(.warning(display, "\(why): not used"))
+        if let unused = TranslationFileRules.unusedWarning(translation, file: display, config: context.config) {
+            loaded.diagnostics.append(unused)
             return nil
         }
         let digest: Digest
@@ -65,7 +65,7 @@ extension PagePipeline {
         } else {
             let bytes: [UInt8]
             do throws(SourceReadError) { (bytes, stamp) = try reader.readStamped(translation.file.path) } catch {
-                loaded.diagnostics.append(.error(display, "this file \(error.message)"))
+                loaded.diagnostics.append(error.diagnostic(display))
                 loaded.failed[translation.pageID, default: []].insert(translation.locale)
                 return nil
             }
@@ -75,8 +75,7 @@ extension PagePipeline {
                 return load(
                     translation, into: &loaded, reader: reader, context: context, cached: restamped, reuse: true, reuseSameBytes: false)
             }
-            let format =
-                TranslationFormat(pathExtension: SiteInventory.splitExtension(translation.file.relativePath).pathExtension) ?? .yaml
+            let format = TranslationFileRules.format(of: translation)
             parsed = Result { () throws(Diagnostic) in try TranslationFileReader.read(bytes, file: display, format: format) }
                 .map { catalog, warnings in (catalog, TranslationSummary(locale: catalog.locale, warnings: warnings)) }
         }

@@ -98,7 +98,7 @@ public struct SiteSettings: Sendable {
         do throws(SourceReadError) {
             bytes = try SourceFileReader().read(file.path)
         } catch {
-            diagnostics.append(.error(display, "this file \(error.message)"))
+            diagnostics.append(error.diagnostic(display))
             return nil
         }
         let format = SourceFormat(pathExtension: SiteInventory.splitExtension(file.relativePath).pathExtension) ?? .yaml

@@ -14,6 +14,9 @@ public enum SourceReadError: Error, Sendable, Equatable {
     case tooLarge(size: Int, limit: Int)
     case unreadable(errno: Int32, reason: String)
 
+    /// The error for `file` (as diagnostics name it): "this file is a symbolic link: …".
+    public func diagnostic(_ file: String) -> Diagnostic { .error(file, "this file \(message)") }
+
     /// Lower-case, says what is wrong and what to do.
     public var message: String {
         switch self {

@@ -90,6 +90,18 @@ import Testing
         #expect(error?.message.contains("cannot start the PO parser") == true)
     }
 
+    /// The child holds each file in one in-memory file: a file shorter than the one before it is
+    /// read alone, without the end of the longer one (here an entry of its own).
+    @Test func aShorterFileAfterALongerOneIsReadAlone() throws {
+        let parser = try ParserLink()
+        defer { parser.remove() }
+        let longer = try parser.parseFixture(appending: "\nmsgctxt \"extra.key\"\nmsgid \"Extra\"\nmsgstr \"En plus\"\n")
+        #expect(longer["extra.key"]?.text == "En plus")
+        let children = parser.runningChildren()
+        try expectTrexStore(try parser.parseFixture())
+        #expect(parser.runningChildren() == children)
+    }
+
     /// A kept child that died while idle (killed here) is replaced, and the file still parses.
     @Test func childKilledWhileIdleIsReplaced() throws {
         let parser = try ParserLink()

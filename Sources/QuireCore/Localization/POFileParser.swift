@@ -98,9 +98,10 @@ public enum POFileParser {
         }
     }
 
-    /// Makes the in-memory file `descriptor` hold exactly `bytes`.
+    /// Makes the in-memory file `descriptor` hold exactly `bytes`: written over the last file's
+    /// (its pages stay allocated), then cut to their length.
     private static func hold(_ bytes: [UInt8], in descriptor: Int32) -> Bool {
-        guard descriptor >= 0, ftruncate(descriptor, 0) == 0 else { return false }
+        guard descriptor >= 0 else { return false }
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + offset, bytes.count - offset, off_t(offset)) }
@@ -108,7 +109,7 @@ public enum POFileParser {
             guard written > 0 else { return false }
             offset += written
         }
-        return true
+        return ftruncate(descriptor, off_t(bytes.count)) == 0
     }
 }
 

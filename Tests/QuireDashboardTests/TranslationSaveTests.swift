@@ -109,6 +109,13 @@ struct TranslationSaveTests {
             #expect(shown?["stale"]?.intValue == coverage.stale)
         }
         #expect(body["locales"]?.arrayValue?.first { $0["locale"]?.stringValue == "fr-CA" }?["chain"] == ["fr-CA", "fr", "en"])
+        // The drill catalog (`drills.yaml`) is data, not a page: neither listed nor an error.
+        #expect(
+            body["pages"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [
+                "guides/church-security", "guides/range-safety", "trex-store",
+            ])
+        let errors = body["errors"]?.arrayValue?.compactMap { $0["file"]?.stringValue } ?? []
+        #expect(!errors.contains { $0.hasSuffix("drills.yaml") }, "\(errors)")
     }
 }
 

@@ -46,7 +46,7 @@ public struct DraftSite: Sendable {
     public var settingsDiagnostics: [Diagnostic] { inventory.diagnostics.filter(\.isError) + settings.diagnostics }
     /// Page id -> its source's path in the site folder (the first, when two files claim the id).
     public var pageSources: [String: String] {
-        inventory.pages.compactMapValues { $0.first?.relativePath }.filter { $0.key != settings.drillCatalogPageID }
+        inventory.pages.compactMapValues { $0.first?.relativePath }.filter { settings.isPage($0.key) }
     }
     /// The page id the site's drill catalog file would have: data, not a page.
     public var drillCatalogPageID: String? { settings.drillCatalogPageID }

@@ -10,6 +10,9 @@ public struct SiteSettings: Sendable {
     /// The page id the drill catalog's file would otherwise get: it is data, not a page.
     public var drillCatalogPageID: String?
 
+    /// Whether the inventory's page `id` is a page (the drill catalog's file is data).
+    public func isPage(_ id: String) -> Bool { id != drillCatalogPageID }
+
     public static func load(siteRoot: String, site: String, displayRoot: String) -> SiteSettings {
         load(SiteInventory.scan(root: siteRoot, site: site, displayRoot: displayRoot), site: site, displayRoot: displayRoot)
     }

@@ -79,9 +79,8 @@ public struct SiteTranslations: Sendable {
 
         // Pages and translation files are read on every core: a site of 10,000 pages has
         // 20,000 translation files or more, and each PO file waits for a parser child.
-        let pageSources = inventory.pages.filter { settings.isPage($0.key) && scope?.contains($0.key) ?? true }.sorted(by: {
-            $0.key < $1.key
-        })
+        let pageSources = inventory.pages.filter { settings.isPage($0.key) && (scope?.contains($0.key) ?? true) }
+            .sorted { $0.key < $1.key }
         let loadedPages = ResultSlots<(LoadedPage, isKept: Bool)>(count: pageSources.count)
         WideConcurrentPerform.run(iterations: pageSources.count) { index in
             let (pageID, sources) = pageSources[index]

@@ -2,6 +2,8 @@
 """The dashboard for localization teams and ops, with roles (issue 51), through
 `quire watch --serve --editors-auth` and a sign-in service naming users and their groups:
 
+  - the translators' coverage page: "Loading…" while it loads, the pages that need work first,
+    a window of rows at a time, a page found by its id;
   - a translator fills a missing German string, sees the German preview change, then the German
     page on the apps' listener; a stale string shows the word diff of its source; dropping a
     placeholder is refused at the string and nothing is written;

@@ -27,17 +27,8 @@ struct POParseOutput {
     /// Set on a child's last answer (from the fatal-error handler, or the last of its files).
     var parserEnds = false
 
-    /// Writes this output as the child's answer, one frame on standard output.
-    func answer() {
-        let frame = POParserFrame.framed(encoded())
-        var offset = 0
-        while offset < frame.count {
-            let written = frame.withUnsafeBytes { write(1, $0.baseAddress! + offset, frame.count - offset) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
-    }
+    /// Writes this output as the child's answer, one frame on standard output (its socket).
+    func answer() { _ = StreamSocket.send(1, POParserFrame.framed(encoded())) }
 
     func encoded() -> [UInt8] {
         var writer = BinaryWriter(capacity: 256 + (entries?.count ?? 0) * 256)
@@ -62,14 +53,23 @@ struct POParseOutput {
         return writer.bytes
     }
 
-    init(locale: String? = nil, pageID: String? = nil, entries: [Entry]? = nil, problems: [Problem] = [], parserEnds: Bool = false) {
-        self.locale = locale
-        self.pageID = pageID
-        self.entries = entries
-        self.problems = problems
-        self.parserEnds = parserEnds
+    func catalog(file: String) throws(Diagnostic) -> (TranslationCatalog, [Diagnostic]) {
+        let diagnostics = problems.map { problem in
+            Diagnostic(
+                problem.severity == 0 ? .warning : .error, file: file,
+                at: SourcePosition(line: max(problem.line, 1), column: max(problem.column, 1)), problem.message)
+        }
+        if let firstError = diagnostics.first(where: \.isError) { throw firstError }
+        guard let entries else { throw Diagnostic.error(file, "the PO file could not be read; check it with msgfmt --check") }
+        let translated = entries.map {
+            TranslationEntry(
+                key: $0.key, text: $0.text, sourceText: $0.source, isFuzzy: $0.fuzzy, position: SourcePosition(line: $0.line, column: 1))
+        }
+        return (TranslationCatalog(file: file, locale: locale, pageID: pageID, entries: translated), diagnostics)
     }
+}
 
+extension POParseOutput {
     /// What `encoded()` wrote; anything else (a child that died mid-answer) is `Malformed`.
     init(decoding bytes: [UInt8]) throws(BinaryReader.Malformed) {
         typealias Malformed = BinaryReader.Malformed
@@ -88,20 +88,5 @@ struct POParseOutput {
         }
         parserEnds = try reader.bool()
         guard reader.isAtEnd else { throw Malformed() }
-    }
-
-    func catalog(file: String) throws(Diagnostic) -> (TranslationCatalog, [Diagnostic]) {
-        let diagnostics = problems.map { problem in
-            Diagnostic(
-                problem.severity == 0 ? .warning : .error, file: file,
-                at: SourcePosition(line: max(problem.line, 1), column: max(problem.column, 1)), problem.message)
-        }
-        if let firstError = diagnostics.first(where: \.isError) { throw firstError }
-        guard let entries else { throw Diagnostic.error(file, "the PO file could not be read; check it with msgfmt --check") }
-        let translated = entries.map {
-            TranslationEntry(
-                key: $0.key, text: $0.text, sourceText: $0.source, isFuzzy: $0.fuzzy, position: SourcePosition(line: $0.line, column: 1))
-        }
-        return (TranslationCatalog(file: file, locale: locale, pageID: pageID, entries: translated), diagnostics)
     }
 }

@@ -206,6 +206,46 @@ import Testing
         #expect(try !run.fixture.published("en/feeds/news.json").contains("news/n9"))
     }
 
+    /// A full build sets every card at once (`setEvery`, sorted once); a delta sets them page by
+    /// page: both make the same files, for pages that share a date (they sort by id) and pages in
+    /// one locale only.
+    @Test(arguments: FeedConfig.Order.allCases)
+    func settingEveryPageAtOnceEqualsSettingThemOneByOne(order: FeedConfig.Order) {
+        let locales = ["en", "fr"]
+        let feeds = [
+            FeedConfig(name: "all", pattern: "**", order: order, pageSize: 7, position: SourcePosition(line: 1, column: 1)),
+            FeedConfig(name: "tagged", tags: ["t"], order: order, pageSize: 3, position: SourcePosition(line: 2, column: 1)),
+        ]
+        var previous: [String: [String: PageIndexFiles.BoxedEntry]] = [:]
+        for number in 0..<150 {
+            let id = "p\(number * 7919 % 150)"
+            for locale in locales where locale == "en" || number % 5 != 0 {
+                let listing = PageIndexFiles.Listing(title: "\(locale) \(id)", ttl: 60, tags: number % 3 == 0 ? ["t"] : [])
+                let entry = PageIndexFiles.Entry(
+                    listing: listing, feeds: feeds.filter { $0.includes(id, tags: listing.tags) }.map(\.name),
+                    publishedAt: "2026-01-\(10 + number % 4)T00:00:00Z", changedIn: VersionID(1))
+                previous[locale, default: [:]][id] = PageIndexFiles.BoxedEntry(entry)
+            }
+        }
+        let index = PageIndexFiles(locales: locales, appRoutes: [], feeds: feeds, previous: previous)
+        var atOnce = FeedFiles(feeds: feeds, locales: locales, ttl: 60)
+        atOnce.setEvery(from: index)
+        var oneByOne = FeedFiles(feeds: feeds, locales: locales, ttl: 60)
+        for id in Set(previous.values.flatMap(\.keys)) { oneByOne.set(id, entries: index.entries(of: id)) }
+        func contents(_ feeds: inout FeedFiles) -> [String: String] {
+            var contents: [String: String] = [:]
+            for file in feeds.files(base: [:]).files {
+                if case .bytes(let bytes) = file.content { contents[file.path] = String(decoding: bytes, as: UTF8.self) }
+            }
+            return contents
+        }
+        let expected = contents(&oneByOne)
+        // all: 150 pages in en, 120 in fr, 7 a part; tagged: 50 and 40, 3 a part.
+        #expect(expected.count == (22 + 18) + (17 + 14))
+        #expect(contents(&atOnce) == expected)
+        #expect(atOnce.summary(locale: "fr") == oneByOne.summary(locale: "fr"))
+    }
+
     @Test(arguments: [
         ("feeds:\n  news: {order: newest}\n", "site.yaml:2:9: error: feeds.news: a feed needs pages"),
         (

@@ -79,11 +79,9 @@ struct DeltaChanges {
             if base.cacheHeaders.set(file.path, entry) { headersChanged = true }
         }
         if base.pageIndex != nil {
-            let listings = PageIndexFiles.listings(output.files)[pageID] ?? [:]
-            let changed = PageIndexFiles.changedLocales(written, published: published)[pageID] ?? []
             let version = VersionID(base.version.number + 1)
             // In place (optional chaining): a copy would copy every page's entries.
-            base.pageIndex?.set(pageID, listings: listings, changed: changed, version: version, now: now)
+            base.pageIndex?.set(pageID, files: output.files, published: published, version: version, now: now)
             base.feeds?.set(pageID, entries: base.pageIndex?.entries(of: pageID) ?? [:])
         }
         pageChanges[pageID] = PageChange(

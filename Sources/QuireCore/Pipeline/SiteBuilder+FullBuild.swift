@@ -298,7 +298,7 @@ extension SiteBuilder {
         var feeds = FeedFiles(feeds: config.feeds, locales: config.locales, ttl: config.ttl)
         if let files {
             index.setEvery(files, published: published, version: next, now: PageIndexFiles.timestamp(now))
-            for pageID in index.pageIDs { feeds.set(pageID, entries: index.entries(of: pageID)) }
+            feeds.setEvery(from: index)
         }
         // Made before the tuple copies `index` and `feeds`: making them splits and settles both.
         let made = index.files(base: published).files + feeds.files(base: published).files

@@ -58,8 +58,8 @@ struct PageIndexFiles: Sendable {
         return entries
     }
 
-    /// Every listed page.
-    var pageIDs: Set<String> { locales.values.reduce(into: Set<String>()) { $0.formUnion($1.entries.keys) } }
+    /// Every page listed in `locale`, by id.
+    func entries(in locale: String) -> [String: BoxedEntry] { locales[locale]?.entries ?? [:] }
 
     struct Entry: Sendable, Equatable {
         var listing: Listing
@@ -107,6 +107,35 @@ struct PageIndexFiles: Sendable {
             self.parts = parts
             members = Array(repeating: [], count: parts)
             for id in entries.keys { members[PageIndex.part(of: id, parts: parts) - 1].insert(id) }
+        }
+
+        /// Sets a page's entry from its listing here (nil: none, the page leaves); `changed`:
+        /// this build wrote one of its files here anew.
+        mutating func set(
+            _ pageID: String, listing: Listing?, changed: Bool, feeds: [FeedConfig], version: VersionID, now: String
+        ) {
+            let boxed = entries[pageID]
+            let old = boxed?.entry
+            var new: Entry?
+            if let listing {
+                new = Entry(
+                    listing: listing, feeds: feeds.filter { $0.includes(pageID, tags: listing.tags) }.map(\.name),
+                    publishedAt: listing.publishAt ?? old?.publishedAt ?? now,
+                    changedIn: old == nil || changed || !old!.listing.listsSame(as: listing) ? version : old!.changedIn)
+            }
+            guard new != old else { return }
+            // Read back from the index, an entry lacks what only feeds show: its part stays.
+            if let new, let boxed, new.listsSame(as: boxed.entry) {
+                entries[pageID] = BoxedEntry(new)
+            } else {
+                set(pageID, new.map(BoxedEntry.init))
+            }
+        }
+
+        /// Drops every page `listings` does not list.
+        mutating func keep(only listings: [String: Listing]) {
+            let gone = entries.keys.filter { listings[$0] == nil }
+            for id in gone { set(id, nil) }
         }
 
         mutating func set(_ id: String, _ new: BoxedEntry?) {
@@ -158,101 +187,90 @@ struct PageIndexFiles: Sendable {
 
     static func timestamp(_ date: Date) -> String { Timestamp.string(seconds: time_t(date.timeIntervalSince1970.rounded(.down))) }
 
-    /// Per page and locale, what its served files say (public first part, audience variants).
-    static func listings(_ files: some Sequence<OutputFile>) -> [String: [String: Listing]] {
-        var listings: [String: [String: Listing]] = [:]
-        var audiences: [String: [String: Set<String>]] = [:]
+    /// What `locale`'s served files say, per page: the listing of its public first part (with
+    /// its audience variants' names), and the pages this build wrote one of those files of anew
+    /// (its input differs from the newest version's: the rule `build.json`'s `changes` follows).
+    /// `expected`: about how many pages there are (the tables are sized once).
+    static func listings(
+        _ files: some Sequence<OutputFile>, locale: String, published: [String: PublishedFile], expected: Int = 0
+    ) -> (listings: [String: Listing], changed: Set<String>) {
+        var listings = [String: Listing](minimumCapacity: expected)
+        var audiences: [String: Set<String>] = [:]
+        var changed = Set<String>(minimumCapacity: expected)
         for file in files where OutputPath.servesPage(file.path) {
             let page = OutputMetadata(file.metadata)
-            guard let metadata = file.metadata, let pageID = page.pageID, let locale = page.locale, let ttl = page.ttl else { continue }
+            guard page.locale == locale, let metadata = file.metadata, let pageID = page.pageID, let ttl = page.ttl else { continue }
+            let wroteAnew =
+                switch file.content {
+                case .carried: false
+                default: published[file.path]?.inputDigest != file.inputDigest
+                }
+            if wroteAnew { changed.insert(pageID) }
             if let audience = page.audience {
-                audiences[pageID, default: [:]][locale, default: []].insert(audience)
+                audiences[pageID, default: []].insert(audience)
             } else if page.part == 1 {
-                listings[pageID, default: [:]][locale] = Listing(
+                listings[pageID] = Listing(
                     title: page.title, ttl: ttl, parts: page.parts,
                     publishAt: metadata["publish_at"]?.stringValue, summary: metadata["summary"]?.stringValue,
                     imageURL: metadata["image_url"]?.stringValue, tags: metadata["tags"]?.arrayValue?.compactMap(\.stringValue) ?? [])
             }
         }
-        for (pageID, byLocale) in audiences {
-            for (locale, names) in byLocale where listings[pageID]?[locale] != nil { listings[pageID]?[locale]?.audiences = names.sorted() }
-        }
-        return listings
+        for (pageID, names) in audiences where listings[pageID] != nil { listings[pageID]?.audiences = names.sorted() }
+        return (listings, changed)
     }
 
-    /// Per page, the locales where this build wrote a served file whose input differs from the
-    /// newest version's (the rule `build.json`'s `changes` follows).
-    static func changedLocales(_ files: some Sequence<OutputFile>, published: [String: PublishedFile]) -> [String: Set<String>] {
-        var changed: [String: Set<String>] = [:]
-        for file in files where OutputPath.servesPage(file.path) {
-            if case .carried = file.content { continue }
-            let page = OutputMetadata(file.metadata)
-            guard let pageID = page.pageID, let locale = page.locale, published[file.path]?.inputDigest != file.inputDigest
-            else { continue }
-            changed[pageID, default: []].insert(locale)
-        }
-        return changed
-    }
-
-    /// Sets a page's entries from its listings (a locale without one drops the page); `changed`:
-    /// the locales whose files this build wrote anew; `version`: the version being built, `now`
-    /// its time.
-    mutating func set(_ pageID: String, listings: [String: Listing], changed: Set<String>, version: VersionID, now: String) {
+    /// Sets a page's entries from its own files (a delta build): a locale without a listing
+    /// drops the page. `version`: the version being built, `now` its time.
+    mutating func set(_ pageID: String, files: [OutputFile], published: [String: PublishedFile], version: VersionID, now: String) {
         for locale in Array(locales.keys) {  // not the keys view: it would keep the storage shared, and each write copy it
-            let boxed = locales[locale]?.entries[pageID]
-            let old = boxed?.entry
-            var new: Entry?
-            if let listing = listings[locale] {
-                new = Entry(
-                    listing: listing, feeds: feeds.filter { $0.includes(pageID, tags: listing.tags) }.map(\.name),
-                    publishedAt: listing.publishAt ?? old?.publishedAt ?? now,
-                    changedIn: old == nil || changed.contains(locale) || !old!.listing.listsSame(as: listing) ? version : old!.changedIn)
-            }
-            guard new != old else { continue }
-            // Read back from the index, an entry lacks what only feeds show: its part stays.
-            if let new, let boxed, new.listsSame(as: boxed.entry) {
-                locales[locale]?.entries[pageID] = BoxedEntry(new)
-            } else {
-                locales[locale]?.set(pageID, new.map(BoxedEntry.init))
-            }
+            let (listings, changed) = Self.listings(files, locale: locale, published: published)
+            locales[locale]?.set(
+                pageID, listing: listings[pageID], changed: changed.contains(pageID), feeds: feeds, version: version, now: now)
         }
     }
 
     /// Sets every page from a whole version's files (a full build): pages without files leave.
+    /// Each locale on a core of its own: a locale's entries are a table of their own.
     mutating func setEvery(_ files: [OutputFile], published: [String: PublishedFile], version: VersionID, now: String) {
-        let listings = Self.listings(files)
-        let changed = Self.changedLocales(files, published: published)
-        keep(only: Set(listings.keys))
-        for (pageID, byLocale) in listings {
-            set(pageID, listings: byLocale, changed: changed[pageID] ?? [], version: version, now: now)
+        // Taken out, so that each is the only reference to its table: updated in place, not copied.
+        var taken = locales.map { (locale: $0.key, index: $0.value) }
+        locales = [:]
+        let feeds = feeds
+        taken.withUnsafeMutableBufferPointer { taken in
+            WideConcurrentPerform.run(iterations: taken.count) { position in
+                let (listings, changed) = Self.listings(
+                    files, locale: taken[position].locale, published: published, expected: files.count / max(taken.count, 1))
+                taken[position].index.keep(only: listings)
+                taken[position].index.entries.reserveCapacity(listings.count)
+                for (pageID, listing) in listings {
+                    taken[position].index.set(
+                        pageID, listing: listing, changed: changed.contains(pageID), feeds: feeds, version: version, now: now)
+                }
+            }
         }
-    }
-
-    /// Drops every page not in `pageIDs`.
-    private mutating func keep(only pageIDs: Set<String>) {
-        for locale in Array(locales.keys) {
-            let gone = locales[locale]?.entries.keys.filter { !pageIDs.contains($0) } ?? []
-            for id in gone { locales[locale]?.set(id, nil) }
-        }
+        for (locale, index) in taken { locales[locale] = index }
     }
 
     /// The index files that changed since the last call (every file on the first), and the
     /// paths of parts that are gone. `base`: the newest version's files, for a first call.
     mutating func files(base: [String: PublishedFile]? = nil) -> (files: [OutputFile], removed: [String]) {
-        var files: [OutputFile] = []
+        var made: [(path: String, make: () -> [UInt8])] = []
         let everything = base != nil
         for locale in locales.keys.sorted() {
             guard var index = locales[locale], let head = heads[locale] else { continue }
             let split = index.split()
-            if everything || split {
-                files.append(published.file(Self.path(locale: locale), head + Array(",\"parts\":\(index.parts)}\n".utf8), base: base))
-            }
-            for part in everything ? Array(1...index.parts) : index.dirty.sorted() {
-                files.append(published.file(Self.partPath(locale: locale, part: part), render(part, of: index, locale: locale), base: base))
-            }
+            let parts = everything ? Array(1...index.parts) : index.dirty.sorted()
             index.dirty = []
             locales[locale] = index
+            let settled = index
+            if everything || split {
+                made.append((Self.path(locale: locale), { head + Array(",\"parts\":\(settled.parts)}\n".utf8) }))
+            }
+            for part in parts {
+                made.append((Self.partPath(locale: locale, part: part), { Self.render(part, of: settled, locale: locale) }))
+            }
         }
+        let files = published.files(made, base: base)
         let layout = locales.mapValues(\.parts)
         let removed = published.removed(layout: layout, listingAll: everything) {
             var current = Set<String>()
@@ -265,7 +283,7 @@ struct PageIndexFiles: Sendable {
         return (files, removed)
     }
 
-    private func render(_ part: Int, of index: LocaleIndex, locale: String) -> [UInt8] {
+    private static func render(_ part: Int, of index: LocaleIndex, locale: String) -> [UInt8] {
         var head = JSONWriter(pretty: false).bytes(["locale": .string(locale), "part": .integer(part)])
         head.removeLast()  // the object's `}`: the pages follow
         let ids = index.members[part - 1].sorted()
@@ -274,7 +292,7 @@ struct PageIndexFiles: Sendable {
         out.append(",\"pages\":[")
         for (position, id) in ids.enumerated() {
             out.append(position == 0 ? "\n" : ",\n")
-            if let entry = index.entries[id]?.entry { Self.write(id, entry, into: &out) }
+            if let entry = index.entries[id]?.entry { write(id, entry, into: &out) }
         }
         out.append("\n]}\n")
         return out.array()

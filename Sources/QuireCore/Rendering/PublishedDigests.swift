@@ -14,10 +14,31 @@ struct PublishedDigests: Sendable {
     /// `bytes` as the file at `path`, carried when they equal what it was: in `base` (the newest
     /// version's files, on a first round), else in the last round.
     mutating func file(_ path: String, _ bytes: [UInt8], base: [String: PublishedFile]?, metadata: JSONValue? = nil) -> OutputFile {
-        let digest = SHA256.digest(bytes)
+        file(path, bytes, digest: SHA256.digest(bytes), base: base, metadata: metadata)
+    }
+
+    private mutating func file(
+        _ path: String, _ bytes: [UInt8], digest: Digest, base: [String: PublishedFile]?, metadata: JSONValue?
+    ) -> OutputFile {
         let was = base?[path]?.sha256 ?? digests[path]
         digests[path] = digest
         return OutputFile(path: path, content: was == digest ? .carried : .bytes(bytes), inputDigest: digest, metadata: metadata)
+    }
+
+    /// `file` of each path and the bytes `make` gives, made and hashed side by side (a full
+    /// build makes 1,536 page index parts at 100,000 pages, and a feed of them all 15,000 parts).
+    mutating func files(
+        _ made: [(path: String, make: () -> [UInt8])], base: [String: PublishedFile]?, metadata: (String) -> JSONValue? = { _ in nil }
+    ) -> [OutputFile] {
+        let slots = ResultSlots<(bytes: [UInt8], digest: Digest)>(count: made.count)
+        WideConcurrentPerform.run(iterations: made.count) { position in
+            let bytes = made[position].make()
+            slots.set(position, (bytes, SHA256.digest(bytes)))
+        }
+        return zip(made, slots.values).map { made, slot in
+            let (bytes, digest) = slot!
+            return file(made.path, bytes, digest: digest, base: base, metadata: metadata(made.path))
+        }
     }
 
     /// The paths of the last rounds that are not `current`, forgotten: the files that are gone.

@@ -163,8 +163,7 @@ struct FeedFiles: Sendable {
     /// The feed files that changed since the last call (every file on the first), and the
     /// paths of parts that are gone. `base`: the newest version's files, for a first call.
     mutating func files(base: [String: PublishedFile]? = nil) -> (files: [OutputFile], removed: [String]) {
-        var made: [(path: String, make: () -> [UInt8])] = []
-        var metadata: [String: JSONValue] = [:]
+        var made: [PublishedDigests.Made] = []
         var layout: [String: Int] = [:]
         let everything = base != nil
         for feed in feeds {
@@ -179,12 +178,12 @@ struct FeedFiles: Sendable {
                 let (cards, ttl) = (list.cards, ttl)
                 for part in written {
                     let path = Self.path(feed: feed, locale: locale, part: part, of: parts)
-                    made.append((path, { Self.render(feed, locale: locale, part: part, of: parts, cards: cards, ttl: ttl) }))
-                    metadata[path] = ["feed": .string(feed.name), "locale": .string(locale), "ttl": .integer(ttl)]
+                    let metadata: JSONValue = ["feed": .string(feed.name), "locale": .string(locale), "ttl": .integer(ttl)]
+                    made.append((path, metadata, { Self.render(feed, locale: locale, part: part, of: parts, cards: cards, ttl: ttl) }))
                 }
             }
         }
-        let files = published.files(made, base: base) { metadata[$0] }
+        let files = published.files(made, base: base)
         let removed = published.removed(layout: layout, listingAll: everything) {
             var current = Set<String>()
             for feed in feeds where lists[feed.name] != nil {

@@ -254,7 +254,7 @@ struct PageIndexFiles: Sendable {
     /// The index files that changed since the last call (every file on the first), and the
     /// paths of parts that are gone. `base`: the newest version's files, for a first call.
     mutating func files(base: [String: PublishedFile]? = nil) -> (files: [OutputFile], removed: [String]) {
-        var made: [(path: String, make: () -> [UInt8])] = []
+        var made: [PublishedDigests.Made] = []
         let everything = base != nil
         for locale in locales.keys.sorted() {
             guard var index = locales[locale], let head = heads[locale] else { continue }
@@ -264,10 +264,10 @@ struct PageIndexFiles: Sendable {
             locales[locale] = index
             let settled = index
             if everything || split {
-                made.append((Self.path(locale: locale), { head + Array(",\"parts\":\(settled.parts)}\n".utf8) }))
+                made.append((Self.path(locale: locale), nil, { head + Array(",\"parts\":\(settled.parts)}\n".utf8) }))
             }
             for part in parts {
-                made.append((Self.partPath(locale: locale, part: part), { Self.render(part, of: settled, locale: locale) }))
+                made.append((Self.partPath(locale: locale, part: part), nil, { Self.render(part, of: settled, locale: locale) }))
             }
         }
         let files = published.files(made, base: base)

@@ -25,19 +25,21 @@ struct PublishedDigests: Sendable {
         return OutputFile(path: path, content: was == digest ? .carried : .bytes(bytes), inputDigest: digest, metadata: metadata)
     }
 
-    /// `file` of each path and the bytes `make` gives, made and hashed side by side (a full
-    /// build makes 1,536 page index parts at 100,000 pages, and a feed of them all 15,000 parts).
-    mutating func files(
-        _ made: [(path: String, make: () -> [UInt8])], base: [String: PublishedFile]?, metadata: (String) -> JSONValue? = { _ in nil }
-    ) -> [OutputFile] {
+    /// A file to make: its path, its metadata, and what makes its bytes.
+    typealias Made = (path: String, metadata: JSONValue?, make: () -> [UInt8])
+
+    /// `file` of each, made and hashed side by side when there are many (a full build makes 1,536
+    /// page index parts at 100,000 pages, and a feed of them all 15,000 parts; a save, a few).
+    mutating func files(_ made: [Made], base: [String: PublishedFile]?) -> [OutputFile] {
         let slots = ResultSlots<(bytes: [UInt8], digest: Digest)>(count: made.count)
-        WideConcurrentPerform.run(iterations: made.count) { position in
+        let width = made.count > 64 ? WideConcurrentPerform.defaultWidth : 1
+        WideConcurrentPerform.run(iterations: made.count, width: width) { position in
             let bytes = made[position].make()
             slots.set(position, (bytes, SHA256.digest(bytes)))
         }
         return zip(made, slots.values).map { made, slot in
             let (bytes, digest) = slot!
-            return file(made.path, bytes, digest: digest, base: base, metadata: metadata(made.path))
+            return file(made.path, bytes, digest: digest, base: base, metadata: made.metadata)
         }
     }
 

@@ -29,7 +29,7 @@ import QuireModel
 /// never change, and retention marks from them without parsing the manifests of the versions it
 /// keeps (a folder of 10,000 entries each).
 struct RestartCache: @unchecked Sendable {
-    static let format = 5
+    static let format = 6
     var sources: [String: CachedSource] = [:]
     var translations: [String: CachedTranslation] = [:]
     /// Outputs whose files' input digests are not known yet: `filesDigests` says what they were.

@@ -103,7 +103,7 @@ struct RestoredTables: Sendable {
         self.pagePaths = pagePaths
         cacheHeaders = try CacheHeaderFiles(site: site, reading: &reader)
         pageIndex = try PageIndexFiles(locales: config.locales, appRoutes: config.appRoutes, feeds: config.feeds, reading: &reader)
-        feeds = try FeedFiles(feeds: config.feeds, locales: config.locales, ttl: config.ttl, reading: &reader)
+        feeds = try FeedFiles(feeds: config.feeds, locales: config.locales, ttl: config.ttl, index: pageIndex, reading: &reader)
         guard reader.isAtEnd else { throw BinaryReader.Malformed() }
     }
 }

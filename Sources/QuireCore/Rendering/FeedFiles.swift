@@ -19,8 +19,12 @@ struct FeedFiles: Sendable {
     private struct Card: Sendable {
         var date: String
         var id: String
-        var bytes: [UInt8]
+        /// The page's entry in the index, shared with it: the card's bytes are made from it when
+        /// its part is written, not kept (a watcher held 135 MB of them for a feed of 100,000
+        /// pages in three locales).
+        var entry: PageIndexFiles.BoxedEntry
         func precedes(_ date: String, _ id: String) -> Bool { (self.date, self.id) < (date, id) }
+        var bytes: [UInt8] { FeedFiles.card(id, entry.entry) }
     }
 
     /// One feed in one locale, oldest entry first.
@@ -64,10 +68,10 @@ struct FeedFiles: Sendable {
     }
 
     /// Sets one page's cards from its index entries by locale (none: the page is in no feed).
-    mutating func set(_ pageID: String, entries: [String: PageIndexFiles.Entry]) {
+    mutating func set(_ pageID: String, entries: [String: PageIndexFiles.BoxedEntry]) {
         for feed in feeds {
             for locale in locales {
-                let entry = entries[locale].flatMap { $0.feeds.contains(feed.name) ? $0 : nil }
+                let entry = entries[locale].flatMap { $0.entry.feeds.contains(feed.name) ? $0 : nil }
                 guard lists[feed.name]?[locale] != nil else { continue }
                 // In place: a copy of the list would copy every card.
                 Self.set(pageID, entry: entry, in: &lists[feed.name]![locale]!, size: feed.pageSize)
@@ -85,7 +89,7 @@ struct FeedFiles: Sendable {
             let (feed, locale) = lists[position]
             var list = List()
             for (pageID, boxed) in index.entries(in: locale) where boxed.entry.feeds.contains(feed.name) {
-                list.cards.append(Card(date: boxed.entry.publishedAt, id: pageID, bytes: Self.card(pageID, boxed.entry)))
+                list.cards.append(Card(date: boxed.entry.publishedAt, id: pageID, entry: boxed))
             }
             list.cards.sort { $0.precedes($1.date, $1.id) }
             list.dateOf = Dictionary(uniqueKeysWithValues: list.cards.map { ($0.id, $0.date) })
@@ -95,18 +99,15 @@ struct FeedFiles: Sendable {
         for ((feed, locale), list) in zip(lists, made.values) { self.lists[feed.name]?[locale] = list }
     }
 
-    private static func set(_ pageID: String, entry: PageIndexFiles.Entry?, in list: inout List, size: Int) {
+    private static func set(_ pageID: String, entry: PageIndexFiles.BoxedEntry?, in list: inout List, size: Int) {
         let partsBefore = parts(list.cards.count, size: size)
         var from: Int?
         if let date = list.dateOf[pageID] {
             let old = list.position(date, pageID)
-            if let entry, entry.publishedAt == date {
+            if let entry, entry.entry.publishedAt == date {
                 // In place: only its part, and only if its card changed.
-                let bytes = card(pageID, entry)
-                if list.cards[old].bytes != bytes {
-                    list.cards[old].bytes = bytes
-                    list.dirty.insert(old / size + 1)
-                }
+                if list.cards[old].bytes != card(pageID, entry.entry) { list.dirty.insert(old / size + 1) }
+                list.cards[old].entry = entry
                 return
             }
             list.cards.remove(at: old)
@@ -114,9 +115,9 @@ struct FeedFiles: Sendable {
             from = old
         }
         if let entry {
-            let new = list.position(entry.publishedAt, pageID)
-            list.cards.insert(Card(date: entry.publishedAt, id: pageID, bytes: card(pageID, entry)), at: new)
-            list.dateOf[pageID] = entry.publishedAt
+            let new = list.position(entry.entry.publishedAt, pageID)
+            list.cards.insert(Card(date: entry.entry.publishedAt, id: pageID, entry: entry), at: new)
+            list.dateOf[pageID] = entry.entry.publishedAt
             from = min(from ?? new, new)
         }
         guard let from else { return }
@@ -226,42 +227,20 @@ struct FeedFiles: Sendable {
 
     // MARK: The restart file
 
-    /// Each list's cards, oldest first, and the digests of the files last made.
-    func write(to writer: inout BinaryWriter) {
-        writer.array(lists) { writer, feed in
-            writer.string(feed.key)
-            writer.array(feed.value) { writer, list in
-                writer.string(list.key)
-                writer.array(list.value.cards) { writer, card in
-                    writer.string(card.date)
-                    writer.string(card.id)
-                    writer.counted(card.bytes)
-                }
-            }
-        }
-        published.write(to: &writer)
-    }
+    /// The digests of the files last made: the lists are made again from the page index.
+    func write(to writer: inout BinaryWriter) { published.write(to: &writer) }
 
-    /// The feeds a watcher kept, for the same feeds, locales and TTL.
-    init(feeds: [FeedConfig], locales: [String], ttl: Int, reading reader: inout BinaryReader) throws(BinaryReader.Malformed) {
+    /// The feeds a watcher kept, for the same feeds, locales and TTL: the lists made again from
+    /// `index`, the page index they were made from (restored from the same file), with nothing
+    /// to write.
+    init(feeds: [FeedConfig], locales: [String], ttl: Int, index: PageIndexFiles, reading reader: inout BinaryReader)
+        throws(BinaryReader.Malformed)
+    {
         self.init(feeds: feeds, locales: locales, ttl: ttl)
-        var read = 0
-        for _ in 0..<(try reader.count()) {
-            let feed = try reader.string()
-            for _ in 0..<(try reader.count()) {
-                let locale = try reader.string()
-                var list = List()
-                list.cards = try reader.array { reader throws(BinaryReader.Malformed) in
-                    let (date, id) = (try reader.string(), try reader.string())
-                    return Card(date: date, id: id, bytes: try reader.counted())
-                }
-                for card in list.cards { list.dateOf[card.id] = card.date }
-                guard lists[feed]?[locale] != nil else { throw BinaryReader.Malformed() }
-                lists[feed]?[locale] = list
-                read += 1
-            }
+        setEvery(from: index)
+        for feed in feeds {
+            for locale in locales { lists[feed.name]?[locale]?.dirty = [] }
         }
-        guard read == feeds.count * locales.count else { throw BinaryReader.Malformed() }
         published = try PublishedDigests(reading: &reader)
     }
 

@@ -52,9 +52,9 @@ struct PageIndexFiles: Sendable {
     }
 
     /// A page's entries, by locale.
-    func entries(of pageID: String) -> [String: Entry] {
-        var entries: [String: Entry] = [:]
-        for (locale, index) in locales { if let entry = index.entries[pageID]?.entry { entries[locale] = entry } }
+    func entries(of pageID: String) -> [String: BoxedEntry] {
+        var entries: [String: BoxedEntry] = [:]
+        for (locale, index) in locales { if let entry = index.entries[pageID] { entries[locale] = entry } }
         return entries
     }
 

@@ -9,6 +9,24 @@ import Testing
 /// What the watcher tells the service: who caused a change set, and each build, which the
 /// service pushes to every event stream with the saves it carried.
 struct WatcherEventsTests {
+    /// Saves recorded and placed side by side (two editors at once): each reads the clock under
+    /// the ledger's lock, so no save is ever stamped after a later one looks at it (an unsigned
+    /// age below zero stopped the process).
+    @Test func savesRecordedSideBySideKeepTheirOrder() {
+        let ledger = SaveLedger()
+        let ids = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for round in 0..<500 {
+                let id = ledger.record(site: "site", path: "/site/p\(thread)-\(round).yaml", user: "u\(thread)")
+                ledger.written(id)
+                ids.withLock { $0.append(id) }
+            }
+        }
+        let carried = ledger.covered(site: "site", paths: nil)
+        #expect(carried.count == 4_000 && Set(carried.map(\.save.id)) == Set(ids.withLock { $0 }))
+        #expect(carried.allSatisfy { $0.milliseconds >= 0 })
+    }
+
     @Test func aBuildTellsTheStreamsWhichSavesItCarried() throws {
         let fixture = try DashboardFixture()
         let page = fixture.json(fixture.send("GET", "/api/sites/trex/pages/trex-store")).body

@@ -21,10 +21,14 @@ final class SaveLedger: @unchecked Sendable {
     /// written over again, outside the dashboard).
     private let lifetime: UInt64 = 10 * 60 * 1_000_000_000
 
+    /// The clock, read under the lock: the saves' times then follow the lock's order, so no save
+    /// is stamped after a later call looks at it (its age would be below zero).
+    private var clock: UInt64 { DispatchTime.now().uptimeNanoseconds }
+
     /// Records a save just made; returns its id.
     func record(site: String, path: String, user: String?) -> String {
-        let now = DispatchTime.now().uptimeNanoseconds
-        return lock.withLock {
+        lock.withLock {
+            let now = clock
             counter += 1
             let id = "s\(counter)"
             pending.removeAll { now - $0.at > lifetime }
@@ -41,8 +45,7 @@ final class SaveLedger: @unchecked Sendable {
     /// Starts a save's clock again once its file is in place (it was recorded before, so that a
     /// build the rename sets off at once finds it).
     func written(_ id: String) {
-        let now = DispatchTime.now().uptimeNanoseconds
-        lock.withLock { if let index = pending.firstIndex(where: { $0.id == id }) { pending[index].at = now } }
+        lock.withLock { if let index = pending.firstIndex(where: { $0.id == id }) { pending[index].at = clock } }
     }
 
     /// The dashboard user whose save (the newest) is among `paths` of `site` (nil: all of its files).
@@ -53,8 +56,8 @@ final class SaveLedger: @unchecked Sendable {
     /// The saves of `site` a build of `paths` (nil: the whole site) carried, taken out of the
     /// ledger, each with the milliseconds from its save to now.
     func covered(site: String, paths: Set<String>?) -> [(save: Save, milliseconds: Double)] {
-        let now = DispatchTime.now().uptimeNanoseconds
-        return lock.withLock {
+        lock.withLock {
+            let now = clock
             let isCovered = { (save: Save) in save.site == site && (paths?.contains(save.path) ?? true) }
             let covered = pending.filter(isCovered)
             pending.removeAll(where: isCovered)

@@ -81,7 +81,8 @@ struct FeedFiles: Sendable {
 
     /// Sets every page's cards from the index at once (a full build, into empty lists): each
     /// list is sorted once, where setting pages one by one moves every card after each one's
-    /// place (a feed of 100,000 pages took ten seconds). A list a core.
+    /// place (a feed of 100,000 pages took ten seconds). A list a core. No part is marked: the
+    /// first round after it (`files(base:)`) writes them all.
     mutating func setEvery(from index: PageIndexFiles) {
         let lists = feeds.flatMap { feed in locales.map { (feed: feed, locale: $0) } }
         let made = ResultSlots<List>(count: lists.count)
@@ -93,7 +94,6 @@ struct FeedFiles: Sendable {
             }
             list.cards.sort { $0.precedes($1.date, $1.id) }
             list.dateOf = Dictionary(uniqueKeysWithValues: list.cards.map { ($0.id, $0.date) })
-            list.dirty = Set(1...Self.parts(list.cards.count, size: feed.pageSize))
             made.set(position, list)
         }
         for ((feed, locale), list) in zip(lists, made.values) { self.lists[feed.name]?[locale] = list }
@@ -238,9 +238,6 @@ struct FeedFiles: Sendable {
     {
         self.init(feeds: feeds, locales: locales, ttl: ttl)
         setEvery(from: index)
-        for feed in feeds {
-            for locale in locales { lists[feed.name]?[locale]?.dirty = [] }
-        }
         published = try PublishedDigests(reading: &reader)
     }
 

@@ -11,12 +11,8 @@ struct PublishedDigests: Sendable {
 
     init() {}
 
-    /// `bytes` as the file at `path`, carried when they equal what it was: in `base` (the newest
-    /// version's files, on a first round), else in the last round.
-    mutating func file(_ path: String, _ bytes: [UInt8], base: [String: PublishedFile]?, metadata: JSONValue? = nil) -> OutputFile {
-        file(path, bytes, digest: SHA256.digest(bytes), base: base, metadata: metadata)
-    }
-
+    /// `bytes` (of `digest`) as the file at `path`, carried when they equal what it was: in `base`
+    /// (the newest version's files, on a first round), else in the last round.
     private mutating func file(
         _ path: String, _ bytes: [UInt8], digest: Digest, base: [String: PublishedFile]?, metadata: JSONValue?
     ) -> OutputFile {

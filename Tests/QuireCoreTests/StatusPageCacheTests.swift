@@ -25,7 +25,7 @@ import Testing
         func step(_ comment: Comment, rendered: Int?, sourceLocation: SourceLocation = #_sourceLocation) -> Int {
             let result = builder.build()
             let whole = StatusReport.files(StatusReport.make(result: result, store: store, locales: locales, now: now))
-            let kept = StatusReport.files(result: result, store: store, locales: locales, pages: nil, cache: cache, now: now)
+            let kept = written(result, store: store, locales: locales, cache: cache, now: now)
             #expect(kept.keys.sorted() == ["index.html", "status.json", "summary.json"], comment, sourceLocation: sourceLocation)
             for name in whole.keys.sorted() {
                 // As text, so a difference reads as one.
@@ -108,11 +108,27 @@ import Testing
         let result = builder.build()
         let store = try SiteStore(dist: fixture.dist, site: fixture.site)
         let now = Date(timeIntervalSince1970: 1_764_000_000)
-        let kept = StatusReport.files(result: result, store: store, locales: ["en"], pages: nil, cache: StatusPageCache(), now: now)
+        let kept = written(result, store: store, locales: ["en"], cache: StatusPageCache(), now: now)
         #expect(
             kept == StatusReport.files(StatusReport.make(result: result, store: store, locales: ["en"], now: now)),
             sourceLocation: sourceLocation)
         return kept
+    }
+
+    /// The status files as `StatusReport.write` leaves them in `status/` (the build's own removed
+    /// first, so none is read in their place).
+    private func written(
+        _ result: SiteBuildResult, store: SiteStore, locales: [String], cache: StatusPageCache, now: Date,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> [String: [UInt8]] {
+        let names = ["index.html", "status.json", "summary.json"]
+        for name in names { unlink(store.layout.status + "/" + name) }
+        #expect(throws: Never.self, sourceLocation: sourceLocation) {
+            try StatusReport.write(result: result, store: store, locales: locales, pages: nil, cache: cache, now: now)
+        }
+        var files: [String: [UInt8]] = [:]
+        for name in names { files[name] = FileManager.default.contents(atPath: store.layout.status + "/" + name).map { Array($0) } }
+        return files
     }
 
     @Test func aSiteWithoutPagesSaysSo() throws {

@@ -16,8 +16,7 @@ final class StatusWriter: Sendable {
     func write(_ result: SiteBuildResult, store: SiteStore, locales: [String], pages: Set<String>?, inBackground: Bool) {
         let builtAt = Date()
         let write: @Sendable () -> Void = { [pageCache] in
-            try? StatusFolder(layout: store.layout).write(
-                StatusReport.files(result: result, store: store, locales: locales, pages: pages, cache: pageCache, now: builtAt))
+            try? StatusReport.write(result: result, store: store, locales: locales, pages: pages, cache: pageCache, now: builtAt)
         }
         lastWrite.withLock { $0 = write }
         if inBackground { queue.submit(write) } else { write() }

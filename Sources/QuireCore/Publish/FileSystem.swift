@@ -170,11 +170,27 @@ enum FileSystem {
 
     /// A new file (never an existing one rewritten in place), mode 0644 whatever the umask.
     static func createFile(_ path: String, _ bytes: [UInt8], sync: Bool = false) throws(StoreError) {
+        try withNewFile(path, sync: sync) { descriptor throws(StoreError) in try writeAll(descriptor, bytes, path: path) }
+    }
+
+    /// The same, written by `body` as it makes it (`FileOutput`).
+    static func createFile(_ path: String, sync: Bool = false, writing body: (inout FileOutput) throws(StoreError) -> Void)
+        throws(StoreError)
+    {
+        try withNewFile(path, sync: sync) { descriptor throws(StoreError) in
+            var output = FileOutput(descriptor: descriptor, path: path)
+            try body(&output)
+            try output.flush()
+        }
+    }
+
+    /// Creates `path`, lets `write` fill it, syncs it if asked and closes it.
+    private static func withNewFile(_ path: String, sync: Bool, _ write: (Int32) throws(StoreError) -> Void) throws(StoreError) {
         let descriptor = try check("create", path) { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, fileMode) }
         var closed = false
         defer { if !closed { close(descriptor) } }
         try check("set the mode of", path) { fchmod(descriptor, fileMode) }
-        try writeAll(descriptor, bytes, path: path)
+        try write(descriptor)
         if sync { try check("sync", path) { fsync(descriptor) } }
         closed = true
         try check("close", path) { close(descriptor) }
@@ -193,10 +209,25 @@ enum FileSystem {
     /// Writes a sibling temporary file and renames it over `path`: readers see old or new, never
     /// half. `durable` syncs the file before the rename and the folder after (state files).
     static func replaceFile(_ path: String, _ bytes: [UInt8], durable: Bool = false) throws(StoreError) {
+        try replaceFile(
+            path, durable: durable, creating: { temporary throws(StoreError) in try createFile(temporary, bytes, sync: durable) })
+    }
+
+    /// The same, written by `body` as it makes it (`FileOutput`).
+    static func replaceFile(_ path: String, durable: Bool = false, writing body: (inout FileOutput) throws(StoreError) -> Void)
+        throws(StoreError)
+    {
+        try replaceFile(
+            path, durable: durable, creating: { temporary throws(StoreError) in try createFile(temporary, sync: durable, writing: body) })
+    }
+
+    /// `create` makes the temporary file at the path it is given.
+    private static func replaceFile(_ path: String, durable: Bool, creating create: (String) throws(StoreError) -> Void) throws(StoreError)
+    {
         let temporary = path + ".tmp-\(getpid())"
         if exists(temporary) { try remove(temporary) }
         do {
-            try createFile(temporary, bytes, sync: durable)
+            try create(temporary)
             try rename(temporary, to: path)
             if durable { try syncDirectory(String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])) }
         } catch {

@@ -3,19 +3,29 @@
 struct StatusFolder {
     let layout: SiteLayout
 
-    /// Replaces `status/status.json` (and any other status files) atomically.
+    /// Replaces `status/status.json` (and any other status files) atomically, in name order.
     func write(_ files: [String: [UInt8]]) throws(StoreError) {
         for (name, bytes) in files.sorted(by: { $0.key < $1.key }) {
-            let components = name.split(separator: "/", omittingEmptySubsequences: false)
-            guard !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
-                throw StoreError("cannot write the status file '\(name)': empty, '.' and '..' path segments are not allowed")
-            }
-            var folder = layout.status
-            for component in components.dropLast() {
-                folder += "/" + component
-                try FileSystem.makeDirectory(folder, ignoringExisting: true)
-            }
-            try FileSystem.replaceFile(layout.status + "/" + name, bytes)
+            try FileSystem.replaceFile(path(of: name), bytes)
         }
+    }
+
+    /// Replaces the file `name` atomically with what `body` writes as it makes it.
+    func write(_ name: String, writing body: (inout FileOutput) throws(StoreError) -> Void) throws(StoreError) {
+        try FileSystem.replaceFile(path(of: name), writing: body)
+    }
+
+    /// Where the file `name` goes, its folders made.
+    private func path(of name: String) throws(StoreError) -> String {
+        let components = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
+            throw StoreError("cannot write the status file '\(name)': empty, '.' and '..' path segments are not allowed")
+        }
+        var folder = layout.status
+        for component in components.dropLast() {
+            folder += "/" + component
+            try FileSystem.makeDirectory(folder, ignoringExisting: true)
+        }
+        return layout.status + "/" + name
     }
 }

@@ -37,43 +37,38 @@ final class StatusPageCache: @unchecked Sendable {
         lock.withLock { update(pages) }
     }
 
-    /// The pages object of `status.json` (the value of `"pages"`, one level deep) and the rows
-    /// of the status page's table, for `parts`' pages in order. Pages not listed are forgotten.
-    func render(_ parts: StatusReport.Parts) -> (json: [UInt8], rows: StatusPage.PageRows) {
-        lock.withLock {
-            update(parts.pages)
-            (renderedByLastWrite, renderedSinceWrite) = (renderedSinceWrite, 0)
-            return assemble()
-        }
+    /// Writes the pages object of `status.json` (the value of `"pages"`, one level deep) into
+    /// `output` as it puts it together, for `pages`' pages in order, and returns the rows of the
+    /// status page's table. Pages not listed are forgotten.
+    func render(_ pages: StatusReport.PageParts, into output: inout FileOutput) throws(StoreError) -> StatusPage.PageRows {
+        lock.lock()
+        defer { lock.unlock() }
+        update(pages)
+        (renderedByLastWrite, renderedSinceWrite) = (renderedSinceWrite, 0)
+        return try assemble(into: &output)
     }
 
-    private func assemble() -> (json: [UInt8], rows: StatusPage.PageRows) {
-        guard !pages.isEmpty else { return (Array("{}".utf8), StatusPage.PageRows(columns: [], count: 0, total: 0, bytes: [])) }
+    private func assemble(into output: inout FileOutput) throws(StoreError) -> StatusPage.PageRows {
+        guard !pages.isEmpty else {
+            try output.append { $0 += "{}".utf8 }
+            return StatusPage.PageRows(columns: [], count: 0, total: 0, bytes: [])
+        }
         let writer = JSONWriter(pretty: true)
-        var json = Array("{".utf8)
         var rows: [UInt8] = []
-        let listed = order.indices.map { StatusPage.listsRow(at: $0, hasDiagnostics: diagnostics[order[$0]]?.isEmpty == false) }
-        let counts = zip(order, pages).enumerated().reduce((json: 4, rows: 0)) { counts, entry in
-            let (pageID, page) = entry.element
-            let (value, row) = page.map { ($0.value.count, $0.row.count) } ?? template.counts(pageID)
-            return (counts.json + pageID.utf8.count + value + 10, counts.rows + (listed[entry.offset] ? row : 0))
-        }
-        json.reserveCapacity(counts.json)
-        rows.reserveCapacity(counts.rows)
+        var count = 0
+        try output.append { $0 += "{".utf8 }
         for (index, (pageID, page)) in zip(order, pages).enumerated() {
-            writer.appendKey(pageID, first: index == 0, depth: 2, to: &json)
-            if let page {
-                json += page.value
-                if listed[index] { rows += page.row }
-            } else {
-                template.appendValue(pageID, to: &json)
-                if listed[index] { template.appendRow(pageID, to: &rows) }
+            try output.append { json in
+                writer.appendKey(pageID, first: index == 0, depth: 2, to: &json)
+                if let page { json += page.value } else { template.appendValue(pageID, to: &json) }
             }
+            guard StatusPage.listsRow(at: index, hasDiagnostics: diagnostics[pageID]?.isEmpty == false) else { continue }
+            count += 1
+            if let page { rows += page.row } else { template.appendRow(pageID, to: &rows) }
         }
-        json += "\n  }".utf8
+        try output.append { $0 += "\n  }".utf8 }
         // Every page lists every locale and previews it: the table's columns are the locales.
-        let count = listed.count { $0 }
-        return (json, StatusPage.PageRows(columns: locales, count: count, total: pages.count, bytes: rows))
+        return StatusPage.PageRows(columns: locales, count: count, total: pages.count, bytes: rows)
     }
 
     private func update(_ parts: StatusReport.PageParts) {

@@ -59,12 +59,6 @@ struct StatusPagePart {
         /// Appends the row of `pageID`, one that `fits`, to the status page's table.
         func appendRow(_ pageID: String, to row: inout [UInt8]) { Self.join(self.row, pageID, into: &row) }
 
-        /// The bytes `append` adds for `pageID`, to reserve them.
-        func counts(_ pageID: String) -> (value: Int, row: Int) {
-            func count(_ pieces: [[UInt8]]) -> Int { pieces.reduce(0) { $0 + $1.count } + (pieces.count - 1) * pageID.utf8.count }
-            return (count(value), count(row))
-        }
-
         /// Letters, digits, `-`, `_`, `.` and `/`: escaped by no writer, no scheme in a link.
         static func isPlain(_ text: String) -> Bool {
             !text.isEmpty

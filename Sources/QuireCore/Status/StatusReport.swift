@@ -79,30 +79,36 @@ public enum StatusReport {
         return JSONWriter(pretty: true).bytes(.object(summary))
     }
 
-    /// The same files, each page's part taken from `cache` when it has not changed since the
-    /// last write: on a large site the pages are nearly all of both files.
-    static func files(
+    /// Writes the same files into the site's `status/`, each page's part taken from `cache` when
+    /// it has not changed since the last write (on a large site the pages are nearly all of both
+    /// files). `status.json` is written as it is put together; `summary.json`, which previews and
+    /// the status page poll, goes last, so the files it announces are there when they look.
+    static func write(
         result: SiteBuildResult, store: SiteStore, locales: [String], pages publishedPages: Set<String>?,
         cache: StatusPageCache, now: Date = Date()
-    ) -> [String: [UInt8]] {
+    ) throws(StoreError) {
         let parts = parts(result: result, store: store, locales: locales, pages: publishedPages, now: now)
-        let pages = cache.render(parts)
+        let folder = StatusFolder(layout: store.layout)
         let writer = JSONWriter(pretty: true)
+        var rows: StatusPage.PageRows?
         // As `JSONWriter(pretty: true)` writes the whole status (`files(_:)`), member by member.
-        var json = Array("{".utf8)
-        json.reserveCapacity(pages.json.count + 64 * 1024)
-        for (index, member) in parts.summary.members.enumerated() {
-            writer.appendKey(member.key, first: index == 0, depth: 1, to: &json)
-            if member.key == "pages" { json += pages.json } else { writer.append(member.value, depth: 1, to: &json) }
+        try folder.write("status.json") { output throws(StoreError) in
+            try output.append { $0 += "{".utf8 }
+            for (index, member) in parts.summary.members.enumerated() {
+                try output.append { writer.appendKey(member.key, first: index == 0, depth: 1, to: &$0) }
+                if member.key == "pages" {
+                    rows = try cache.render(parts.pages, into: &output)
+                } else {
+                    try output.append { writer.append(member.value, depth: 1, to: &$0) }
+                }
+            }
+            try output.append { $0 += "\n}\n".utf8 }
         }
-        json += "\n}\n".utf8
         let pageDiagnostics = ordered(Set(parts.pages.diagnostics.keys)).map { pageID in
             (key: pageID, value: JSONValue.array(parts.pages.diagnostics[pageID, default: []].map(\.json)))
         }
-        return [
-            "status.json": json, "summary.json": summary(parts.summary, pageDiagnostics: pageDiagnostics),
-            "index.html": StatusPage.html(status: .object(parts.summary), pageRows: pages.rows),
-        ]
+        try folder.write(["index.html": StatusPage.html(status: .object(parts.summary), pageRows: rows)])
+        try folder.write(["summary.json": summary(parts.summary, pageDiagnostics: pageDiagnostics)])
     }
 
     /// One page's entry: its locales, its source's diagnostics and a preview link per locale.

@@ -1,0 +1,29 @@
+import Glibc
+
+/// A file written as it is made, through a buffer: a file of tens of megabytes (a large site's
+/// `status.json`) is never whole in memory, where touching that much fresh memory cost more than
+/// writing the file.
+struct FileOutput: ~Copyable {
+    /// What the buffer gathers before it is written out.
+    static let bufferSize = 1 << 20
+    private let descriptor: Int32
+    private let path: String
+    private var buffer: [UInt8] = []
+
+    init(descriptor: Int32, path: String) {
+        (self.descriptor, self.path) = (descriptor, path)
+    }
+
+    /// Lets `fill` append to the buffer, and writes the buffer out once it holds `bufferSize`.
+    mutating func append(_ fill: (inout [UInt8]) -> Void) throws(StoreError) {
+        fill(&buffer)
+        if buffer.count >= Self.bufferSize { try flush() }
+    }
+
+    /// Writes out what the buffer holds; the buffer is kept for what follows.
+    mutating func flush() throws(StoreError) {
+        guard !buffer.isEmpty else { return }
+        try FileSystem.writeAll(descriptor, buffer, path: path)
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,5 +1,7 @@
 import CMimalloc
+import Dispatch
 import Glibc
+import Synchronization
 
 /// The process's allocator. Both executables link mimalloc (Debian's `libmimalloc`) through this
 /// module's import, which then serves `malloc` for the whole process, Swift runtime and C
@@ -28,4 +30,22 @@ package enum Allocator {
 
     /// Gives back to the system what the calling thread's heap and the abandoned ones hold free.
     package static func collect() { mi_collect(true) }
+
+    /// `collect` on each of the threads `DispatchQueue.concurrentPerform` runs on (the publish's
+    /// writers among them). A block freed by another thread than the one that allocated it waits
+    /// in a list for that thread to allocate again, which then walks the list first: after a
+    /// large build, that walk and the decommit after it were tens of milliseconds of the first
+    /// save's publish. Each iteration waits briefly for the others to start, so that each is on
+    /// a thread of its own (no guarantee: a pool that grew beyond the cores has more threads).
+    package static func collectOnDispatchWorkers() {
+        let threads = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let started = Atomic<Int>(0)
+        // One deadline for all: iterations run one after another wait 20 ms in all, not each.
+        let deadline = DispatchTime.now().uptimeNanoseconds + 20_000_000
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            started.add(1, ordering: .relaxed)
+            while started.load(ordering: .relaxed) < threads && DispatchTime.now().uptimeNanoseconds < deadline { sched_yield() }
+            mi_collect(true)
+        }
+    }
 }

@@ -124,8 +124,10 @@ final class WatchCommand: @unchecked Sendable {
         // What the first build and its background work let go of goes back to the system before
         // the watcher settles to hold its tables: mimalloc keeps the freed pages of the build
         // queue's heap and of finished threads' heaps until asked (at 100,000 pages, 250 MiB of
-        // resident memory for 0.2 s of work).
+        // resident memory for 0.2 s of work). Dispatch's workers too: each would otherwise first
+        // collect what others freed of its blocks during the first save's publish.
         buildQueue.sync { Allocator.collect() }
+        Allocator.collectOnDispatchWorkers()
         Console.shared.error(
             "quire: watching \(pages)/ (\(options.pollInterval.map { "polling every \($0) s" } ?? "inotify")); Ctrl-C stops")
 

@@ -5,9 +5,12 @@ struct StatusFolder {
 
     /// Replaces `status/status.json` (and any other status files) atomically, in name order.
     func write(_ files: [String: [UInt8]]) throws(StoreError) {
-        for (name, bytes) in files.sorted(by: { $0.key < $1.key }) {
-            try FileSystem.replaceFile(path(of: name), bytes)
-        }
+        for (name, bytes) in files.sorted(by: { $0.key < $1.key }) { try write(name, bytes) }
+    }
+
+    /// Replaces the file `name` atomically with `bytes`.
+    func write(_ name: String, _ bytes: [UInt8]) throws(StoreError) {
+        try FileSystem.replaceFile(path(of: name), bytes)
     }
 
     /// Replaces the file `name` atomically with what `body` writes as it makes it.

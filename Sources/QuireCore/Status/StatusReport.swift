@@ -107,8 +107,8 @@ public enum StatusReport {
         let pageDiagnostics = ordered(Set(parts.pages.diagnostics.keys)).map { pageID in
             (key: pageID, value: JSONValue.array(parts.pages.diagnostics[pageID, default: []].map(\.json)))
         }
-        try folder.write(["index.html": StatusPage.html(status: .object(parts.summary), pageRows: rows)])
-        try folder.write(["summary.json": summary(parts.summary, pageDiagnostics: pageDiagnostics)])
+        try folder.write("index.html", StatusPage.html(status: .object(parts.summary), pageRows: rows))
+        try folder.write("summary.json", summary(parts.summary, pageDiagnostics: pageDiagnostics))
     }
 
     /// One page's entry: its locales, its source's diagnostics and a preview link per locale.

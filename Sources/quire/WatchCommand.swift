@@ -119,8 +119,9 @@ final class WatchCommand: @unchecked Sendable {
         // "watching" means ready: the first save finds the spare folders of what the first build
         // published, rather than linking a folder of every page itself, and has both cores, not
         // one shared with what the first build frees and notes. A save made meanwhile starts its
-        // build, which stops the making of spares, and the wait with it.
-        for builder in started { builder.flushBackgroundWork() }
+        // build, which stops the making of spares, and the wait with it. The reserve copies made
+        // after the spares (a store with fewer versions than `keep:`) go on: a save stops them.
+        for builder in started { builder.waitUntilSavesAreReady() }
         // What the first build and its background work let go of goes back to the system before
         // the watcher settles to hold its tables: mimalloc keeps the freed pages of the build
         // queue's heap and of finished threads' heaps until asked (at 100,000 pages, 250 MiB of

@@ -49,7 +49,7 @@ extension SiteBuilder {
         }
         if case .published(let version, _) = outcome {
             result.diagnostics += retention
-            prepareSpareFolders()
+            prepareSpareFolders(keep: config.keep)
             result.diagnostics += afterPublish.runHook(version, config: config)
         }
     }

@@ -104,7 +104,7 @@ public final class SiteBuilder: @unchecked Sendable {
         result.stageMilliseconds = clock.milliseconds.map { ($0.stage.rawValue, $0.ms) }
         // Unless its publish started them: a second request would replace the first in the queue.
         if options.spareFolders, options.publish, sparesStartedBy != generation, let store = try? openStore() {
-            spareFolders.prepare(store, untilBuild: generation + 1)
+            spareFolders.prepare(store, untilBuild: generation + 1, keep: burst.base?.context.config.keep)
         }
         // A watcher's first build: the big trees of the history it starts on are noted for
         // recycling (first: the next saves' spares want them; those a restart noted before its
@@ -121,10 +121,10 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Starts making the spare folders of the version just published, right after its swap and
     /// retention (whose removed folders it may recycle): the hook and the status files come
     /// after, and the next save wants them ready.
-    func prepareSpareFolders() {
+    func prepareSpareFolders(keep: Int?) {
         guard options.spareFolders, options.publish, let store else { return }
         sparesStartedBy = spareFolders.builds
-        spareFolders.prepare(store, untilBuild: spareFolders.builds + 1, made: options.spareFoldersMade)
+        spareFolders.prepare(store, untilBuild: spareFolders.builds + 1, keep: keep, made: options.spareFoldersMade)
     }
 
     /// Tells `options.published` of a new version the moment it is live, before retention, the
@@ -146,6 +146,13 @@ public final class SiteBuilder: @unchecked Sendable {
     public func flushBackgroundWork() {
         backgroundWork.wait()
         spareFolders.flush()
+    }
+
+    /// Waits for what the last build left running, then for the spares of its publish, not for
+    /// the reserve copies made after them: what `quire watch` waits for before "watching".
+    public func waitUntilSavesAreReady() {
+        backgroundWork.wait()
+        spareFolders.waitForSpares()
     }
 
     /// Stops making spare folders and removes them, or (`quire watch` stopping cleanly) hands

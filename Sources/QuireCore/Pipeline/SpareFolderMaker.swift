@@ -16,23 +16,40 @@ final class SpareFolderMaker: Sendable {
     /// The builds started so far: the one running, if any.
     var builds: Int { buildsStarted.load(ordering: .relaxed) }
 
+    /// The newest round's gate, opened once its spares are made: the reserves come after.
+    private let newestRound = Mutex<RoundGate?>(nil)
+
     /// Makes spare folders of `store`'s newest version in the background, until build `next`
-    /// starts; `made` is told what each round that made some did.
+    /// starts, then the reserve copies the site's `keep` calls for (`SpareFolderSlot.reserve`);
+    /// `made` is told what each round that made spares did.
     func prepare(
-        _ store: SiteStore, untilBuild next: Int, made: (@Sendable (_ made: Int, _ stopped: Bool, _ milliseconds: Double) -> Void)? = nil
+        _ store: SiteStore, untilBuild next: Int, keep: Int?,
+        made: (@Sendable (_ made: Int, _ stopped: Bool, _ milliseconds: Double) -> Void)? = nil
     ) {
         guard (try? store.spareFolders.keep()) != nil else { return }
         let requested = DispatchTime.now().uptimeNanoseconds
+        let gate = RoundGate()
+        // A round waiting in the queue gives way to this one: its gate opens for whoever waits on it.
+        newestRound.withLock {
+            $0?.open()
+            $0 = gate
+        }
         queue.submit { [self] in
+            defer { gate.open() }
             guard !isClosing.load(ordering: .relaxed) else { return }
             let shouldStop = { @Sendable in self.buildsStarted.load(ordering: .relaxed) >= next || self.isClosing.load(ordering: .relaxed) }
             let count = store.spareFolders.prepare(workers: 2, shouldStop: shouldStop)
             if count > 0 { made?(count, shouldStop(), Double(DispatchTime.now().uptimeNanoseconds - requested) / 1e6) }
+            gate.open()
+            store.spareFolders.reserve(workers: 2, keep: keep, shouldStop: shouldStop)
         }
     }
 
-    /// Waits for spare folders being made in the background.
+    /// Waits for spare folders being made in the background, and the reserves after them.
     func flush() { queue.flush() }
+
+    /// Waits until the newest round's spares are made (or it stopped), not for its reserves.
+    func waitForSpares() { newestRound.withLock { $0 }?.wait() }
 
     /// Stops making spare folders and removes them (no staging left behind), or hands the
     /// whole ones to the next watcher.
@@ -44,4 +61,18 @@ final class SpareFolderMaker: Sendable {
 
     /// The queue's thread holds the queue until stopped.
     func stop() { queue.stop() }
+}
+
+/// Opened once, by whichever comes first: a round's spares made, its end, or a newer round.
+private final class RoundGate: @unchecked Sendable {
+    private let group = DispatchGroup()
+    private let isOpen = Atomic<Bool>(false)
+
+    init() { group.enter() }
+
+    func open() {
+        if !isOpen.exchange(true, ordering: .acquiringAndReleasing) { group.leave() }
+    }
+
+    func wait() { group.wait() }
 }

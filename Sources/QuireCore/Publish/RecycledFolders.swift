@@ -1,7 +1,7 @@
 import Synchronization
 
-/// Tree folders that retention (`keep:`) removed, kept to become spares (`SpareFolders`) of
-/// their folder's newer trees.
+/// Tree folders that retention (`keep:`) removed, and reserve copies (`SpareFolders.reserve`),
+/// kept to become spares (`SpareFolders`) of their folder's newer trees.
 ///
 /// A new tree of a folder of 10,000 entries needs 10,000 links, and removing an old one as many
 /// unlinks. A tree of the same folder a few versions older differs from the newest one only by
@@ -14,6 +14,12 @@ import Synchronization
 /// memory from then on (its parts are shared with the newer manifests': little memory), so the
 /// difference is found by comparing the ids of the two manifests' parts, then the entries of the
 /// few parts that differ (`TreeManifest+Parts`).
+///
+/// Until retention removes a version (a store with fewer than `keep:`, or without it) nothing is
+/// recycled: then the spares' rounds link a reserve copy of each big folder's newest tree into
+/// the pool, which the next round brings up to date as it would a removed tree. A reserve a save
+/// stopped holds its tree's entries up to a count, in manifest order, and is finished from that
+/// tree (while a version still has it) before it is brought up to date.
 final class RecycledFolders: Sendable {
     /// Smaller folders are linked anew about as fast as they are compared: none is kept.
     static let fewestEntries = TreeManifest.partedFrom
@@ -25,10 +31,18 @@ final class RecycledFolders: Sendable {
     private struct State {
         /// The folder path and manifest of each tree of `fewestEntries` or more that a spare was wanted for.
         var trees: [String: (path: String, manifest: TreeManifest)] = [:]
-        /// Per folder path, the one recycled folder kept for it: its name in `folder`, and the
-        /// manifest of the tree it holds.
-        var pool: [String: (name: String, manifest: TreeManifest)] = [:]
+        /// Per folder path, the one copy kept for it.
+        var pool: [String: Copy] = [:]
         var named = 0
+    }
+
+    /// A folder in the pool: a copy of tree `tree` (whose entries are `manifest`'s), whole, or
+    /// (a reserve a save stopped) of its first `linked` entries in manifest order.
+    struct Copy {
+        let folder: String
+        let tree: String
+        let manifest: TreeManifest
+        var linked: Int?
     }
 
     private let state = Mutex(State())
@@ -48,23 +62,46 @@ final class RecycledFolders: Sendable {
     /// `location`, into the pool: when the tree is known and the pool holds none for its path
     /// yet. Returns whether it was taken (moved away from `location`).
     func offer(_ id: String, at location: String) -> Bool {
-        let slot = state.withLock { state -> (path: String, name: String)? in
+        let slot = state.withLock { state -> (path: String, copy: Copy)? in
             guard let tree = state.trees.removeValue(forKey: id), state.pool[tree.path] == nil else { return nil }
-            state.named += 1
-            let name = Self.prefix + String(state.named)
-            state.pool[tree.path] = (name, tree.manifest)
-            return (tree.path, name)
+            let copy = Copy(folder: Self.newFolder(in: folder, &state), tree: id, manifest: tree.manifest)
+            state.pool[tree.path] = copy
+            return (tree.path, copy)
         }
         guard let slot else { return false }
-        if (try? FileSystem.rename(location, to: folder + "/" + slot.name)) != nil { return true }
+        if (try? FileSystem.rename(location, to: slot.copy.folder)) != nil { return true }
         state.withLock { _ = $0.pool.removeValue(forKey: slot.path) }
         return false
     }
 
-    /// The recycled folder kept for the folder at `path`, out of the pool, and the manifest of
-    /// what it holds; nil when there is none.
-    func take(for path: String) -> (folder: String, manifest: TreeManifest)? {
-        state.withLock { $0.pool.removeValue(forKey: path) }.map { (folder + "/" + $0.name, $0.manifest) }
+    /// The copy kept for the folder at `path`, out of the pool; nil when there is none.
+    func take(for path: String) -> Copy? {
+        state.withLock { $0.pool.removeValue(forKey: path) }
+    }
+
+    /// Whether the pool holds a copy for the folder at `path`.
+    func holdsCopy(for path: String) -> Bool {
+        state.withLock { $0.pool[path] != nil }
+    }
+
+    /// A path in the pool's folder for a new copy (nothing made there yet).
+    func newFolder() -> String {
+        state.withLock { Self.newFolder(in: folder, &$0) }
+    }
+
+    private static func newFolder(in folder: String, _ state: inout State) -> String {
+        state.named += 1
+        return folder + "/" + prefix + String(state.named)
+    }
+
+    /// Puts `copy` (made at a `newFolder()` path) into the pool as the copy for the folder at
+    /// `path`; false, leaving it to the caller to remove, when the pool holds one for it already.
+    func keep(_ copy: Copy, for path: String) -> Bool {
+        state.withLock { state in
+            guard state.pool[path] == nil else { return false }
+            state.pool[path] = copy
+            return true
+        }
     }
 
     /// Whether `name`, in the spares' folder, is a recycled folder.

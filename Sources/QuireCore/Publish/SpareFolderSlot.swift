@@ -27,19 +27,32 @@ public final class SpareFolderSlot: Sendable {
     @discardableResult
     public func prepare(workers: Int = 1, shouldStop: () -> Bool) -> Int {
         guard let spares = current else { return 0 }
-        let folders = reader.newestFolders()
-        guard !folders.isEmpty else { return 0 }
+        let trees = newestTrees()
+        guard !trees.isEmpty else { return 0 }
+        return spares.prepare(trees, from: reader.layout, workers: workers, shouldStop: shouldStop)
+    }
+
+    /// After `prepare`: a reserve copy of each big folder of the newest version, when the next
+    /// save's retention will remove no version to recycle (the store holds fewer than `keep`, or
+    /// keeps every version: nil). Returns how many it made.
+    @discardableResult
+    public func reserve(workers: Int = 1, keep: Int?, shouldStop: () -> Bool) -> Int {
+        guard let spares = current else { return 0 }
+        if let keep, (try? reader.versionCount()).map({ $0 >= keep }) ?? true { return 0 }
+        return spares.reserve(newestTrees(), from: reader.layout, workers: workers, shouldStop: shouldStop)
+    }
+
+    /// The newest version's trees, each once, outer folders first.
+    private func newestTrees() -> [(id: String, path: String, manifest: TreeManifest)] {
         // Each folder's depth counted once, not in every comparison of the sort.
         var seen = Set<String>()
-        let trees =
-            folders
+        return reader.newestFolders()
             .map { (depth: UTF8Scan.slashes(in: $0.key), folder: $0) }
             .sorted { ($0.depth, $0.folder.key) < ($1.depth, $1.folder.key) }
             .compactMap { entry -> (id: String, path: String, manifest: TreeManifest)? in
                 let tree = entry.folder.value
                 return seen.insert(tree.id).inserted ? (id: tree.id, path: entry.folder.key, manifest: tree.manifest) : nil
             }
-        return spares.prepare(trees, from: reader.layout, workers: workers, shouldStop: shouldStop)
     }
 
     /// Notes the big trees of the newest `count` versions, as `prepare` notes the trees it makes

@@ -132,31 +132,67 @@ public final class SpareFolders: Sendable {
         let have = Set(present)
         let missing = trees.filter { !have.contains($0.id) }
         guard !missing.isEmpty else { return 0 }
-        let next = Atomic<Int>(0)
         let made = Atomic<Int>(0)
+        inRound(missing.count, workers: workers, shouldStop: shouldStop) { index in
+            let tree = missing[index]
+            if let copy = recycled.take(for: tree.path) {
+                switch make(tree.id, manifest: tree.manifest, recycling: copy, at: tree.path, from: layout, shouldStop: shouldStop) {
+                case true?:
+                    made.add(1, ordering: .relaxed)
+                    return
+                case nil: return
+                case false?: break
+                }
+            }
+            let resumed = have.contains(tree.id + Self.partSuffix) ? progress.withLock { $0[tree.id] } : nil
+            if make(tree.id, manifest: tree.manifest, from: layout.tree(tree.id), resumingAfter: resumed, shouldStop: shouldStop) {
+                made.add(1, ordering: .relaxed)
+            }
+        }
+        return made.load(ordering: .relaxed)
+    }
+
+    /// Links a reserve copy (`RecycledFolders`) of each tree of `RecycledFolders.fewestEntries`
+    /// entries or more whose folder has no copy in the pool, `workers` at a time, stopping as
+    /// `prepare` does; returns how many it completed. Called once `prepare` made the spares, while
+    /// the next save's retention will remove no version: the next round then makes the spare of
+    /// such a folder's new tree from its reserve in a millisecond, not from 100,000 links a save
+    /// a second may not leave time for.
+    func reserve(
+        _ trees: [(id: String, path: String, manifest: TreeManifest)], from layout: SiteLayout, workers: Int = 1,
+        shouldStop: () -> Bool
+    ) -> Int {
+        guard !isClosed.load(ordering: .acquiring) else { return 0 }
+        let wanted = trees.filter { $0.manifest.entryCount >= RecycledFolders.fewestEntries && !recycled.holdsCopy(for: $0.path) }
+        guard !wanted.isEmpty else { return 0 }
+        let made = Atomic<Int>(0)
+        inRound(wanted.count, workers: workers, shouldStop: shouldStop) { index in
+            let tree = wanted[index]
+            let copy = RecycledFolders.Copy(folder: recycled.newFolder(), tree: tree.id, manifest: tree.manifest, linked: 0)
+            guard (try? FileSystem.makeDirectory(copy.folder)) != nil else { return }
+            guard case .whole(let whole) = finish(copy, at: tree.path, from: layout, shouldStop: shouldStop) else { return }
+            if recycled.keep(whole, for: tree.path) { made.add(1, ordering: .relaxed) } else { try? FileSystem.removeTree(whole.folder) }
+        }
+        return made.load(ordering: .relaxed)
+    }
+
+    /// Runs `body` for each of `count` items, `workers` at a time, until `shouldStop` says so or
+    /// the spares close; then syncs what it made.
+    private func inRound(_ count: Int, workers: Int, shouldStop: () -> Bool, _ body: (Int) -> Void) {
+        let next = Atomic<Int>(0)
         rounds.add(1, ordering: .acquiringAndReleasing)
         func work(_: Int) {
             while !shouldStop(), !isClosed.load(ordering: .acquiring) {
                 let index = next.add(1, ordering: .relaxed).oldValue
-                guard index < missing.count else { break }
-                let tree = missing[index]
-                if let recycledTree = recycled.take(for: tree.path),
-                    make(tree.id, manifest: tree.manifest, recycling: recycledTree, from: layout.tree(tree.id))
-                {
-                    made.add(1, ordering: .relaxed)
-                    continue
-                }
-                let resumed = have.contains(tree.id + Self.partSuffix) ? progress.withLock { $0[tree.id] } : nil
-                if make(tree.id, manifest: tree.manifest, from: layout.tree(tree.id), resumingAfter: resumed, shouldStop: shouldStop) {
-                    made.add(1, ordering: .relaxed)
-                }
+                guard index < count else { break }
+                body(index)
             }
         }
         if workers > 1 {
             // The caller's `shouldStop` is asked from every worker (it reads atomics).
             withoutActuallyEscaping(work) { work in
                 let shared = UncheckedSendable(work)
-                DispatchQueue.concurrentPerform(iterations: min(workers, missing.count)) { shared.value($0) }
+                DispatchQueue.concurrentPerform(iterations: min(workers, count)) { shared.value($0) }
             }
         } else {
             work(0)
@@ -164,7 +200,28 @@ public final class SpareFolders: Sendable {
         rounds.subtract(1, ordering: .acquiringAndReleasing)
         // Their folders on disk before the next save, whose one `syncfs` would write them otherwise.
         _ = SyncFS.call(lease.lockDescriptor)
-        return made.load(ordering: .relaxed)
+    }
+
+    /// Links `manifest`'s entries from `source` into `target` in manifest order, past the first
+    /// `count` (which it holds already); between two links it stops once `shouldStop` says so.
+    /// Returns how many it holds then, and whether it stopped.
+    private static func link(
+        _ manifest: TreeManifest, from source: DirectoryHandle, into target: DirectoryHandle, after count: Int, shouldStop: () -> Bool
+    ) throws(StoreError) -> (linked: Int, stopped: Bool) {
+        var (index, linked, sinceCheck, stopped) = (0, count, 0, false)
+        try manifest.forEachEntry { (entry) throws(StoreError) in
+            defer { index += 1 }
+            guard !stopped, index >= linked else { return }
+            sinceCheck += 1
+            if sinceCheck % 64 == 0, shouldStop() {
+                stopped = true
+                return
+            }
+            // A file at the link limit (EMLINK) has no spare: the publish links as before.
+            try target.hardLink(from: source, entry.name, as: entry.name)
+            linked = index + 1
+        }
+        return (linked, stopped)
     }
 
     /// Whether the spare is complete under its name. Stopped, it keeps its part for later, and
@@ -174,29 +231,15 @@ public final class SpareFolders: Sendable {
         _ id: String, manifest: TreeManifest, from tree: String, resumingAfter linked: Int?, shouldStop: () -> Bool
     ) -> Bool {
         let part = lease.folder + "/" + id + Self.partSuffix
-        var count = linked ?? 0
         do throws(StoreError) {
             if linked == nil {
                 if FileSystem.exists(part) { try FileSystem.removeTree(part) }
                 try FileSystem.makeDirectory(part)
             }
-            let source = try DirectoryHandle(tree)
-            let target = try DirectoryHandle(part)
-            var (index, sinceCheck, stopped) = (0, 0, false)
-            try manifest.forEachEntry { (entry) throws(StoreError) in
-                defer { index += 1 }
-                guard !stopped, index >= count else { return }
-                sinceCheck += 1
-                if sinceCheck % 64 == 0, shouldStop() {
-                    stopped = true
-                    return
-                }
-                // A file at the link limit (EMLINK) has no spare: the publish links as before.
-                try target.hardLink(from: source, entry.name, as: entry.name)
-                count = index + 1
-            }
-            if stopped {
-                progress.withLock { $0[id] = count }
+            let made = try Self.link(
+                manifest, from: DirectoryHandle(tree), into: DirectoryHandle(part), after: linked ?? 0, shouldStop: shouldStop)
+            if made.stopped {
+                progress.withLock { $0[id] = made.linked }
                 return false
             }
             try FileSystem.rename(part, to: lease.folder + "/" + id)
@@ -209,23 +252,60 @@ public final class SpareFolders: Sendable {
         }
     }
 
-    /// Makes the spare of tree `id` from a recycled folder of the same path; false (the folder
-    /// removed) when that fails. A half-made spare of the tree goes: the recycled one lacks less.
+    /// What `finish` did with a copy.
+    private enum Finished {
+        case whole(RecycledFolders.Copy)
+        /// Back in the pool, or removed when the pool took another copy of its folder meanwhile.
+        case stopped
+        /// Removed: its tree is gone, or a link failed.
+        case failed
+    }
+
+    /// Links what `copy` (of the folder at `path`) lacks of its tree.
+    private func finish(_ copy: RecycledFolders.Copy, at path: String, from layout: SiteLayout, shouldStop: () -> Bool) -> Finished {
+        guard let linked = copy.linked else { return .whole(copy) }
+        var copy = copy
+        do throws(StoreError) {
+            let made = try Self.link(
+                copy.manifest, from: DirectoryHandle(layout.tree(copy.tree)), into: DirectoryHandle(copy.folder), after: linked,
+                shouldStop: shouldStop)
+            copy.linked = made.stopped ? made.linked : nil
+            guard made.stopped else { return .whole(copy) }
+            if recycled.keep(copy, for: path) { return .stopped }
+            try? FileSystem.removeTree(copy.folder)
+            return .stopped
+        } catch {
+            try? FileSystem.removeTree(copy.folder)
+            return .failed
+        }
+    }
+
+    /// Makes the spare of tree `id` from a copy of the same folder (`RecycledFolders`), finished
+    /// first when a save stopped it. Nil when stopped (the copy kept for later); false, the copy
+    /// removed, when that fails.
     private func make(
-        _ id: String, manifest: TreeManifest, recycling recycledTree: (folder: String, manifest: TreeManifest), from tree: String
-    ) -> Bool {
-        let recycledFolder = recycledTree.folder
+        _ id: String, manifest: TreeManifest, recycling copy: RecycledFolders.Copy, at path: String, from layout: SiteLayout,
+        shouldStop: () -> Bool
+    ) -> Bool? {
+        let whole: RecycledFolders.Copy
+        switch finish(copy, at: path, from: layout, shouldStop: shouldStop) {
+        case .whole(let finished): whole = finished
+        case .stopped: return nil
+        case .failed: return false
+        }
+        // A half-made spare of the tree goes: the copy lacks less.
         let part = lease.folder + "/" + id + Self.partSuffix
         progress.withLock { _ = $0.removeValue(forKey: id) }
         do throws(StoreError) {
             if FileSystem.exists(part) { discard(id + Self.partSuffix) }
-            try FileSystem.rename(recycledFolder, to: part)
-            try RecycledFolders.update(DirectoryHandle(part), from: recycledTree.manifest, to: manifest, source: DirectoryHandle(tree))
+            try FileSystem.rename(whole.folder, to: part)
+            try RecycledFolders.update(
+                DirectoryHandle(part), from: whole.manifest, to: manifest, source: DirectoryHandle(layout.tree(id)))
             try FileSystem.rename(part, to: lease.folder + "/" + id)
             recycledSpares.add(1, ordering: .relaxed)
             return true
         } catch {
-            try? FileSystem.removeTree(recycledFolder)
+            try? FileSystem.removeTree(whole.folder)
             try? FileSystem.removeTree(part)
             return false
         }

@@ -47,29 +47,44 @@ import Testing
         try pair.delta(files: [page("en/all/p-321.json", #"{"n":"\#(text)"}"#)], preparing: false, sourceLocation: sourceLocation)
     }
 
+    /// The names in the spare of en/all's newest tree.
+    private func bigFolderSpare(_ pair: Pair) throws -> [String] {
+        let tree = try #require(pair.withSpares.reader.newestFolders().first { $0.key == "en/all" }?.value)
+        return try FileSystem.list(try leaseEntries(pair).folder + "/" + tree.id)
+    }
+
     @Test func aStoreWithFewerVersionsThanKeepMakesTheNextSparesFromAReserve() throws {
-        let pair = try Pair(PublishSpareFoldersTests.site + Self.catalog)
+        // A second big folder, fr/all, that no edit changes.
+        let untouched = (0..<600).map { page(String(format: "fr/all/p-%03d.json", $0), #"{"n":\#($0)}"#) }
+        let pair = try Pair(PublishSpareFoldersTests.site + Self.catalog + untouched)
         let spares = pair.withSpares.spareFolders
         spares.prepare { false }
-        // Retention at the next save will remove nothing: one version, `keep: 3`.
-        #expect(spares.reserve(keep: 3) { false } == 1, "en/all, the one big folder")
-        #expect(try leaseEntries(pair).names.filter(RecycledFolders.holds).count == 1)
-        #expect(spares.reserve(keep: 3) { false } == 0, "its folder has a copy already")
+        // Retention at the next save will remove nothing (one version, `keep: 3`), but no save
+        // has changed a folder yet.
+        #expect(spares.reserve(keep: 3) { false } == 0)
         try editWithoutRetention(pair, "first")
         spares.prepare { false }
-        #expect(spares.recycled == 1, "en/all's spare made from its reserve, not linked anew")
-        #expect(spares.reserve(keep: 2) { false } == 0, "two versions and keep: 2: the next save's retention recycles")
-        #expect(spares.reserve(keep: nil) { false } == 1, "no keep: every version stays, nothing is recycled")
+        #expect(spares.reserve(keep: 3) { false } == 1, "en/all, which the save changed; not fr/all")
+        #expect(try leaseEntries(pair).names.filter(RecycledFolders.holds).count == 1)
+        #expect(spares.reserve(keep: 3) { false } == 0, "its folder has a copy already")
         try editWithoutRetention(pair, "second")
+        spares.prepare { false }
+        #expect(spares.recycled == 1, "en/all's spare made from its reserve, not linked anew")
+        #expect(try bigFolderSpare(pair).count == 600)
+        #expect(spares.reserve(keep: 3) { false } == 0, "three versions and keep: 3: the next save's retention recycles")
+        #expect(spares.reserve(keep: nil) { false } == 1, "no keep: every version stays, nothing is recycled")
+        try editWithoutRetention(pair, "third")
         spares.prepare { false }
         #expect(spares.recycled == 2)
         #expect(try bigFolderSpare(pair).count == 600)
-        try editWithoutRetention(pair, "third")
+        try editWithoutRetention(pair, "fourth")
     }
 
     @Test func aReserveASaveStoppedIsFinishedFromItsTreeThenBroughtUpToDate() throws {
         let pair = try Pair(PublishSpareFoldersTests.site + Self.catalog)
         let spares = pair.withSpares.spareFolders
+        spares.prepare { false }
+        try editWithoutRetention(pair, "first")
         spares.prepare { false }
         var asked = 0
         // Stopped a few looks (one every 64 links) into its 600 entries.
@@ -87,12 +102,6 @@ import Testing
         #expect(spares.recycled == 1)
         #expect(try bigFolderSpare(pair).count == 600, "the reserve finished, then brought up to date")
         try editWithoutRetention(pair, "through the finished reserve")
-    }
-
-    /// The names in the spare of en/all's newest tree.
-    private func bigFolderSpare(_ pair: Pair) throws -> [String] {
-        let tree = try #require(pair.withSpares.reader.newestFolders().first { $0.key == "en/all" }?.value)
-        return try FileSystem.list(try leaseEntries(pair).folder + "/" + tree.id)
     }
 
     @Test func aStoreOpenedOnHistoryLearnsItsNewestTreesBeforeItsFirstRetention() throws {
@@ -166,10 +175,10 @@ import Testing
         #expect(grown.linked.count == new.entryCount - 400 + 1, "all past the first 400, and p-0100.json")
     }
 
-    /// A site with `keep: 2` and a folder of 520 pages (`all/`), big enough to be recycled.
-    private static func bigFolderSite(locales: String) throws -> SiteFixture {
+    /// A site with `keep:` and a folder of 520 pages (`all/`), big enough to be recycled.
+    private static func bigFolderSite(locales: String, keep: Int = 2) throws -> SiteFixture {
         let fixture = try SiteFixture()
-        try fixture.write("default_locale: en\nlocales: \(locales)\nkeep: 2\n", to: "site.yaml")
+        try fixture.write("default_locale: en\nlocales: \(locales)\nkeep: \(keep)\n", to: "site.yaml")
         for number in 0..<520 {
             try fixture.write(
                 "title: Item \(number)\nsections:\n  - type: divider\n    id: d\n", to: String(format: "all/p-%03d.yaml", number))
@@ -195,9 +204,7 @@ import Testing
         builder.flushSpareFolders()
         // From the second edit on, retention removes a tree of all/ in each locale (fr falls
         // back to en) and the next spare of that folder is made from it.
-        // After the first build (one version, `keep: 2`) reserves of all/ in each locale: the
-        // first edit's spares are made from them.
-        #expect(builder.store?.spareFolders.recycled == 10)
+        #expect(builder.store?.spareFolders.recycled == 8)
         let store = try SiteStore(dist: fixture.dist, site: fixture.site)
         #expect(try store.reader.versionCount() == 2)
         #expect(try store.operations.verify().isEmpty)
@@ -205,15 +212,41 @@ import Testing
         let staging = fixture.dist + "/" + fixture.site + "/staging"
         let lease = try #require(try FileSystem.list(staging).first { $0.hasPrefix(SpareFolders.prefix) && !$0.hasSuffix(".lock") })
         let spares = try FileSystem.list(staging + "/" + lease)
-        // Each removed tree of all/ became a spare; the first round's reserve of preview/en/all,
-        // a folder no edit changed, waits for an edit of it.
-        #expect(spares.filter(RecycledFolders.holds).count == 1)
+        #expect(!spares.contains(where: RecycledFolders.holds), "each removed tree of all/ became a spare")
         // The rest retention removed (the old versions, the small folders) is unlinked after its
         // lock, in the spare folders' background, and nothing of it stays.
         let deadline = Date().addingTimeInterval(10)
         while builder.store?.spareFolders.removedLater ?? 0 < 4, Date() < deadline { usleep(10_000) }
         #expect(builder.store?.spareFolders.removedLater ?? 0 >= 4, "one a retention, from the second edit on")
         #expect(try FileSystem.list(staging).allSatisfy { $0.hasPrefix(SpareFolders.prefix) }, "no gc folder left")
+        builder.closeSpareFolders()
+    }
+
+    /// Through `SiteBuilder`, as `quire watch` runs it on a new store: until retention removes a
+    /// version, the spares of the big folder a save changed are made from reserves.
+    @Test func aNewStoresFirstSavesMakeTheirSparesFromReserves() throws {
+        let fixture = try Self.bigFolderSite(locales: "[en, fr]", keep: 4)
+        var options = BuildOptions()
+        options.spareFolders = true
+        let builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: options)
+        #expect(builder.build().outcome != nil)
+        let folder = URL(fileURLWithPath: fixture.siteFolder).standardizedFileURL.path
+        for edit in 1...3 {
+            builder.flushSpareFolders()
+            try fixture.write("title: Edited \(edit)\nsections:\n  - type: divider\n    id: d\n", to: "all/p-100.yaml")
+            #expect(builder.build(changed: ["\(folder)/all/p-100.yaml"]).builtAsDelta)
+        }
+        builder.flushSpareFolders()
+        // The first edit changed all/ in each locale: reserves of both, the next two edits' spares
+        // made from them; the third's publish makes four versions, so no reserve after it.
+        #expect(builder.store?.spareFolders.recycled == 4)
+        let store = try SiteStore(dist: fixture.dist, site: fixture.site)
+        #expect(try store.reader.versionCount() == 4)
+        #expect(try store.operations.verify().isEmpty)
+        #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
+        let staging = fixture.dist + "/" + fixture.site + "/staging"
+        let lease = try #require(try FileSystem.list(staging).first { $0.hasPrefix(SpareFolders.prefix) && !$0.hasSuffix(".lock") })
+        #expect(try !FileSystem.list(staging + "/" + lease).contains(where: RecycledFolders.holds), "no reserve of preview/en/all")
         builder.closeSpareFolders()
     }
 

@@ -67,6 +67,11 @@ public final class SpareFolders: Sendable {
     /// names back. Only rounds write it, and only one round runs at a time.
     private let progress = Mutex<[String: Int]>([:])
 
+    /// The big folders' trees the last round was asked for, by path, and the folders whose tree
+    /// changed since a round saw them and that have no reserve yet: saves edit those again, while
+    /// a folder no save changes (a folder's preview shells) would hold a reserve for nothing.
+    private let bigFolders = Mutex<(trees: [String: String], changed: Set<String>)>(([:], []))
+
     /// How much of a tree a taken spare holds.
     enum Taken {
         case whole
@@ -118,8 +123,13 @@ public final class SpareFolders: Sendable {
     ) -> Int {
         guard !isClosed.load(ordering: .acquiring), let present = try? FileSystem.list(lease.folder) else { return 0 }
         let wanted = Set(trees.map(\.id))
-        for tree in trees where tree.manifest.entryCount >= RecycledFolders.fewestEntries {
-            recycled.remember(tree.id, path: tree.path, manifest: tree.manifest)
+        let big = trees.filter { $0.manifest.entryCount >= RecycledFolders.fewestEntries }
+        for tree in big { recycled.remember(tree.id, path: tree.path, manifest: tree.manifest) }
+        bigFolders.withLock { folders in
+            let seen = folders.trees
+            folders.trees = Dictionary(big.map { ($0.path, $0.id) }, uniquingKeysWith: { first, _ in first })
+            let changedNow = big.filter { tree in seen[tree.path].map { $0 != tree.id } ?? false }.map(\.path)
+            folders.changed = folders.changed.filter { folders.trees[$0] != nil }.union(changedNow)
         }
         // A half-made spare (`<id>.tmp`) stays while its tree is wanted: the round finishes it.
         for name in present where !RecycledFolders.holds(name) && !name.hasPrefix(Self.removalPrefix) {
@@ -153,23 +163,28 @@ public final class SpareFolders: Sendable {
     }
 
     /// Links a reserve copy (`RecycledFolders`) of each tree of `RecycledFolders.fewestEntries`
-    /// entries or more whose folder has no copy in the pool, `workers` at a time, stopping as
-    /// `prepare` does; returns how many it completed. Called once `prepare` made the spares, while
-    /// the next save's retention will remove no version: the next round then makes the spare of
-    /// such a folder's new tree from its reserve in a millisecond, not from 100,000 links a save
-    /// a second may not leave time for.
+    /// entries or more whose folder changed since an earlier round saw it and has no copy in the
+    /// pool, `workers` at a time, stopping as `prepare` does; returns how many it completed.
+    /// Called once `prepare` made the spares, while the next save's retention will remove no
+    /// version: the next round then makes the spare of such a folder's new tree from its reserve
+    /// in a millisecond, not from 100,000 links a save a second may not leave time for.
     func reserve(
         _ trees: [(id: String, path: String, manifest: TreeManifest)], from layout: SiteLayout, workers: Int = 1,
         shouldStop: () -> Bool
     ) -> Int {
         guard !isClosed.load(ordering: .acquiring) else { return 0 }
-        let wanted = trees.filter { $0.manifest.entryCount >= RecycledFolders.fewestEntries && !recycled.holdsCopy(for: $0.path) }
+        let changed = bigFolders.withLock { $0.changed }
+        let wanted = trees.filter {
+            changed.contains($0.path) && $0.manifest.entryCount >= RecycledFolders.fewestEntries && !recycled.holdsCopy(for: $0.path)
+        }
         guard !wanted.isEmpty else { return 0 }
         let made = Atomic<Int>(0)
         inRound(wanted.count, workers: workers, shouldStop: shouldStop) { index in
             let tree = wanted[index]
             let copy = RecycledFolders.Copy(folder: recycled.newFolder(), tree: tree.id, manifest: tree.manifest, linked: 0)
             guard (try? FileSystem.makeDirectory(copy.folder)) != nil else { return }
+            // Kept in the pool from here, whole or (stopped) in part.
+            bigFolders.withLock { _ = $0.changed.remove(tree.path) }
             guard case .whole(let whole) = finish(copy, at: tree.path, from: layout, shouldStop: shouldStop) else { return }
             if recycled.keep(whole, for: tree.path) { made.add(1, ordering: .relaxed) } else { try? FileSystem.removeTree(whole.folder) }
         }

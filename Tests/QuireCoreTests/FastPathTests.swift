@@ -346,6 +346,21 @@ import Testing
         #expect(names.sorted { $0.utf8Precedes($1) } == names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
     }
 
+    /// `UTF8Scan.hasPrefix` (one memcmp) answers as the byte-by-byte comparison does, the same
+    /// strings each way round: `e` is no byte prefix of `é`, and `e` is one of `e\u{301}`.
+    @Test func utf8PrefixMatchesTheByteByByteComparison() {
+        let names = [
+            "", "e", "é", "e\u{301}", "en", "en/", "en/page-001.json", "enx/page-001.json", "preview/en/p.html",
+            String(repeating: "x", count: 15), String(repeating: "x", count: 16), String(repeating: "x", count: 40) + "a",
+            NSString(string: "en").appendingPathComponent("page-002.json"),
+        ]
+        for text in names {
+            for prefix in names {
+                #expect(UTF8Scan.hasPrefix(text, prefix) == text.utf8.starts(with: prefix.utf8), "\(text) starts with \(prefix)")
+            }
+        }
+    }
+
     // MARK: Preview URLs
 
     static let previewURLs = [

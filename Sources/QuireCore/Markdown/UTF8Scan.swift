@@ -20,6 +20,17 @@ enum UTF8Scan {
         contains(text, byte: first) || contains(text, byte: second)
     }
 
+    /// Whether `text`'s bytes start with `prefix`'s: one `memcmp` where both lend their bytes.
+    static func hasPrefix(_ text: String, _ prefix: String) -> Bool {
+        let compared = text.utf8.withContiguousStorageIfAvailable { mine in
+            prefix.utf8.withContiguousStorageIfAvailable { theirs in
+                theirs.count <= mine.count && (theirs.isEmpty || memcmp(mine.baseAddress!, theirs.baseAddress!, theirs.count) == 0)
+            }
+        }
+        if let compared, let hasPrefix = compared { return hasPrefix }
+        return text.utf8.starts(with: prefix.utf8)
+    }
+
     /// The `/`s of a `/`-separated path: how many folders its last component is below the top.
     static func slashes(in path: String) -> Int {
         path.utf8.count { $0 == UInt8(ascii: "/") }

@@ -132,9 +132,9 @@ struct PageIndexFiles: Sendable {
             }
         }
 
-        /// Drops every page `listings` does not list.
-        mutating func keep(only listings: [String: Listing]) {
-            let gone = entries.keys.filter { listings[$0] == nil }
+        /// Drops every page `found` does not list.
+        mutating func keep(only found: LocaleFiles) {
+            let gone = entries.keys.filter { found.listing(of: $0) == nil }
             for id in gone { set(id, nil) }
         }
 
@@ -187,17 +187,52 @@ struct PageIndexFiles: Sendable {
 
     static func timestamp(_ date: Date) -> String { Timestamp.string(seconds: time_t(date.timeIntervalSince1970.rounded(.down))) }
 
-    /// What `locale`'s served files say, per page: the listing of its public first part (with
-    /// its audience variants' names), and the pages this build wrote one of those files of anew
-    /// (its input differs from the newest version's: the rule `build.json`'s `changes` follows).
+    /// What one locale's served files say, page by page (`listings`): the listing of each page's
+    /// public first part (with its audience variants' names), and whether this build wrote one
+    /// of its files anew. Rows in the order the pages came, and a table of their positions: a
+    /// table of whole listings, sized for every file, had room for twice the pages, and filling
+    /// it touched each of its pages of memory (at 100,000 pages most of the index stage).
+    struct LocaleFiles {
+        struct Row {
+            let pageID: String
+            var listing: Listing?
+            var changed = false
+            var audiences: Set<String> = []
+        }
+
+        fileprivate(set) var rows: [Row] = []
+        private var positions: [String: Int]
+
+        init(expected: Int) {
+            positions = Dictionary(minimumCapacity: expected)
+            rows.reserveCapacity(expected)
+        }
+
+        /// The row of `pageID`, added when it has none.
+        fileprivate mutating func row(_ pageID: String) -> Int {
+            if let position = positions[pageID] { return position }
+            rows.append(Row(pageID: pageID))
+            positions[pageID] = rows.count - 1
+            return rows.count - 1
+        }
+
+        /// The page's listing; nil when it has no public first part in the locale.
+        func listing(of pageID: String) -> Listing? { positions[pageID].flatMap { rows[$0].listing } }
+
+        func changed(_ pageID: String) -> Bool { positions[pageID].map { rows[$0].changed } ?? false }
+    }
+
+    /// What `locale`'s served files say (`LocaleFiles`); a file is written anew when its input
+    /// differs from the newest version's (the rule `build.json`'s `changes` follows).
     /// `expected`: about how many pages there are (the tables are sized once).
     static func listings(
         _ files: some Sequence<OutputFile>, locale: String, published: [String: PublishedFile], expected: Int = 0
-    ) -> (listings: [String: Listing], changed: Set<String>) {
-        var listings = [String: Listing](minimumCapacity: expected)
-        var audiences: [String: Set<String>] = [:]
-        var changed = Set<String>(minimumCapacity: expected)
-        for file in files where OutputPath.servesPage(file.path) {
+    ) -> LocaleFiles {
+        var found = LocaleFiles(expected: expected)
+        // A page file's path starts with its locale (`PageFilePath.path`): the other locales'
+        // files are passed over without reading their metadata.
+        let folder = locale + "/"
+        for file in files where UTF8Scan.hasPrefix(file.path, folder) && OutputPath.servesPage(file.path) {
             let page = OutputMetadata(file.metadata)
             guard page.locale == locale, let metadata = file.metadata, let pageID = page.pageID, let ttl = page.ttl else { continue }
             let wroteAnew =
@@ -205,27 +240,31 @@ struct PageIndexFiles: Sendable {
                 case .carried: false
                 default: published[file.path]?.inputDigest != file.inputDigest
                 }
-            if wroteAnew { changed.insert(pageID) }
+            let row = found.row(pageID)
+            if wroteAnew { found.rows[row].changed = true }
             if let audience = page.audience {
-                audiences[pageID, default: []].insert(audience)
+                found.rows[row].audiences.insert(audience)
             } else if page.part == 1 {
-                listings[pageID] = Listing(
+                found.rows[row].listing = Listing(
                     title: page.title, ttl: ttl, parts: page.parts,
                     publishAt: metadata["publish_at"]?.stringValue, summary: metadata["summary"]?.stringValue,
                     imageURL: metadata["image_url"]?.stringValue, tags: metadata["tags"]?.arrayValue?.compactMap(\.stringValue) ?? [])
             }
         }
-        for (pageID, names) in audiences where listings[pageID] != nil { listings[pageID]?.audiences = names.sorted() }
-        return (listings, changed)
+        for row in found.rows.indices where !found.rows[row].audiences.isEmpty {
+            let names = found.rows[row].audiences.sorted()
+            found.rows[row].listing?.audiences = names
+        }
+        return found
     }
 
     /// Sets a page's entries from its own files (a delta build): a locale without a listing
     /// drops the page. `version`: the version being built, `now` its time.
     mutating func set(_ pageID: String, files: [OutputFile], published: [String: PublishedFile], version: VersionID, now: String) {
         for locale in Array(locales.keys) {  // not the keys view: it would keep the storage shared, and each write copy it
-            let (listings, changed) = Self.listings(files, locale: locale, published: published)
+            let found = Self.listings(files, locale: locale, published: published)
             locales[locale]?.set(
-                pageID, listing: listings[pageID], changed: changed.contains(pageID), feeds: feeds, version: version, now: now)
+                pageID, listing: found.listing(of: pageID), changed: found.changed(pageID), feeds: feeds, version: version, now: now)
         }
     }
 
@@ -238,13 +277,13 @@ struct PageIndexFiles: Sendable {
         let feeds = feeds
         taken.withUnsafeMutableBufferPointer { taken in
             WideConcurrentPerform.run(iterations: taken.count) { position in
-                let (listings, changed) = Self.listings(
+                let found = Self.listings(
                     files, locale: taken[position].locale, published: published, expected: files.count / max(taken.count, 1))
-                taken[position].index.keep(only: listings)
-                taken[position].index.entries.reserveCapacity(listings.count)
-                for (pageID, listing) in listings {
-                    taken[position].index.set(
-                        pageID, listing: listing, changed: changed.contains(pageID), feeds: feeds, version: version, now: now)
+                taken[position].index.keep(only: found)
+                taken[position].index.entries.reserveCapacity(found.rows.count)
+                for row in found.rows {
+                    guard let listing = row.listing else { continue }
+                    taken[position].index.set(row.pageID, listing: listing, changed: row.changed, feeds: feeds, version: version, now: now)
                 }
             }
         }

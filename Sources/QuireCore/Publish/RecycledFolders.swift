@@ -16,10 +16,10 @@ import Synchronization
 /// few parts that differ (`TreeManifest+Parts`).
 ///
 /// Until retention removes a version (a store with fewer than `keep:`, or without it) nothing is
-/// recycled: then the spares' rounds link a reserve copy of each big folder's newest tree into
-/// the pool, which the next round brings up to date as it would a removed tree. A reserve a save
-/// stopped holds its tree's entries up to a count, in manifest order, and is finished from that
-/// tree (while a version still has it) before it is brought up to date.
+/// recycled: then the spares' rounds link a reserve copy of the newest tree of each big folder
+/// saves change into the pool, which the next round brings up to date as it would a removed
+/// tree. A reserve a save stopped holds its tree's entries up to a count, in manifest order,
+/// and is finished from that tree (while a version still has it) before it is brought up to date.
 final class RecycledFolders: Sendable {
     /// Smaller folders are linked anew about as fast as they are compared: none is kept.
     static let fewestEntries = TreeManifest.partedFrom

@@ -32,9 +32,10 @@ public final class SpareFolderSlot: Sendable {
         return spares.prepare(trees, from: reader.layout, workers: workers, shouldStop: shouldStop)
     }
 
-    /// After `prepare`: a reserve copy of each big folder of the newest version, when the next
-    /// save's retention will remove no version to recycle (the store holds fewer than `keep`, or
-    /// keeps every version: nil). Returns how many it made.
+    /// After `prepare`: a reserve copy of each big folder whose tree changed since a round saw
+    /// it (`SpareFolders.reserve`), when the next save's retention will remove no version to
+    /// recycle (the store holds fewer than `keep`, or keeps every version: nil). Returns how
+    /// many it made.
     @discardableResult
     public func reserve(workers: Int = 1, keep: Int?, shouldStop: () -> Bool) -> Int {
         guard let spares = current else { return 0 }

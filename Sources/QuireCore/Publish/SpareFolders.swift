@@ -125,12 +125,7 @@ public final class SpareFolders: Sendable {
         let wanted = Set(trees.map(\.id))
         let big = trees.filter { $0.manifest.entryCount >= RecycledFolders.fewestEntries }
         for tree in big { recycled.remember(tree.id, path: tree.path, manifest: tree.manifest) }
-        bigFolders.withLock { folders in
-            let seen = folders.trees
-            folders.trees = Dictionary(big.map { ($0.path, $0.id) }, uniquingKeysWith: { first, _ in first })
-            let changedNow = big.filter { tree in seen[tree.path].map { $0 != tree.id } ?? false }.map(\.path)
-            folders.changed = folders.changed.filter { folders.trees[$0] != nil }.union(changedNow)
-        }
+        noteChanges(big)
         // A half-made spare (`<id>.tmp`) stays while its tree is wanted: the round finishes it.
         for name in present where !RecycledFolders.holds(name) && !name.hasPrefix(Self.removalPrefix) {
             let id = name.hasSuffix(Self.partSuffix) ? String(name.dropLast(Self.partSuffix.count)) : name
@@ -160,6 +155,16 @@ public final class SpareFolders: Sendable {
             }
         }
         return made.load(ordering: .relaxed)
+    }
+
+    /// Notes the big folders whose tree is not the one the last round saw (`reserve` copies them).
+    private func noteChanges(_ big: [(id: String, path: String, manifest: TreeManifest)]) {
+        bigFolders.withLock { folders in
+            let seen = folders.trees
+            folders.trees = Dictionary(big.map { ($0.path, $0.id) }, uniquingKeysWith: { first, _ in first })
+            let changedNow = big.filter { tree in seen[tree.path].map { $0 != tree.id } ?? false }.map(\.path)
+            folders.changed = folders.changed.filter { folders.trees[$0] != nil }.union(changedNow)
+        }
     }
 
     /// Links a reserve copy (`RecycledFolders`) of each tree of `RecycledFolders.fewestEntries`

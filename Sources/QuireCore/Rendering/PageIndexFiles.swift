@@ -191,7 +191,7 @@ struct PageIndexFiles: Sendable {
     /// public first part (with its audience variants' names), and whether this build wrote one
     /// of its files anew. Rows in the order the pages came, and a table of their positions: a
     /// table of whole listings, sized for every file, had room for twice the pages, and filling
-    /// it touched each of its pages of memory (at 100,000 pages most of the index stage).
+    /// it touched every page of memory it spanned.
     struct LocaleFiles {
         struct Row {
             let pageID: String

@@ -27,6 +27,11 @@ import Testing
         return url
     }
 
+    /// The folder `temporaryFile` made, and what a tool wrote beside the file.
+    private func removeFolder(of file: URL) {
+        try? FileManager.default.removeItem(at: file.deletingLastPathComponent())
+    }
+
     /// What every round trip must give back: translated and stale units, not the new one.
     private func expectRoundTrip(_ catalog: TranslationCatalog, keysKept: Bool = true) throws {
         #expect(catalog.locale == "fr")
@@ -50,6 +55,7 @@ import Testing
 
     @Test func poRoundTripsAndPassesMsgfmtCheck() throws {
         let file = try temporaryFile("trex-store.po", write(.po))
+        defer { removeFolder(of: file) }
         let msgfmt = try run("/usr/bin/msgfmt", ["--check", "-o", "/dev/null", file.path])
         #expect(msgfmt.status == 0, "msgfmt --check: \(msgfmt.output)")
         let (catalog, _) = try POFileParser.parseInChildProcess(
@@ -61,6 +67,7 @@ import Testing
     /// `key:` developer note (po2xliff drops msgctxt), fuzzy through the target state.
     @Test func poThroughPo2xliffReadsBack() throws {
         let po = try temporaryFile("trex-store.po", write(.po))
+        defer { removeFolder(of: po) }
         let xliff = po.deletingLastPathComponent().appendingPathComponent("trex-store.xlf")
         let converted = try run(try toolPath("po2xliff"), [po.path, xliff.path])
         try #require(converted.status == 0, "po2xliff: \(converted.output)")
@@ -71,6 +78,7 @@ import Testing
     /// Quire XLIFF 1.2 -> translate-toolkit `xliff2po` -> Quire's PO reader.
     @Test func xliffThroughXliff2poReadsBack() throws {
         let xliff = try temporaryFile("trex-store.xlf", write(.xliff12))
+        defer { removeFolder(of: xliff) }
         let po = xliff.deletingLastPathComponent().appendingPathComponent("trex-store.po")
         let converted = try run(try toolPath("xliff2po"), [xliff.path, po.path])
         try #require(converted.status == 0, "xliff2po: \(converted.output)")

@@ -1,3 +1,4 @@
+import CGettextPo
 import Foundation
 
 /// What a finished child process left: its standard output and how it ended.
@@ -66,6 +67,7 @@ enum ChildProcess {
                 posix_spawn_file_actions_adddup2(&actions, shared, Self.sharedDescriptor)
             }
         }
+        closeTheRest(above: shared == nil ? 2 : Self.sharedDescriptor, &actions)
 
         let spawned = Result { () throws(ChildProcessError) in try spawn(executable: executable, arguments: arguments, actions: &actions) }
         close(writeEnd)
@@ -95,7 +97,15 @@ enum ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, socket, 0)
         posix_spawn_file_actions_adddup2(&actions, socket, 1)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        closeTheRest(above: 2, &actions)
         return try spawn(executable: executable, arguments: arguments, actions: &actions)
+    }
+
+    /// The child closes every descriptor above `last`: one another thread opened without
+    /// close-on-exec (Foundation's `Pipe` does), inherited by a child that lives as long as the
+    /// PO parser's, would keep that pipe from ever reaching its end for whoever reads it.
+    private static func closeTheRest(above last: Int32, _ actions: inout posix_spawn_file_actions_t) {
+        posix_spawn_file_actions_addclosefrom_np(&actions, last + 1)
     }
 
     /// Waits for a child started here to end.

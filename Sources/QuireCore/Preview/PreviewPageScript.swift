@@ -401,10 +401,13 @@ enum PreviewPageScript {
             box.hidden = !message;
           }
           var drawing = fromDraft ? Promise.resolve() : load(fromPreview, false);
+          // The newest version a status read so far named.
+          var named = null;
           function apply(status) {
             showDiagnostics(get(get(status, 'page_diagnostics'), pageID));
             var live = viaCurrent ? (status.current || status.version) : (status.version || status.current);
             if (typeof live !== 'string' || !live) return;
+            named = live;
             if (rendered === null || live === rendered) { rendered = live; setText('quire-version', live); notice(''); return; }
             if (!viaCurrent) { notice('A newer version, ' + live + ', is published. This preview shows ' + rendered + '.'); return; }
             // Through current/ the newest version is drawn in place: this document is the same for it.
@@ -427,16 +430,23 @@ enum PreviewPageScript {
           function check() { fetchStatus().then(function () { setTimeout(check, 1500); }); }
           if (statusURL && !fromDraft) check();
           // Where the editors' server has the dashboard's event stream, a publish is pushed: the
-          // status is read at once (again shortly while it is still the last build's: it is
-          // written just after the publish). Elsewhere the poll above is all there is.
-          function pushed(tries) {
-            fetchStatus().then(function (fresh) { if (!fresh && tries > 1) setTimeout(function () { pushed(tries - 1); }, 25); });
+          // status is read at once, and again every 25 ms until it names the version pushed (it
+          // is written just after the publish, on a thread that yields to every other; a status
+          // of another build than the last one read is not that one), for up to 10 s. Elsewhere
+          // the poll above is all there is.
+          function number(version) { return parseInt(String(version || '').replace(/^v/, ''), 10) || 0; }
+          function pushed(version, until) {
+            fetchStatus().then(function (fresh) {
+              var done = version ? number(named) >= number(version) : fresh;
+              if (!done && Date.now() < until) setTimeout(function () { pushed(version, until); }, 25);
+            });
           }
           if (statusURL && !fromDraft && typeof EventSource === 'function') {
             new EventSource('/api/events').addEventListener('publish', function (event) {
               var data = null;
               try { data = JSON.parse(event.data); } catch (error) { return; }
-              if (data && data.site === root.getAttribute('data-site')) pushed(40);
+              if (!data || data.site !== root.getAttribute('data-site')) return;
+              pushed(typeof data.version === 'string' ? data.version : null, Date.now() + 10000);
             });
           }
 

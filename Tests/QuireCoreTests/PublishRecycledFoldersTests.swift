@@ -186,22 +186,37 @@ import Testing
         return fixture
     }
 
-    /// Through `SiteBuilder`, as `quire watch` runs it: `keep: 2` in site.yaml and a folder of
-    /// 520 pages, every edit equal to a full build.
-    @Test func aWatchedSiteWithRetentionRecyclesItsBigFolder() throws {
-        let fixture = try Self.bigFolderSite(locales: "[en, fr]")
+    /// A `SiteBuilder` with spare folders, as `quire watch` runs it: a whole build, then `count`
+    /// edits of all/p-100, each after the spares of the one before were made.
+    private static func watchedEdits(_ fixture: SiteFixture, count: Int) throws -> (SiteBuilder, [SiteBuildResult]) {
         var options = BuildOptions()
         options.spareFolders = true
         let builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: options)
         #expect(builder.build().outcome != nil)
         let folder = URL(fileURLWithPath: fixture.siteFolder).standardizedFileURL.path
-        for edit in 1...5 {
+        var results: [SiteBuildResult] = []
+        for edit in 1...count {
             builder.flushSpareFolders()
             try fixture.write("title: Edited \(edit)\nsections:\n  - type: divider\n    id: d\n", to: "all/p-100.yaml")
-            let result = builder.build(changed: ["\(folder)/all/p-100.yaml"])
-            #expect(result.builtAsDelta && result.operationalError == nil)
+            results.append(builder.build(changed: ["\(folder)/all/p-100.yaml"]))
         }
         builder.flushSpareFolders()
+        return (builder, results)
+    }
+
+    /// The names in the spare folders' staging lease of the fixture's store.
+    private static func spareLease(_ fixture: SiteFixture) throws -> [String] {
+        let staging = fixture.dist + "/" + fixture.site + "/staging"
+        let lease = try #require(try FileSystem.list(staging).first { $0.hasPrefix(SpareFolders.prefix) && !$0.hasSuffix(".lock") })
+        return try FileSystem.list(staging + "/" + lease)
+    }
+
+    /// Through `SiteBuilder`, as `quire watch` runs it: `keep: 2` in site.yaml and a folder of
+    /// 520 pages, every edit equal to a full build.
+    @Test func aWatchedSiteWithRetentionRecyclesItsBigFolder() throws {
+        let fixture = try Self.bigFolderSite(locales: "[en, fr]")
+        let (builder, edits) = try Self.watchedEdits(fixture, count: 5)
+        for result in edits { #expect(result.builtAsDelta && result.operationalError == nil) }
         // From the second edit on, retention removes a tree of all/ in each locale (fr falls
         // back to en) and the next spare of that folder is made from it.
         #expect(builder.store?.spareFolders.recycled == 8)
@@ -210,9 +225,7 @@ import Testing
         #expect(try store.operations.verify().isEmpty)
         #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
         let staging = fixture.dist + "/" + fixture.site + "/staging"
-        let lease = try #require(try FileSystem.list(staging).first { $0.hasPrefix(SpareFolders.prefix) && !$0.hasSuffix(".lock") })
-        let spares = try FileSystem.list(staging + "/" + lease)
-        #expect(!spares.contains(where: RecycledFolders.holds), "each removed tree of all/ became a spare")
+        #expect(try !Self.spareLease(fixture).contains(where: RecycledFolders.holds), "each removed tree of all/ became a spare")
         // The rest retention removed (the old versions, the small folders) is unlinked after its
         // lock, in the spare folders' background, and nothing of it stays.
         let deadline = Date().addingTimeInterval(10)
@@ -226,17 +239,8 @@ import Testing
     /// version, the spares of the big folder a save changed are made from reserves.
     @Test func aNewStoresFirstSavesMakeTheirSparesFromReserves() throws {
         let fixture = try Self.bigFolderSite(locales: "[en, fr]", keep: 4)
-        var options = BuildOptions()
-        options.spareFolders = true
-        let builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: options)
-        #expect(builder.build().outcome != nil)
-        let folder = URL(fileURLWithPath: fixture.siteFolder).standardizedFileURL.path
-        for edit in 1...3 {
-            builder.flushSpareFolders()
-            try fixture.write("title: Edited \(edit)\nsections:\n  - type: divider\n    id: d\n", to: "all/p-100.yaml")
-            #expect(builder.build(changed: ["\(folder)/all/p-100.yaml"]).builtAsDelta)
-        }
-        builder.flushSpareFolders()
+        let (builder, edits) = try Self.watchedEdits(fixture, count: 3)
+        for result in edits { #expect(result.builtAsDelta) }
         // The first edit changed all/ in each locale: reserves of both, the next two edits' spares
         // made from them; the third's publish makes four versions, so no reserve after it.
         #expect(builder.store?.spareFolders.recycled == 4)
@@ -244,9 +248,7 @@ import Testing
         #expect(try store.reader.versionCount() == 4)
         #expect(try store.operations.verify().isEmpty)
         #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
-        let staging = fixture.dist + "/" + fixture.site + "/staging"
-        let lease = try #require(try FileSystem.list(staging).first { $0.hasPrefix(SpareFolders.prefix) && !$0.hasSuffix(".lock") })
-        #expect(try !FileSystem.list(staging + "/" + lease).contains(where: RecycledFolders.holds), "no reserve of preview/en/all")
+        #expect(try !Self.spareLease(fixture).contains(where: RecycledFolders.holds), "no reserve of preview/en/all")
         builder.closeSpareFolders()
     }
 

@@ -221,8 +221,11 @@ def check_sample_pages(tab, base, dist, pages, out):
         open_preview(tab, link)
     # A feed draws as cards, each linking to its page's preview.
     open_preview(tab, f"{base}/trex/current/preview/en/feeds/guides.html")
-    cards, _ = tab.wait_until(
-        "[...document.querySelectorAll('article.card a.button')].map(a => a.getAttribute('href').split('/preview/')[1])", 10)
+    # Each card's button becomes a link when its own request returns: wait for all of them.
+    cards_drawn = "[...document.querySelectorAll('article.card a.button')].map(a => a.getAttribute('href').split('/preview/')[1])"
+    tab.wait_until("document.querySelectorAll('article.card').length > 0"
+                   " && !document.querySelector('article.card span.button[data-page]')", 10)
+    cards = tab.evaluate(cards_drawn)
     expect(cards == ["en/guides/church-security.html", "en/guides/range-safety.html"],
            f"feeds/guides: the cards do not link to the guides' previews: {cards}")
     expect("How a congregation builds a safety team." in tab.evaluate("document.body.textContent"),

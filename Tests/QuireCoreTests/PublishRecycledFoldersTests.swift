@@ -188,11 +188,15 @@ import Testing
 
     /// A `SiteBuilder` with spare folders, as `quire watch` runs it: a whole build, then `count`
     /// edits of all/p-100, each after the spares of the one before were made.
-    private static func watchedEdits(_ fixture: SiteFixture, count: Int) throws -> (SiteBuilder, [SiteBuildResult]) {
+    private static func watchedEdits(
+        _ fixture: SiteFixture, count: Int, afterFirstBuild: (SiteBuilder) throws -> Void = { _ in }
+    ) throws -> (SiteBuilder, [SiteBuildResult]) {
         var options = BuildOptions()
         options.spareFolders = true
         let builder = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: options)
         #expect(builder.build().outcome != nil)
+        builder.flushSpareFolders()
+        try afterFirstBuild(builder)
         let folder = URL(fileURLWithPath: fixture.siteFolder).standardizedFileURL.path
         var results: [SiteBuildResult] = []
         for edit in 1...count {
@@ -217,9 +221,10 @@ import Testing
         let fixture = try Self.bigFolderSite(locales: "[en, fr]")
         let (builder, edits) = try Self.watchedEdits(fixture, count: 5)
         for result in edits { #expect(result.builtAsDelta && result.operationalError == nil) }
-        // From the second edit on, retention removes a tree of all/ in each locale (fr falls
-        // back to en) and the next spare of that folder is made from it.
-        #expect(builder.store?.spareFolders.recycled == 8)
+        // The first edit's spares of all/ in each locale (fr falls back to en) are made from the
+        // first round's reserves; from the second edit on, retention removes a tree of all/ in
+        // each locale and the next spare of that folder is made from it.
+        #expect(builder.store?.spareFolders.recycled == 10)
         let store = try SiteStore(dist: fixture.dist, site: fixture.site)
         #expect(try store.reader.versionCount() == 2)
         #expect(try store.operations.verify().isEmpty)
@@ -236,14 +241,19 @@ import Testing
     }
 
     /// Through `SiteBuilder`, as `quire watch` runs it on a new store: until retention removes a
-    /// version, the spares of the big folder a save changed are made from reserves.
+    /// version, the spares of the big folders saves change are made from reserves, the first
+    /// save's too (the first round reserves the folders of pages, not of previews).
     @Test func aNewStoresFirstSavesMakeTheirSparesFromReserves() throws {
         let fixture = try Self.bigFolderSite(locales: "[en, fr]", keep: 4)
-        let (builder, edits) = try Self.watchedEdits(fixture, count: 3)
+        let (builder, edits) = try Self.watchedEdits(fixture, count: 3) { builder in
+            let pool = try #require(builder.store?.spareFolders.current?.recycled)
+            #expect(pool.holdsCopy(for: "en/all") && pool.holdsCopy(for: "fr/all"), "reserves before the first save")
+            #expect(!pool.holdsCopy(for: "preview/en/all"), "no save changes the preview shells")
+        }
         for result in edits { #expect(result.builtAsDelta) }
-        // The first edit changed all/ in each locale: reserves of both, the next two edits' spares
-        // made from them; the third's publish makes four versions, so no reserve after it.
-        #expect(builder.store?.spareFolders.recycled == 4)
+        // Each edit changes all/ in each locale: the spares after each made from reserves; the
+        // third's publish makes four versions, so no reserve after it.
+        #expect(builder.store?.spareFolders.recycled == 6)
         let store = try SiteStore(dist: fixture.dist, site: fixture.site)
         #expect(try store.reader.versionCount() == 4)
         #expect(try store.operations.verify().isEmpty)

@@ -63,6 +63,13 @@ enum OutputPath {
         return rest.firstIndex(of: "/").map { String(rest[..<$0]) }
     }
 
+    /// Whether a version's folder holds page files, with the page index and feeds beside them
+    /// (`<locale>/...`): the folders a save edits, where previews and assets stay as they were.
+    static func holdsPageFiles(folder: String, locales: [String]) -> Bool {
+        let top = folder.firstIndex(of: "/").map { folder[..<$0] } ?? folder[...]
+        return locales.contains { $0 == top }
+    }
+
     /// Whether an output path is a file apps are served (a page file, an asset), not a preview.
     static func servesPage(_ path: String) -> Bool { !path.hasPrefix(previewFolder) }
 

@@ -49,7 +49,7 @@ extension SiteBuilder {
         }
         if case .published(let version, _) = outcome {
             result.diagnostics += retention
-            prepareSpareFolders(keep: config.keep)
+            prepareSpareFolders(config: config)
             result.diagnostics += afterPublish.runHook(version, config: config)
         }
     }

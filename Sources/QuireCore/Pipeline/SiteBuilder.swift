@@ -104,7 +104,7 @@ public final class SiteBuilder: @unchecked Sendable {
         result.stageMilliseconds = clock.milliseconds.map { ($0.stage.rawValue, $0.ms) }
         // Unless its publish started them: a second request would replace the first in the queue.
         if options.spareFolders, options.publish, sparesStartedBy != generation, let store = try? openStore() {
-            spareFolders.prepare(store, untilBuild: generation + 1, keep: burst.base?.context.config.keep)
+            spareFolders.prepare(store, untilBuild: generation + 1, config: burst.base?.context.config)
         }
         // A watcher's first build: the big trees of the history it starts on are noted for
         // recycling (first: the next saves' spares want them; those a restart noted before its
@@ -121,10 +121,10 @@ public final class SiteBuilder: @unchecked Sendable {
     /// Starts making the spare folders of the version just published, right after its swap and
     /// retention (whose removed folders it may recycle): the hook and the status files come
     /// after, and the next save wants them ready.
-    func prepareSpareFolders(keep: Int?) {
+    func prepareSpareFolders(config: SiteConfig) {
         guard options.spareFolders, options.publish, let store else { return }
         sparesStartedBy = spareFolders.builds
-        spareFolders.prepare(store, untilBuild: spareFolders.builds + 1, keep: keep, made: options.spareFoldersMade)
+        spareFolders.prepare(store, untilBuild: spareFolders.builds + 1, config: config, made: options.spareFoldersMade)
     }
 
     /// Tells `options.published` of a new version the moment it is live, before retention, the

@@ -20,10 +20,11 @@ final class SpareFolderMaker: Sendable {
     private let newestRound = Mutex<RoundGate?>(nil)
 
     /// Makes spare folders of `store`'s newest version in the background, until build `next`
-    /// starts, then the reserve copies the site's `keep` calls for (`SpareFolderSlot.reserve`);
+    /// starts, then the reserve copies the site's `keep` calls for (`SpareFolderSlot.reserve`),
+    /// the first round's of the folders of `config`'s locales, which saves edit;
     /// `made` is told what each round that made spares did.
     func prepare(
-        _ store: SiteStore, untilBuild next: Int, keep: Int?,
+        _ store: SiteStore, untilBuild next: Int, config: SiteConfig?,
         made: (@Sendable (_ made: Int, _ stopped: Bool, _ milliseconds: Double) -> Void)? = nil
     ) {
         guard (try? store.spareFolders.keep()) != nil else { return }
@@ -38,10 +39,12 @@ final class SpareFolderMaker: Sendable {
             defer { gate.open() }
             guard !isClosing.load(ordering: .relaxed) else { return }
             let shouldStop = { @Sendable in self.buildsStarted.load(ordering: .relaxed) >= next || self.isClosing.load(ordering: .relaxed) }
-            let count = store.spareFolders.prepare(workers: 2, shouldStop: shouldStop)
+            let locales = config?.locales ?? []
+            let count = store.spareFolders.prepare(
+                workers: 2, savesEdit: { OutputPath.holdsPageFiles(folder: $0, locales: locales) }, shouldStop: shouldStop)
             if count > 0 { made?(count, shouldStop(), Double(DispatchTime.now().uptimeNanoseconds - requested) / 1e6) }
             gate.open()
-            store.spareFolders.reserve(workers: 2, keep: keep, shouldStop: shouldStop)
+            store.spareFolders.reserve(workers: 2, keep: config?.keep, shouldStop: shouldStop)
         }
     }
 

@@ -24,18 +24,19 @@ public final class SpareFolderSlot: Sendable {
     /// Makes the missing spares of the newest version's folders, outer folders first (every
     /// save edits those), `workers` folders at a time; returns how many. Runs beside publishes,
     /// without the lock, and stops as soon as `shouldStop` (asked by every worker) says so.
+    /// `savesEdit` names the folders saves are expected to change before any has (`reserve`).
     @discardableResult
-    public func prepare(workers: Int = 1, shouldStop: () -> Bool) -> Int {
+    public func prepare(workers: Int = 1, savesEdit: (String) -> Bool = { _ in false }, shouldStop: () -> Bool) -> Int {
         guard let spares = current else { return 0 }
         let trees = newestTrees()
         guard !trees.isEmpty else { return 0 }
-        return spares.prepare(trees, from: reader.layout, workers: workers, shouldStop: shouldStop)
+        return spares.prepare(trees, from: reader.layout, workers: workers, savesEdit: savesEdit, shouldStop: shouldStop)
     }
 
     /// After `prepare`: a reserve copy of each big folder whose tree changed since a round saw
-    /// it (`SpareFolders.reserve`), when the next save's retention will remove no version to
-    /// recycle (the store holds fewer than `keep`, or keeps every version: nil). Returns how
-    /// many it made.
+    /// it, or, after the first round, that saves edit (`SpareFolders.reserve`), when the next
+    /// save's retention will remove no version to recycle (the store holds fewer than `keep`, or
+    /// keeps every version: nil). Returns how many it made.
     @discardableResult
     public func reserve(workers: Int = 1, keep: Int?, shouldStop: () -> Bool) -> Int {
         guard let spares = current else { return 0 }

@@ -70,6 +70,7 @@ public final class SpareFolders: Sendable {
     /// The big folders' trees the last round was asked for, by path, and the folders whose tree
     /// changed since a round saw them and that have no reserve yet: saves edit those again, while
     /// a folder no save changes (a folder's preview shells) would hold a reserve for nothing.
+    /// The first round, which has seen no change, takes the folders its caller says saves edit.
     private let bigFolders = Mutex<(trees: [String: String], changed: Set<String>)>(([:], []))
 
     /// How much of a tree a taken spare holds.
@@ -119,13 +120,13 @@ public final class SpareFolders: Sendable {
     /// between saves that come faster than it can be made whole. Returns how many it completed.
     func prepare(
         _ trees: [(id: String, path: String, manifest: TreeManifest)], from layout: SiteLayout, workers: Int = 1,
-        shouldStop: () -> Bool
+        savesEdit: (String) -> Bool = { _ in false }, shouldStop: () -> Bool
     ) -> Int {
         guard !isClosed.load(ordering: .acquiring), let present = try? FileSystem.list(lease.folder) else { return 0 }
         let wanted = Set(trees.map(\.id))
         let big = trees.filter { $0.manifest.entryCount >= RecycledFolders.fewestEntries }
         for tree in big { recycled.remember(tree.id, path: tree.path, manifest: tree.manifest) }
-        noteChanges(big)
+        noteChanges(big, savesEdit: savesEdit)
         // A half-made spare (`<id>.tmp`) stays while its tree is wanted: the round finishes it.
         for name in present where !RecycledFolders.holds(name) && !name.hasPrefix(Self.removalPrefix) {
             let id = name.hasSuffix(Self.partSuffix) ? String(name.dropLast(Self.partSuffix.count)) : name
@@ -157,12 +158,14 @@ public final class SpareFolders: Sendable {
         return made.load(ordering: .relaxed)
     }
 
-    /// Notes the big folders whose tree is not the one the last round saw (`reserve` copies them).
-    private func noteChanges(_ big: [(id: String, path: String, manifest: TreeManifest)]) {
+    /// Notes the big folders whose tree is not the one the last round saw, or, in the first
+    /// round, that `savesEdit` names (`reserve` copies them).
+    private func noteChanges(_ big: [(id: String, path: String, manifest: TreeManifest)], savesEdit: (String) -> Bool) {
         bigFolders.withLock { folders in
             let seen = folders.trees
             folders.trees = Dictionary(big.map { ($0.path, $0.id) }, uniquingKeysWith: { first, _ in first })
-            let changedNow = big.filter { tree in seen[tree.path].map { $0 != tree.id } ?? false }.map(\.path)
+            let changedNow = big.filter { tree in seen.isEmpty ? savesEdit(tree.path) : seen[tree.path].map { $0 != tree.id } ?? false }
+                .map(\.path)
             folders.changed = folders.changed.filter { folders.trees[$0] != nil }.union(changedNow)
         }
     }

@@ -22,7 +22,7 @@ struct WatcherEventsTests {
                 ids.withLock { $0.append(id) }
             }
         }
-        let carried = ledger.covered(site: "site", paths: nil)
+        let carried = ledger.covered(site: "site", paths: nil, started: DispatchTime.now().uptimeNanoseconds)
         #expect(carried.count == 4_000 && Set(carried.map(\.save.id)) == Set(ids.withLock { $0 }))
         #expect(carried.allSatisfy { $0.milliseconds >= 0 })
     }
@@ -63,6 +63,36 @@ struct WatcherEventsTests {
                 Array((subscriber.next(within: 1)?.first ?? "").utf8.drop { $0 != UInt8(ascii: "{") }.prefix { $0 != 10 }), format: .json,
                 file: "e"
             ).json["saves"] == [])
+    }
+
+    /// Two saves of a page in quick succession: the build of the first, which began before the
+    /// second was made, does not claim it (it may have read the file before it changed); the
+    /// build the second's write sets off does.
+    @Test func aSaveMadeWhileABuildRanIsToldWithTheNextBuild() throws {
+        let fixture = try DashboardFixture()
+        let subscriber = try #require(fixture.service.events.subscribe())
+        let path = fixture.site + "/trex-store.yaml"
+        func save(_ title: String) throws -> JSONValue? {
+            let page = fixture.json(fixture.send("GET", "/api/sites/trex/pages/trex-store")).body
+            return fixture.json(
+                fixture.send(
+                    "PUT", "/api/sites/trex/pages/trex-store", json: ["base": page["base"]!, "text": .string("title: \(title)\nsections: []\n")])
+            ).body["save_id"]
+        }
+        func toldSaves(of result: SiteBuildResult) throws -> [JSONValue] {
+            fixture.service.built(result, changed: [path])
+            let data = try #require(
+                subscriber.next(within: 1)?.first?.split(separator: "\n").first { $0.hasPrefix("data: ") }?.dropFirst(6))
+            return try SourceParser.parse(Array(data.utf8), format: .json, file: "event").json["saves"]?.arrayValue ?? []
+        }
+        let first = try save("one")
+        var building = SiteBuildResult(site: "trex")
+        building.outcome = .published(VersionID(5), isCurrent: true)
+        let second = try save("two")
+        #expect(try toldSaves(of: building).map { $0["save_id"] } == [first])
+        var next = SiteBuildResult(site: "trex")
+        next.outcome = .published(VersionID(6), isCurrent: true)
+        #expect(try toldSaves(of: next).map { $0["save_id"] } == [second])
     }
 
     @Test func aPublishToldWhenLiveIsNotToldAgain() throws {

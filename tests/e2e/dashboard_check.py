@@ -247,6 +247,12 @@ def check_conflict(board, workspace):
     check(workspace.source() == theirs, "the stale save overwrote the file on disk")
 
 
+def page_states(port):
+    """Each page's state in the dashboard's page list, as the watcher's last build left it."""
+    status, _, body = get(port + 1, "/api/sites/%s/pages" % SITE)
+    return {p["id"]: p["state"] for p in json.loads(body)} if status == 200 else {}
+
+
 def check_new_page(board, port):
     page = board.page
     # The stale draft of the conflict is still unsaved: leaving asks first.
@@ -262,7 +268,11 @@ def check_new_page(board, port):
     page.get_by_label("markdown_block").check()
     page.get_by_role("button", name="Create page").click()
     expect(page.get_by_role("heading", name="Page %s" % new_id)).to_be_visible(timeout=10000)
-    page.wait_for_timeout(1000)  # the creation's own publish is not news to the editor
+    # The creation's own build (it fails: the new section's body is empty) is not news to the
+    # editor; waited for, so that its event cannot come after the save below is sent.
+    created = poll(lambda: new_id in page_states(port), timeout=30)
+    check(created, "the new page's build is not in the page list")
+    page.wait_for_timeout(300)
     check("changed elsewhere" not in (page.get_by_role("status", name="Publish status").text_content() or ""),
           "the new page's editor took its own creation for a change made elsewhere")
     page.get_by_role("group", name="Page").get_by_label("title", exact=True).fill("Made in the dashboard")

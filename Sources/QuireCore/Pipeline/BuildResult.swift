@@ -37,8 +37,14 @@ public struct SiteBuildResult: Sendable {
     public var feeds: [JSONValue] = []
     /// When the next of them takes effect: `quire watch` rebuilds the site then.
     public var nextScheduledChange: Date? { scheduled.first?.at }
+    /// When the build began (`DispatchTime` uptime nanoseconds), before it read any source: a
+    /// file written after it may or may not be in this build, and is in the next one.
+    public var startedAt: UInt64
 
-    public init(site: String) { self.site = site }
+    public init(site: String, startedAt: UInt64 = DispatchTime.now().uptimeNanoseconds) {
+        self.site = site
+        self.startedAt = startedAt
+    }
 
     public var hasErrors: Bool { diagnostics.hasErrors }
 }

@@ -43,7 +43,7 @@ extension SiteBuilder {
         // validate again the cached pages that link to a page that came or went.
         state.setPageIDs(base.context.pageIDs)
 
-        var result = SiteBuildResult(site: site)
+        var result = SiteBuildResult(site: site, startedAt: started)
         result.builtAsDelta = true
         result.replicas = config.replicas
         var changes = held?.changes ?? DeltaChanges()

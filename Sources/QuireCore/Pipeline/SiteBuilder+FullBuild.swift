@@ -9,7 +9,7 @@ extension SiteBuilder {
     /// Reads, validates and renders every page the caches cannot vouch for, and publishes the
     /// whole version (carrying what did not change).
     func fullBuild(inventory: SiteInventory, changed: Set<String>?, clock: StageClock, started: UInt64) -> SiteBuildResult {
-        var result = SiteBuildResult(site: site)
+        var result = SiteBuildResult(site: site, startedAt: started)
         var inventory = inventory
         // The full path renders every page that a held delta rendered, and publishes them.
         burst.discard(from: &state)

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The dashboard's saves the watcher has not published yet: which file, when, by whom. The
-/// watcher asks who caused a change set before it builds it (`user(of:)`), and hands each build
-/// back (`covered(by:)`) to learn which saves it carried and how long after each it came.
+/// watcher asks who caused a change set before it builds it (`user(site:of:)`), and hands each build
+/// back (`covered(site:paths:started:)`) to learn which saves it carried and how long after each it came.
 final class SaveLedger: @unchecked Sendable {
     struct Save {
         var id: String
@@ -12,6 +12,8 @@ final class SaveLedger: @unchecked Sendable {
         var user: String?
         /// `DispatchTime` nanoseconds when the file was in place.
         var at: UInt64
+        /// When it was recorded, before its file changed: a build that began later read it.
+        var recorded: UInt64
     }
 
     private let lock = NSLock()
@@ -32,7 +34,7 @@ final class SaveLedger: @unchecked Sendable {
             counter += 1
             let id = "s\(counter)"
             pending.removeAll { now - $0.at > lifetime }
-            pending.append(Save(id: id, site: site, path: path, user: user, at: now))
+            pending.append(Save(id: id, site: site, path: path, user: user, at: now, recorded: now))
             return id
         }
     }
@@ -53,12 +55,16 @@ final class SaveLedger: @unchecked Sendable {
         lock.withLock { pending.last { save in save.site == site && save.user != nil && (paths?.contains(save.path) ?? true) }?.user }
     }
 
-    /// The saves of `site` a build of `paths` (nil: the whole site) carried, taken out of the
-    /// ledger, each with the milliseconds from its save to now.
-    func covered(site: String, paths: Set<String>?) -> [(save: Save, milliseconds: Double)] {
+    /// The saves of `site` a build of `paths` (nil: the whole site) that began at `started`
+    /// carried, taken out of the ledger, each with the milliseconds from its save to now. A save
+    /// recorded after the build began is left for the next build, which its write sets off: this
+    /// one may have read the file before it changed.
+    func covered(site: String, paths: Set<String>?, started: UInt64) -> [(save: Save, milliseconds: Double)] {
         lock.withLock {
             let now = clock
-            let isCovered = { (save: Save) in save.site == site && (paths?.contains(save.path) ?? true) }
+            let isCovered = { (save: Save) in
+                save.site == site && save.recorded <= started && (paths?.contains(save.path) ?? true)
+            }
             let covered = pending.filter(isCovered)
             pending.removeAll(where: isCovered)
             return covered.map { ($0, Double(now - $0.at) / 1e6) }

@@ -180,7 +180,7 @@ public final class DashboardService: @unchecked Sendable {
     private func publishEvent(_ result: SiteBuildResult, changed: Set<String>?) {
         // After a held burst, the build that publishes it carries the held change sets too.
         let afterHeld = lock.withLock { held.remove(result.site) != nil }
-        let covered = saves.covered(site: result.site, paths: afterHeld ? nil : changed)
+        let covered = saves.covered(site: result.site, paths: afterHeld ? nil : changed, started: result.startedAt)
         let event = PublishEvent.make(result, saves: covered, changed: changed, pagesRoot: absolutePagesRoot)
         events.publish("publish", data: JSONWriter(pretty: false).string(event))
     }

@@ -67,13 +67,14 @@ export class PublishStatus {
 
     /**
      * The build that carried the save: the event naming its id, or else the first build since it
-     * was sent that touched this page (a build can name no save when it ran before the service
-     * noted it).
+     * was sent that touched this page and names no save (a build can name none when it ran before
+     * the service noted it); one naming other saves carried those, not this one.
      */
     settle(data, arrived) {
         if (!this.waiting) return false;
-        const named = (data.saves || []).find((s) => s.save_id === this.waiting.saveID);
-        const touched = arrived >= this.waiting.sentAt && ((data.pages || []).includes(this.pageID)
+        const saves = data.saves || [];
+        const named = saves.find((s) => s.save_id === this.waiting.saveID);
+        const touched = saves.length === 0 && arrived >= this.waiting.sentAt && ((data.pages || []).includes(this.pageID)
             || (data.diagnostics || []).some((d) => d.page === this.pageID));
         if (!named && !touched) return false;
         const save = named || {};

@@ -241,16 +241,25 @@ struct ReplicationTests {
         let path = dist.path + "/push-lock"
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         try #require(descriptor >= 0 && flock(descriptor, LOCK_EX) == 0)
-        let started = dist.path + "/started"
+        let (started, hold) = (dist.path + "/started", dist.path + "/hold")
+        try #require(FileManager.default.createFile(atPath: hold, contents: nil))
+        defer { unlink(hold) }
+        // The child holds the lock until `hold` is gone, however slow the machine.
         let child = Thread {
-            _ = try? ChildProcess.run(executable: "/bin/sh", arguments: ["-c", "touch \(started); sleep 1"], sharing: descriptor)
+            _ = try? ChildProcess.run(
+                executable: "/bin/sh", arguments: ["-c", "touch \(started); while [ -e \(hold) ]; do sleep 0.01; done"],
+                sharing: descriptor)
         }
         child.start()
         while !FileSystem.exists(started) { usleep(10_000) }
         close(descriptor)
         #expect(throws: StoreError.self) { _ = try PublishLock(path: path, site: "trex", timeout: 0.2) { _ in } }
         var waited: [String] = []
-        _ = try PublishLock(path: path, site: "trex", name: "push lock", timeout: 5) { waited.append($0) }
+        // Told it waits, then it lets the child end: the lock is taken once the child's is gone.
+        _ = try PublishLock(path: path, site: "trex", name: "push lock", timeout: 30) {
+            waited.append($0)
+            unlink(hold)
+        }
         #expect(waited.count == 1 && waited[0].contains("push lock"), "\(waited)")
     }
 

@@ -33,11 +33,17 @@ public final class RsyncDaemon {
                 lastError = error
                 continue
             }
-            usleep(300_000)
-            if process.isRunning {
+            // Ready once it accepts a connection; one that lost the port to another exits.
+            let deadline = Date().addingTimeInterval(10)
+            while process.isRunning, !Self.accepts(candidate), Date() < deadline { usleep(20_000) }
+            if process.isRunning, Self.accepts(candidate) {
                 port = candidate
                 running = process
                 return
+            }
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
             }
         }
         throw lastError ?? CocoaError(.fileWriteUnknown)
@@ -57,6 +63,22 @@ public final class RsyncDaemon {
 
     /// Whether nothing listens on the port now (another process's daemon, say).
     private static func isFree(_ port: Int) -> Bool {
+        withLoopbackSocket(port) { socketFD, address, length in
+            var one: Int32 = 1
+            _ = setsockopt(socketFD, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            return bind(socketFD, address, length) == 0
+        }
+    }
+
+    /// Whether something accepts connections on the port.
+    private static func accepts(_ port: Int) -> Bool {
+        withLoopbackSocket(port) { socketFD, address, length in connect(socketFD, address, length) == 0 }
+    }
+
+    /// `body` with a new TCP socket and the address of `port` on 127.0.0.1; the socket is closed after.
+    private static func withLoopbackSocket(
+        _ port: Int, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool
+    ) -> Bool {
         let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socketFD >= 0 else { return false }
         defer { close(socketFD) }
@@ -64,10 +86,8 @@ public final class RsyncDaemon {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var one: Int32 = 1
-        _ = setsockopt(socketFD, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
     }
 

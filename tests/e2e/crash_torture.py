@@ -250,7 +250,8 @@ class Watcher:
 
     def wait_ready(self, label):
         """Until the first build is done and the page folder is watched."""
-        line = self.wait_for(lambda line: line.startswith("quire: watching "))
+        # A restart after a kill recovers the store and builds again: a busy machine takes a while.
+        line = self.wait_for(lambda line: line.startswith("quire: watching "), timeout=90)
         check(line is not None, "%s: the watcher did not start (exit %s): %s" % (label, self.process.poll(), self.tail()))
         return line is not None
 

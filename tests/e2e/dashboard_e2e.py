@@ -107,8 +107,10 @@ def start_watcher(workspace, extra=(), dashboard_headers=None):
 
 
 class Publishes:
-    """When each version went live: `current` is polled every half millisecond, so the dashboard's
-    word of a publish can be timed from the publish itself (both clocks are this machine's)."""
+    """When each version went live: `current` is polled every half millisecond, and each version
+    timed by its link's own time (made just before it is renamed over `current`; the kernel's
+    file clock may run a few milliseconds behind, never ahead), so the dashboard's word of a
+    publish is timed from the publish itself, however late this thread gets to look."""
 
     def __init__(self, workspace):
         self.link = os.path.join(workspace.site_root, "current")
@@ -119,8 +121,12 @@ class Publishes:
     def _poll(self):
         while self.running:
             try:
-                version = os.readlink(self.link).rsplit("/", 1)[-1]
-                self.seen.setdefault(version, time.time())
+                target = os.readlink(self.link)
+                version = target.rsplit("/", 1)[-1]
+                if version not in self.seen:
+                    made = os.lstat(self.link).st_mtime
+                    if os.readlink(self.link) == target:
+                        self.seen[version] = made
             except OSError:
                 pass
             time.sleep(0.0005)

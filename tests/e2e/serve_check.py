@@ -170,7 +170,7 @@ def alive(pid):
 def served_lines(watcher, timeout=60):
     """Waits for the status page and preview lines; returns their URLs."""
     found = poll(lambda: [l for l in watcher.lines if ": status page " in l or ": preview " in l], timeout=timeout)
-    poll(lambda: len([l for l in watcher.lines if ": status page " in l or ": preview " in l]) >= 2, timeout=5)
+    poll(lambda: len([l for l in watcher.lines if ": status page " in l or ": preview " in l]) >= 2, timeout=15)
     urls = {}
     for line in watcher.since(0):
         match = re.match(r"quire: %s: (status page|preview) (http://\S+)$" % SITE, line)
@@ -224,12 +224,12 @@ def check_variants(port, gated):
 def check_ttl_reload(workspace, watcher, port):
     """A save that changes a page's ttl: the header follows once the publish is done."""
     # nginx reloads after the publish, which its workers take up a moment later.
-    ttl = poll(lambda: "max-age=45" in get(port, "/%s/current/en/vip.json" % SITE)[1].get("cache-control", ""), timeout=5)
+    ttl = poll(lambda: "max-age=45" in get(port, "/%s/current/en/vip.json" % SITE)[1].get("cache-control", ""), timeout=15)
     expect(ttl, "vip.json (ttl 45): Cache-Control %r" % get(port, "/%s/current/en/vip.json" % SITE)[1].get("cache-control"))
     mark = watcher.mark()
     workspace.write("vip.yaml", page_yaml("VIP", 90))
     expect(poll(lambda: any("published v" in l for l in watcher.builds_since(mark)), timeout=15), "ttl save not published: " + watcher.tail())
-    changed = poll(lambda: "max-age=90" in get(port, "/%s/current/en/vip.json" % SITE)[1].get("cache-control", ""), timeout=5)
+    changed = poll(lambda: "max-age=90" in get(port, "/%s/current/en/vip.json" % SITE)[1].get("cache-control", ""), timeout=15)
     expect(changed, "vip.json after its ttl became 90: Cache-Control %r" % get(port, "/%s/current/en/vip.json" % SITE)[1].get("cache-control"))
 
 
@@ -242,11 +242,11 @@ def check_rollback_reload(workspace, watcher, port):
     published = workspace.versions()
     workspace.quire("rollback", "--site", SITE, "--reason", "serve test")
     started = time.time()
-    rolled = poll(lambda: "max-age=45" in max_age(), timeout=5)
+    rolled = poll(lambda: "max-age=45" in max_age(), timeout=15)
     expect(rolled, "vip.json after a rollback to its ttl-45 version: Cache-Control %r" % max_age())
     print("serve: a rollback's TTLs served %.2f s after it" % (time.time() - started), flush=True)
     workspace.quire("unpin", "--site", SITE, "--reason", "serve test")
-    unpinned = poll(lambda: "max-age=90" in max_age(), timeout=5)
+    unpinned = poll(lambda: "max-age=90" in max_age(), timeout=15)
     expect(unpinned, "vip.json after the unpin back to its ttl-90 version: Cache-Control %r" % max_age())
     expect(workspace.versions() == published and not watcher.builds_since(mark),
            "the rollback check published: %r" % watcher.builds_since(mark))
@@ -374,7 +374,7 @@ def check_refusals(workspace):
             holder.bind(("127.0.0.1", port + taken_offset))
             holder.listen(1)
             code, stderr, seconds = run_quire(workspace, "--serve", "127.0.0.1:%d" % port)
-            expect(code == 3 and "taken" in stderr and seconds < 5, "port %d of %d taken: exit %r after %.1f s: %s" % (
+            expect(code == 3 and "taken" in stderr and seconds < 15, "port %d of %d taken: exit %r after %.1f s: %s" % (
                 port + taken_offset, port, code, seconds, stderr.strip()))
             watcher = Watcher(workspace, ["--site", SITE, "--no-preview", "--serve", "127.0.0.1:%d" % port, "--serve-next-free"])
             moved = poll(lambda: [l for l in watcher.lines if "instead" in l], timeout=15)

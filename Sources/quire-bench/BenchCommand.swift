@@ -182,6 +182,7 @@ struct BenchCommand {
         let dist = "\(out)/dist-watch"
         var leftovers = BenchLeftovers()
         leftovers.moveAside(dist)
+        leftovers.removeAtEndOnTmpfs(dist)
         defer { leftovers.removeAll() }
         let watcher = try BenchWatcher(
             site: site, pagesRoot: "\(out)/pages", distRoot: dist, previews: options.previews, log: "\(out)/watch.log")

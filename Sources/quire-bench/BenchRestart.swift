@@ -27,6 +27,7 @@ struct BenchRestart {
         let (pages, dist) = ("\(out)/pages", "\(out)/dist-restart")
         var leftovers = BenchLeftovers()
         leftovers.moveAside(dist)
+        leftovers.removeAtEndOnTmpfs(dist)
         defer { leftovers.removeAll() }
         progress("cold quire build of \(site.pageCount) pages")
         var arguments = ["build", "--pages", pages, "--dist", dist]

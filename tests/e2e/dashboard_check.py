@@ -270,7 +270,7 @@ def check_new_page(board, port):
     expect(page.get_by_role("heading", name="Page %s" % new_id)).to_be_visible(timeout=10000)
     # The creation's own build (it fails: the new section's body is empty) is not news to the
     # editor; waited for, so that its event cannot come after the save below is sent.
-    created = poll(lambda: new_id in page_states(port), timeout=30)
+    created = poll(lambda: page_states(port).get(new_id) == "failing", timeout=30)
     check(created, "the new page's build is not in the page list")
     page.wait_for_timeout(300)
     check("changed elsewhere" not in (page.get_by_role("status", name="Publish status").text_content() or ""),

@@ -76,7 +76,8 @@ struct WatcherEventsTests {
             let page = fixture.json(fixture.send("GET", "/api/sites/trex/pages/trex-store")).body
             return fixture.json(
                 fixture.send(
-                    "PUT", "/api/sites/trex/pages/trex-store", json: ["base": page["base"]!, "text": .string("title: \(title)\nsections: []\n")])
+                    "PUT", "/api/sites/trex/pages/trex-store",
+                    json: ["base": page["base"]!, "text": .string("title: \(title)\nsections: []\n")])
             ).body["save_id"]
         }
         func toldSaves(of result: SiteBuildResult) throws -> [JSONValue] {

@@ -46,6 +46,31 @@ import Testing
         #expect(try unknown.reader.currentVersion() == VersionID(1))
     }
 
+    /// `QUIRE_PAUSE_AT=staging:<file>`: the publish waits at its first `staging` step, logged,
+    /// until the file is gone, and publishes then; later publishes do not wait.
+    @Test func aPublishWaitsAtThePausedStepWhileItsFileExists() throws {
+        let dist = TemporaryDist()
+        let (log, hold) = (dist.path + "/steps.log", dist.path + "/hold")
+        try #require(FileManager.default.createFile(atPath: hold, contents: nil))
+        defer { unlink(hold) }
+        let store = try SiteStore(dist: dist.path, site: "trex", faults: FaultPlan(crashAt: nil, pauseAt: "staging:" + hold, stepLog: log))
+        let published = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? store.publish(request([page("en/a.json", "{}")]))
+            published.signal()
+        }.start()
+        let deadline = Date().addingTimeInterval(30)
+        while !steps(log).contains("staging"), Date() < deadline { usleep(10_000) }
+        #expect(steps(log).last == "staging", "held at its first staging step")
+        #expect(published.wait(timeout: .now() + 0.3) == .timedOut)
+        #expect(try store.reader.currentVersion() == nil)
+        unlink(hold)
+        #expect(published.wait(timeout: .now() + 30) == .success)
+        #expect(try store.reader.currentVersion() == VersionID(1))
+        _ = try store.publish(request([page("en/a.json", #"{"v":2}"#)]))
+        #expect(try store.reader.currentVersion() == VersionID(2))
+    }
+
     private func steps(_ log: String) -> [String] {
         (readText(log) ?? "").split(separator: "\n").map(String.init)
     }

@@ -48,6 +48,21 @@ def expect_published(workspace, watcher, page, text, label, timeout=30.0):
         label, text, page, timeout, workspace.current(), watcher.tail()))
 
 
+def held_at_staging(workspace):
+    """The environment of a watcher whose first build waits at its publish's `staging` step
+    until the returned file is removed, and logs its steps to the returned log."""
+    steps = os.path.join(workspace.path, "steps.log")
+    hold = os.path.join(workspace.path, "hold-at-staging")
+    open(hold, "w").close()
+    env = dict(os.environ, QUIRE_STEP_LOG=steps, QUIRE_PAUSE_AT="staging:" + hold, NO_COLOR="1")
+    return env, steps, hold
+
+
+def release(hold):
+    if os.path.exists(hold):
+        os.remove(hold)
+
+
 def save_during_first_build():
     workspace = Workspace(prefix="quire-lost-save-")
     try:
@@ -56,12 +71,12 @@ def save_during_first_build():
             workspace.write("products/p%04d.yaml" % number, (
                 "title: Product %d\nsections:\n  - type: markdown_block\n    id: body\n"
                 "    body: \"Product **%d**, a sturdy thing.\"\n") % (number, number))
-        steps = os.path.join(workspace.path, "steps.log")
-        env = dict(os.environ, QUIRE_STEP_LOG=steps, NO_COLOR="1")
+        env, steps, hold = held_at_staging(workspace)
         watcher = Watcher(workspace, options=("--site", SITE), env=env)
         staging = poll(lambda: "staging" in (read(steps) or "") or watcher.process.poll() is not None, 120.0, 0.01)
         before_publish = workspace.current() is None
         workspace.write_page("home", 101)
+        release(hold)
         check(staging and watcher.process.poll() is None, "the first build never staged (watcher: %s)" % watcher.tail())
         check(before_publish, "the first build published before the save: the test saved too late to test anything")
         expect_published(workspace, watcher, "home", "edition 101.", "a save during the first build", 120.0)
@@ -132,18 +147,21 @@ def save_while_lock_held():
 
 def stop_during_first_build():
     def start_and_wait_for_staging(workspace):
-        steps = os.path.join(workspace.path, "steps.log")
-        watcher = Watcher(workspace, env=dict(os.environ, QUIRE_STEP_LOG=steps, NO_COLOR="1"))
-        staging = poll(lambda: "staging" in (read(steps) or "") or watcher.process.poll() is not None, 60.0, 0.005)
+        env, steps, hold = held_at_staging(workspace)
+        watcher = Watcher(workspace, env=env)
+        staging = poll(lambda: "staging" in (read(steps) or "") or watcher.process.poll() is not None, 60.0, 0.01)
         check(staging and watcher.process.poll() is None and workspace.current() is None,
               "the first build was not caught staging (watcher: %s)" % watcher.tail())
-        return watcher
+        return watcher, hold
 
     workspace = Workspace(prefix="quire-lost-save-", catalog=STOP_CATALOG_PAGES)
     try:
-        watcher = start_and_wait_for_staging(workspace)
+        watcher, hold = start_and_wait_for_staging(workspace)
         workspace.write_page("home", 500)
         watcher.process.send_signal(signal.SIGTERM)
+        check(poll(lambda: any("stopping once the first build is published" in line for line in watcher.since(0)), 30.0, 0.01),
+              "the SIGTERM was not acknowledged: %s" % watcher.tail())
+        release(hold)
         watcher.process.wait(timeout=60)
         check(watcher.process.returncode == 0, "a SIGTERM during the first build: exit %s, not 0: %s" % (
             watcher.process.returncode, watcher.tail()))
@@ -160,7 +178,7 @@ def stop_during_first_build():
 
     workspace = Workspace(prefix="quire-lost-save-", catalog=STOP_CATALOG_PAGES)
     try:
-        watcher = start_and_wait_for_staging(workspace)
+        watcher, hold = start_and_wait_for_staging(workspace)
         watcher.process.send_signal(signal.SIGINT)
         check(poll(lambda: any("again to stop now" in line for line in watcher.since(0)), 30.0, 0.01),
               "the first SIGINT was not acknowledged: %s" % watcher.tail())

@@ -2,7 +2,8 @@ import Glibc
 import Synchronization
 
 /// What a test wants a store to do at its named steps (`CrashPoint`): kill the process there, as
-/// `kill -9` would, and log each step as it is reached, so a test that kills at random moments
+/// `kill -9` would, or wait there while a file exists (a test then acts at that step, however
+/// slow the machine), and log each step as it is reached, so a test that kills at random moments
 /// can tell which step it hit; and which of its file-system calls fail (`fail`), as a full disk
 /// or a failing device would make them. Given to a `SiteStore` when it is opened and handed to
 /// what the store writes with; production stores get `none`, and reaching a step then costs
@@ -12,8 +13,8 @@ import Synchronization
 /// on the workers it starts (`FirstFailure`): `FileSystem` asks the plan in effect whether a
 /// call fails. So a fault reaches only the store it was planned for.
 ///
-/// The CLI makes one from `QUIRE_CRASH_AT` and `QUIRE_STEP_LOG` (its entry point is the only
-/// reader of those variables); unit tests make their own.
+/// The CLI makes one from `QUIRE_CRASH_AT`, `QUIRE_PAUSE_AT` and `QUIRE_STEP_LOG` (its entry
+/// point is the only reader of those variables); unit tests make their own.
 public final class FaultPlan: Sendable {
     /// A call that fails as if the system said `errorNumber`: `operation` as `StoreError`
     /// names it (`write`, `hard-link`, `sync`), on a path that starts with `pathPrefix`.
@@ -34,8 +35,11 @@ public final class FaultPlan: Sendable {
     /// Kill the n-th time `crashAt` is reached by this plan's stores, not before.
     private let crashOnOccurrence: Int
     private let logDescriptor: Int32
+    /// The step to wait at, the first time it is reached, while the file exists.
+    private let pause: (point: CrashPoint, whileExists: String)?
     private let isActive: Bool
     private let occurrences = Mutex<[CrashPoint: Int]>([:])
+    private let paused = Atomic<Bool>(false)
     private let fileFaults = Mutex<[FileFault]>([])
     /// Whether `fileFaults` holds any: until then no call looks at the list.
     private let failsFiles = Atomic<Bool>(false)
@@ -44,12 +48,15 @@ public final class FaultPlan: Sendable {
         crashAt = nil
         crashOnOccurrence = 1
         logDescriptor = -1
+        pause = nil
         isActive = false
     }
 
     /// `crashAt`: `<step>`, or `<step>#<n>` for the n-th time the step is reached (an unknown
-    /// step never crashes); `stepLog`: a file each step's name is appended to as it is reached.
-    public init(crashAt: String?, stepLog: String?) {
+    /// step never crashes); `pauseAt`: `<step>:<file>`, wait at the step's first reach (after it
+    /// is logged) until the file is gone; `stepLog`: a file each step's name is appended to as it
+    /// is reached.
+    public init(crashAt: String?, pauseAt: String? = nil, stepLog: String?) {
         var point: CrashPoint?
         var occurrence = 1
         if let crashAt, !crashAt.isEmpty {
@@ -62,7 +69,12 @@ public final class FaultPlan: Sendable {
         self.crashAt = point
         crashOnOccurrence = occurrence
         logDescriptor = descriptor
-        isActive = point != nil || descriptor >= 0
+        pause = pauseAt.flatMap { text in
+            let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let point = CrashPoint(rawValue: parts[0]), !parts[1].isEmpty else { return nil }
+            return (point, parts[1])
+        }
+        isActive = point != nil || descriptor >= 0 || pause != nil
     }
 
     deinit { if logDescriptor >= 0 { close(logDescriptor) } }
@@ -73,6 +85,9 @@ public final class FaultPlan: Sendable {
         if logDescriptor >= 0 {
             let line = Array((point.rawValue + "\n").utf8)
             _ = line.withUnsafeBytes { write(logDescriptor, $0.baseAddress, $0.count) }
+        }
+        if let pause, pause.point == point, !paused.exchange(true, ordering: .relaxed) {
+            while access(pause.whileExists, F_OK) == 0 { usleep(5_000) }
         }
         guard crashAt == point else { return }
         let count = occurrences.withLock { counts in

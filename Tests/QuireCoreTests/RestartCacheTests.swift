@@ -27,6 +27,20 @@ import Testing
         result.stageMilliseconds.first { $0.stage == "parse" }?.ms ?? 0
     }
 
+    /// The file's tables and index are written from where they are: the same bytes as copied.
+    @Test func aRunWrittenByReferenceIsTheBytesOfACopiedOne() {
+        let run = (0..<200).map { UInt8($0) }
+        var copied = BinaryWriter()
+        var referenced = BinaryWriter()
+        copied.string("head")
+        referenced.string("head")
+        copied.counted(run)
+        referenced.countedByReference(run)
+        copied.int(7)
+        referenced.int(7)
+        #expect(referenced.pieces.count == 3 && Array(referenced.pieces.joined()) == copied.bytes)
+    }
+
     @Test func aRestartParsesNothingItHasSeenAndPublishesTheSame() throws {
         let fixture = try site()
         let first = watcher(fixture)

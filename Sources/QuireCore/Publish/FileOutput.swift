@@ -20,6 +20,12 @@ struct FileOutput: ~Copyable {
         if buffer.count >= Self.bufferSize { try flush() }
     }
 
+    /// Writes `bytes` after what the buffer holds, without copying them into it.
+    mutating func write(_ bytes: [UInt8]) throws(StoreError) {
+        try flush()
+        try FileSystem.writeAll(descriptor, bytes, path: path)
+    }
+
     /// Writes out what the buffer holds; the buffer is kept for what follows.
     mutating func flush() throws(StoreError) {
         guard !buffer.isEmpty else { return }

@@ -7,9 +7,24 @@ import QuireModel
 /// reader reads the fields in the order the writer wrote them. At 100,000 pages its file is read
 /// several times faster than the same content as JSON, which a restart waited on.
 struct BinaryWriter {
+    /// What was written since the last `countedByReference` (all of it, without one).
     private(set) var bytes: [UInt8] = []
+    /// What came before `bytes`, in order, when `countedByReference` was used.
+    private var earlierPieces: [[UInt8]] = []
 
     init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
+    /// `counted(run)` without copying `run`: it becomes a piece of its own, and the whole is
+    /// `pieces`, not `bytes` (a restart file's tables and index are each as large as the rest).
+    mutating func countedByReference(_ run: [UInt8]) {
+        int(run.count)
+        earlierPieces.append(bytes)
+        earlierPieces.append(run)
+        bytes = []
+    }
+
+    /// Everything written, in order, in the pieces `countedByReference` left.
+    var pieces: [[UInt8]] { earlierPieces + [bytes] }
 
     mutating func int(_ value: Int) {
         var zigzag = UInt64(bitPattern: Int64(value) << 1 ^ Int64(value) >> 63)

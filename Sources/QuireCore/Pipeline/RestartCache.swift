@@ -91,8 +91,8 @@ struct RestartCache: @unchecked Sendable {
     /// Replaces the file in one rename, so a reader never sees half of it. `index`: the tables'
     /// file index, asked for last, once the rest is written (the caller may be encoding it
     /// meanwhile: 600,000 entries at 100,000 pages). The tables and the index are written from
-    /// where they are, not copied into the rest (each is as large as the rest: at 100,000 pages
-    /// the copies took a stopping watcher from 0.9 to 1.5 GB).
+    /// where they are, not copied into the rest: each is as large as the rest, and copies of
+    /// them made this write a stopping watcher's largest moment.
     func write(_ path: String, previews: Bool, displayRoot: String, index: () -> [UInt8]? = { nil }) throws(StoreError) {
         var body = BinaryWriter(capacity: 256 * (sources.count + translations.count + outputs.count))
         write(to: &body)

@@ -181,8 +181,7 @@ struct BenchCommand {
         let (out, site) = try generated(options)
         let dist = "\(out)/dist-watch"
         var leftovers = BenchLeftovers()
-        leftovers.moveAside(dist)
-        leftovers.removeAtEndOnTmpfs(dist)
+        leftovers.makeWay(forOutput: dist)
         defer { leftovers.removeAll() }
         let watcher = try BenchWatcher(
             site: site, pagesRoot: "\(out)/pages", distRoot: dist, previews: options.previews, log: "\(out)/watch.log")

@@ -34,8 +34,7 @@ struct BenchFeedSaves {
         let pagesRoot = "\(out)/pages-feed"
         var leftovers = BenchLeftovers()
         leftovers.moveAside(pagesRoot)
-        leftovers.moveAside("\(out)/dist-feed")
-        leftovers.removeAtEndOnTmpfs("\(out)/dist-feed")
+        leftovers.makeWay(forOutput: "\(out)/dist-feed")
         defer { leftovers.removeAll() }
         log("writing \(site.pageCount) pages x \(site.locales.count) locales with a feed of every page to \(pagesRoot)")
         try site.write(pagesRoot: pagesRoot)

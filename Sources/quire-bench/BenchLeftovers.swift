@@ -23,8 +23,12 @@ struct BenchLeftovers {
         }
     }
 
-    /// `path`, which the run writes, is removed by `removeAll` when it is on tmpfs.
-    mutating func removeAtEndOnTmpfs(_ path: String) { ownOutput.append(path) }
+    /// Makes way at `path` for what this run writes there (`moveAside`); on tmpfs that is
+    /// removed by `removeAll` too.
+    mutating func makeWay(forOutput path: String) {
+        moveAside(path)
+        ownOutput.append(path)
+    }
 
     mutating func removeAll() {
         for path in ownOutput where FileManager.default.fileExists(atPath: path) && Self.isMemoryBacked(path) {

@@ -26,8 +26,7 @@ struct BenchRestart {
         var run = BenchRestart()
         let (pages, dist) = ("\(out)/pages", "\(out)/dist-restart")
         var leftovers = BenchLeftovers()
-        leftovers.moveAside(dist)
-        leftovers.removeAtEndOnTmpfs(dist)
+        leftovers.makeWay(forOutput: dist)
         defer { leftovers.removeAll() }
         progress("cold quire build of \(site.pageCount) pages")
         var arguments = ["build", "--pages", pages, "--dist", dist]

@@ -27,18 +27,34 @@ import Testing
         result.stageMilliseconds.first { $0.stage == "parse" }?.ms ?? 0
     }
 
-    /// The file's tables and index are written from where they are: the same bytes as copied.
-    @Test func aRunWrittenByReferenceIsTheBytesOfACopiedOne() {
-        let run = (0..<200).map { UInt8($0) }
-        var copied = BinaryWriter()
-        var referenced = BinaryWriter()
-        copied.string("head")
-        referenced.string("head")
-        copied.counted(run)
-        referenced.countedByReference(run)
-        copied.int(7)
-        referenced.int(7)
-        #expect(referenced.pieces.count == 3 && Array(referenced.pieces.joined()) == copied.bytes)
+    /// The file is written as it is encoded, a megabyte at a time: the same bytes as held whole,
+    /// and a part of them is read where it is (a slice of the file's bytes).
+    @Test func aSpilledWriterWritesTheBytesOfAHeldOne() throws {
+        let strings = (0..<40_000).map { "entry \($0) " + String(repeating: "x", count: $0 % 90) }
+        func encode(_ writer: inout BinaryWriter) {
+            writer.string("head")
+            writer.array(strings) { writer, string in
+                writer.string(string)
+                writer.int(string.count)
+            }
+            writer.fixedWidth(-7)
+        }
+        var held = BinaryWriter()
+        encode(&held)
+        var chunks: [[UInt8]] = []
+        var spilled = BinaryWriter(spillingTo: { chunks.append($0) })
+        encode(&spilled)
+        spilled.spillHeld()
+        #expect(held.bytes.count > 2 * BinaryWriter.spillSize && chunks.count >= 2)
+        #expect(chunks.dropLast().allSatisfy { $0.count >= BinaryWriter.spillSize } && spilled.bytes.isEmpty)
+        #expect(Array(chunks.joined()) == held.bytes && spilled.count == held.bytes.count)
+
+        let file = [0xAA, 0xBB] + held.bytes
+        var reader = BinaryReader(file[2...])
+        #expect(try reader.string() == "head")
+        let read = try reader.array { reader throws(BinaryReader.Malformed) in (try reader.string(), try reader.int()) }
+        #expect(read.map(\.0) == strings && read.allSatisfy { $0.0.count == $0.1 })
+        #expect(try reader.fixedWidth() == -7 && reader.isAtEnd)
     }
 
     @Test func aRestartParsesNothingItHasSeenAndPublishesTheSame() throws {
@@ -187,7 +203,7 @@ import Testing
         #expect(recorded.totals.mapValues { [$0.files, $0.bytes] } == parsed.totals.mapValues { [$0.files, $0.bytes] })
         let (path, file) = try #require(parsed.files.first { $0.key.hasSuffix(".json") })
         #expect(recorded.storedFile(sha256: file.sha256) == parsed.location(of: path)?.storedPath)
-        #expect(throws: BinaryReader.Malformed.self) { try FileIndex(reading: Array(bytes.dropLast()), layout: store.layout) }
+        #expect(throws: BinaryReader.Malformed.self) { try FileIndex(reading: bytes.dropLast(), layout: store.layout) }
 
         let trees = "\(fixture.dist)/site/trees"
         let aside = fixture.root + "/manifests-aside"
@@ -308,7 +324,9 @@ import Testing
         let bytes = try #require(FileManager.default.contents(atPath: path))
         var flipped = bytes
         flipped[bytes.count * 2 / 3] ^= 0x20  // a letter's case, say: it would still decode
-        for damaged in [bytes.prefix(bytes.count / 2), Data("{}".utf8), flipped] {
+        var lengthChanged = bytes
+        lengthChanged[bytes.count - 40] ^= 0x01  // in the trailer's lengths
+        for damaged in [bytes.prefix(bytes.count / 2), Data("{}".utf8), flipped, lengthChanged] {
             try damaged.write(to: URL(fileURLWithPath: path))
             let result = watcher(fixture).build()
             #expect(!result.hasErrors && parsed(result) > 0)

@@ -10,26 +10,34 @@ import QuireModel
 /// same input digest (`IncrementalState.keepOutputs(matching:)`). A file that is missing, damaged
 /// or of another format is no cache at all.
 ///
-///     format, previews, root, context?: (settings, [page id], [asset]),
-///     base?: (version, built at, [diagnostic], tables?: (version manifest digest, bytes)),
-///     sources: [(path, digest, stamp?, page id, file, flags, timetable?, [diagnostic], [link])],
-///     translations: [(path, digest, stamp?, locale?, warnings: [diagnostic] | failure: diagnostic)],
-///     outputs: [(page id, key, [path], files digest, [diagnostic], [(locale, translated, stale, missing)])],
-///     assets: [(path, digest)], trees: [(tree id, [subtree id], [part id])], index?
+///     head: format, previews, root
+///     body: context?: (settings, [page id], [asset]),
+///         base?: (version, built at, [diagnostic], version manifest digest?),
+///         sources: [(path, digest, stamp?, page id, file, flags, timetable?, [diagnostic], [link])],
+///         translations: [(path, digest, stamp?, locale?, warnings: [diagnostic] | failure: diagnostic)],
+///         outputs: [(page id, key, [path], files digest, [diagnostic], [(locale, translated, stale, missing)])],
+///         assets: [(path, digest)], trees: [(tree id, [subtree id], [part id])]
+///     tables, index
+///     trailer: the body's, tables' and index's lengths (8 bytes each), the SHA-256 of all after the head
 ///
 /// `base` is what the last publish left for the next delta (`DeltaBase`) beyond the pages: the
-/// version it published, when it was built, every diagnostic, and the tables kept of the whole
-/// version (`RestoredTables`: each page's paths, the cache headers, the page index and feeds),
-/// and the version's file index (`FileIndex`: every folder's tree manifest, without its bytes).
+/// version it published, when it was built, every diagnostic, and, when its manifest digest is
+/// there, the tables kept of the whole version (`RestoredTables`: each page's paths, the cache
+/// headers, the page index and feeds) and the version's file index (`FileIndex`: every folder's
+/// tree manifest, without its bytes; its length is 0 when there is none).
 /// A restarted watcher whose newest version is still that one, with the same manifest, takes
 /// those as they are (`tables(of:reader:)`): a version never changes once published, and its
 /// manifest names every tree of it by the digest of the tree's manifest.
+///
+/// The file is written as it is encoded, a megabyte at a time (`BinaryWriter(spillingTo:)`),
+/// which is why the lengths and the digest come last: at 100,000 pages it is about 250 MB, and a
+/// stopping watcher that held it whole went over its usual memory by as much.
 ///
 /// A tree's children are kept as they are too: a tree id names its manifest's bytes, so they
 /// never change, and retention marks from them without parsing the manifests of the versions it
 /// keeps (a folder of 10,000 entries each).
 struct RestartCache: @unchecked Sendable {
-    static let format = 6
+    static let format = 7
     var sources: [String: CachedSource] = [:]
     var translations: [String: CachedTranslation] = [:]
     /// Outputs whose files' input digests are not known yet: `filesDigests` says what they were.
@@ -41,15 +49,22 @@ struct RestartCache: @unchecked Sendable {
     var treeChildren: [String: TreeChildren.Children] = [:]
     /// The version the last publish made, when that build ran, and its diagnostics (`DeltaBase`).
     var base: (version: VersionID, builtAt: Date, diagnostics: [Diagnostic])?
-    /// The base's tables of its whole version, as `RestoredTables.write` wrote them: read once
-    /// the site's settings say what they are for (`RestoredTables.init(reading:)`); and the
-    /// version's file index (`FileIndex.bytes`).
+    /// The base's tables of its whole version and its file index, as read: parts of the file's
+    /// bytes, parsed once the site's settings say what they are for (`RestoredTables.init(reading:)`,
+    /// `FileIndex.init(reading:)`).
     var tables: Tables?
 
     struct Tables {
         var versionManifest: Digest
-        var bytes: [UInt8]
-        var index: [UInt8]? = nil
+        var bytes: ArraySlice<UInt8>
+        var index: ArraySlice<UInt8>?
+    }
+
+    /// What a stopping watcher leaves of its base's whole version.
+    struct VersionTables {
+        var versionManifest: Digest
+        var tables: RestoredTables
+        var index: FileIndex?
     }
 
     static func path(_ layout: SiteLayout) -> String { layout.state + "/watch-cache" }
@@ -77,43 +92,103 @@ struct RestartCache: @unchecked Sendable {
 
     /// The cache at `path` when it was written by a watcher with the same `previews`, naming the
     /// site's folder as `displayRoot` (diagnostics kept in it say it).
-    /// The rest of the file must hash to the SHA-256 its head holds: the tables are taken as
+    /// All after the head must hash to the SHA-256 its trailer holds: the tables are taken as
     /// they are, so a file changed in any byte (by a disk, or a copy) is no cache.
     static func read(_ path: String, previews: Bool, displayRoot: String) -> RestartCache? {
         guard let bytes = try? FileSystem.readFile(path) else { return nil }
         var reader = BinaryReader(bytes)
-        guard (try? reader.int()) == format, (try? reader.bool()) == previews, (try? reader.string()) == displayRoot,
-            let digest = try? Digest(reading: &reader), SHA256.digest(reader.remaining) == digest
+        guard (try? reader.int()) == format, (try? reader.bool()) == previews, (try? reader.string()) == displayRoot else { return nil }
+        let rest = reader.remaining
+        guard rest.count >= Trailer.size, let trailer = try? Trailer(reading: rest.suffix(Trailer.size)),
+            SHA256.digest(rest.dropLast(Trailer.digestSize)) == trailer.digest, let parts = trailer.parts(of: rest.dropLast(Trailer.size))
         else { return nil }
-        return try? RestartCache(reading: &reader)
+        return try? RestartCache(reading: parts)
     }
 
-    /// Replaces the file in one rename, so a reader never sees half of it. `index`: the tables'
-    /// file index, asked for last, once the rest is written (the caller may be encoding it
-    /// meanwhile: 600,000 entries at 100,000 pages). The tables and the index are written from
-    /// where they are, not copied into the rest: each is as large as the rest, and copies of
-    /// them made this write a stopping watcher's largest moment.
-    func write(_ path: String, previews: Bool, displayRoot: String, index: () -> [UInt8]? = { nil }) throws(StoreError) {
-        var body = BinaryWriter(capacity: 256 * (sources.count + translations.count + outputs.count))
-        write(to: &body)
-        body.optional(tables == nil ? nil : index()) { $0.countedByReference($1) }
-        let pieces = body.pieces
-        var hash = SHA256()
-        for piece in pieces { piece.withUnsafeBytes { hash.update($0) } }
+    /// The lengths of the body, the tables and the index, then the digest of all after the head.
+    private struct Trailer {
+        static let digestSize = 33
+        static let size = 3 * 8 + digestSize
+        var lengths: [Int]
+        var digest: Digest
+
+        init(reading bytes: ArraySlice<UInt8>) throws(BinaryReader.Malformed) {
+            var reader = BinaryReader(bytes)
+            lengths = [try reader.fixedWidth(), try reader.fixedWidth(), try reader.fixedWidth()]
+            digest = try Digest(reading: &reader)
+            guard reader.isAtEnd else { throw BinaryReader.Malformed() }
+        }
+
+        /// The body, tables and index, when the lengths are those of `parts`.
+        func parts(of parts: ArraySlice<UInt8>) -> Parts? {
+            guard lengths.allSatisfy({ $0 >= 0 }), lengths.reduce(0, +) == parts.count else { return nil }
+            let tablesStart = parts.startIndex + lengths[0]
+            let indexStart = tablesStart + lengths[1]
+            return Parts(body: parts[..<tablesStart], tables: parts[tablesStart..<indexStart], index: parts[indexStart...])
+        }
+    }
+
+    /// The file's parts after its head, each read where it is in the file's bytes.
+    private struct Parts {
+        var body: ArraySlice<UInt8>
+        var tables: ArraySlice<UInt8>
+        var index: ArraySlice<UInt8>
+    }
+
+    /// Replaces the file in one rename, so a reader never sees half of it; `tables` are those of
+    /// `base`'s version. It is written as it is encoded, and hashed as it goes.
+    func write(_ path: String, previews: Bool, displayRoot: String, tables: VersionTables?) throws(StoreError) {
         var head = BinaryWriter()
         head.int(Self.format)
         head.bool(previews)
         head.string(displayRoot)
-        hash.finalizeDigest().write(to: &head)
         try FileSystem.replaceFile(path) { output throws(StoreError) in
             try output.write(head.bytes)
-            for piece in pieces { try output.write(piece) }
+            let rest = HashedOutput(output)
+            var writer = BinaryWriter(spillingTo: rest.write)
+            var lengths: [Int] = []
+            func endPart() {
+                writer.spillHeld()
+                lengths.append(writer.count - lengths.reduce(0, +))
+            }
+            write(to: &writer, versionManifest: tables?.versionManifest)
+            endPart()
+            tables?.tables.write(to: &writer)
+            endPart()
+            tables?.index?.write(to: &writer)
+            endPart()
+            for length in lengths { writer.fixedWidth(length) }
+            writer.spillHeld()
+            var digest = BinaryWriter()
+            try rest.finish().write(to: &digest)
+            try output.write(digest.bytes)
+        }
+    }
+
+    /// Writes what it is given to `output` and hashes it; the first failure is thrown at `finish`.
+    private final class HashedOutput {
+        private let output: FileOutput
+        private var hash: SHA256? = SHA256()
+        private var failure: StoreError?
+
+        init(_ output: FileOutput) { self.output = output }
+
+        func write(_ bytes: [UInt8]) {
+            guard failure == nil else { return }
+            bytes.withUnsafeBytes { hash?.update($0) }
+            do throws(StoreError) { try output.write(bytes) } catch { failure = error }
+        }
+
+        /// The digest of everything written.
+        func finish() throws(StoreError) -> Digest {
+            if let failure { throw failure }
+            return hash.take()!.finalizeDigest()
         }
     }
 
     // MARK: Encoding
 
-    private func write(to writer: inout BinaryWriter) {
+    private func write(to writer: inout BinaryWriter, versionManifest: Digest?) {
         writer.optional(context) { writer, context in
             writer.string(context.settings)
             writer.strings(context.pageIDs.sorted())
@@ -123,10 +198,7 @@ struct RestartCache: @unchecked Sendable {
             writer.int(base.version.number)
             writer.date(base.builtAt)
             Self.write(base.diagnostics, to: &writer)
-            writer.optional(tables) { writer, tables in
-                tables.versionManifest.write(to: &writer)
-                writer.countedByReference(tables.bytes)
-            }
+            writer.optional(versionManifest) { $1.write(to: &$0) }
         }
         writer.array(sources) { writer, entry in
             let page = entry.value.page
@@ -203,8 +275,9 @@ struct RestartCache: @unchecked Sendable {
 
     // MARK: Decoding
 
-    private init(reading reader: inout BinaryReader) throws(BinaryReader.Malformed) {
+    private init(reading parts: Parts) throws(BinaryReader.Malformed) {
         typealias Malformed = BinaryReader.Malformed
+        var reader = BinaryReader(parts.body)
         let stamp = { (reader: inout BinaryReader) throws(Malformed) in try FileStamp(reading: &reader) }
         context = try reader.optional { reader throws(Malformed) in
             (try reader.string(), Set(try reader.strings()), Set(try reader.strings()))
@@ -213,7 +286,7 @@ struct RestartCache: @unchecked Sendable {
         base = try reader.optional { reader throws(Malformed) in
             let (version, builtAt, diagnostics) = (VersionID(try reader.int()), try reader.date(), try Self.diagnostics(&reader))
             tables = try reader.optional { reader throws(Malformed) in
-                Tables(versionManifest: try Digest(reading: &reader), bytes: try reader.counted())
+                Tables(versionManifest: try Digest(reading: &reader), bytes: parts.tables, index: parts.index.isEmpty ? nil : parts.index)
             }
             return (version, builtAt, diagnostics)
         }
@@ -266,9 +339,7 @@ struct RestartCache: @unchecked Sendable {
         }
         for _ in 0..<(try reader.count()) { assetDigests[try reader.string()] = try Digest(reading: &reader) }
         for _ in 0..<(try reader.count()) { treeChildren[try reader.string()] = (try reader.strings(), try reader.strings()) }
-        let index = try reader.optional { reader throws(Malformed) in try reader.counted() }
-        guard reader.isAtEnd, index == nil || self.tables != nil else { throw Malformed() }
-        self.tables?.index = index
+        guard reader.isAtEnd, tables == nil ? parts.tables.isEmpty && parts.index.isEmpty : !parts.tables.isEmpty else { throw Malformed() }
     }
 
     private static func schedule(_ reader: inout BinaryReader) throws(BinaryReader.Malformed) -> Schedule {

@@ -81,8 +81,7 @@ struct RestoredTables: Sendable {
         (pagePaths, cacheHeaders, self.pageIndex, self.feeds) = (base.pagePaths, base.cacheHeaders, pageIndex, feeds)
     }
 
-    var bytes: [UInt8] {
-        var writer = BinaryWriter(capacity: 64 * pagePaths.count)
+    func write(to writer: inout BinaryWriter) {
         writer.array(pagePaths) { writer, page in
             writer.string(page.key)
             writer.strings(page.value)
@@ -90,11 +89,10 @@ struct RestoredTables: Sendable {
         cacheHeaders.write(to: &writer)
         pageIndex.write(to: &writer)
         feeds.write(to: &writer)
-        return writer.bytes
     }
 
-    /// The tables `bytes` wrote, for a site of `config`'s locales, app routes and feeds.
-    init(reading bytes: [UInt8], config: SiteConfig, site: String) throws(BinaryReader.Malformed) {
+    /// The tables `write(to:)` wrote, for a site of `config`'s locales, app routes and feeds.
+    init(reading bytes: ArraySlice<UInt8>, config: SiteConfig, site: String) throws(BinaryReader.Malformed) {
         var reader = BinaryReader(bytes)
         let count = try reader.count()
         var pagePaths: [String: Set<String>] = [:]
@@ -144,19 +142,14 @@ extension SiteBuilder {
         guard options.restartCache, options.publish, state.lastBuildPublished, let store = try? openStore() else { return }
         var cache = RestartCache(state)
         cache.treeChildren = store.treeChildren.known
-        var encodingIndex: BackgroundValue<[UInt8]?>?
+        var tables: RestartCache.VersionTables?
         if let base = burst.base, !burst.isHolding {
             cache.base = (base.version, base.builtAt, base.diagnostics)
-            if let tables = RestoredTables(base), let manifest = try? store.reader.manifestDigest(of: base.version) {
-                // On another core while the rest is encoded: it is as large as all the rest.
-                let index = store.reader.cachedIndex(of: base.version)
-                encodingIndex = BackgroundValue { index?.bytes }
-                cache.tables = RestartCache.Tables(versionManifest: manifest, bytes: tables.bytes)
+            if let restored = RestoredTables(base), let manifest = try? store.reader.manifestDigest(of: base.version) {
+                tables = .init(versionManifest: manifest, tables: restored, index: store.reader.cachedIndex(of: base.version))
             }
         }
-        try? cache.write(RestartCache.path(store.layout), previews: options.previews, displayRoot: displayRoot) {
-            encodingIndex?.value ?? nil
-        }
+        try? cache.write(RestartCache.path(store.layout), previews: options.previews, displayRoot: displayRoot, tables: tables)
         try? FileSystem.remove(RestartCache.jsonPath(store.layout))
     }
 }

@@ -139,8 +139,7 @@ struct FileIndex: Sendable {
 extension FileIndex {
     /// Each folder's tree as the index holds it, and the totals; the table of files by their
     /// bytes is made again from the trees.
-    var bytes: [UInt8] {
-        var writer = BinaryWriter(capacity: 256 * folders.values.reduce(0) { $0 + $1.manifest.entryCount })
+    func write(to writer: inout BinaryWriter) {
         writer.array(folders) { writer, folder in
             writer.string(folder.key)
             writer.string(folder.value.id)
@@ -151,11 +150,10 @@ extension FileIndex {
             writer.int(total.value.files)
             writer.int(total.value.bytes)
         }
-        return writer.bytes
     }
 
-    /// The index `bytes` gave, its trees stored in `layout`.
-    init(reading bytes: [UInt8], layout: SiteLayout) throws(BinaryReader.Malformed) {
+    /// The index `write(to:)` wrote, its trees stored in `layout`.
+    init(reading bytes: ArraySlice<UInt8>, layout: SiteLayout) throws(BinaryReader.Malformed) {
         var reader = BinaryReader(bytes)
         treesRoot = layout.trees
         let count = try reader.count()

@@ -174,12 +174,12 @@ enum FileSystem {
     }
 
     /// The same, written by `body` as it makes it (`FileOutput`).
-    static func createFile(_ path: String, sync: Bool = false, writing body: (inout FileOutput) throws(StoreError) -> Void)
+    static func createFile(_ path: String, sync: Bool = false, writing body: (FileOutput) throws(StoreError) -> Void)
         throws(StoreError)
     {
         try withNewFile(path, sync: sync) { descriptor throws(StoreError) in
-            var output = FileOutput(descriptor: descriptor, path: path)
-            try body(&output)
+            let output = FileOutput(descriptor: descriptor, path: path)
+            try body(output)
             try output.flush()
         }
     }
@@ -214,7 +214,7 @@ enum FileSystem {
     }
 
     /// The same, written by `body` as it makes it (`FileOutput`).
-    static func replaceFile(_ path: String, durable: Bool = false, writing body: (inout FileOutput) throws(StoreError) -> Void)
+    static func replaceFile(_ path: String, durable: Bool = false, writing body: (FileOutput) throws(StoreError) -> Void)
         throws(StoreError)
     {
         try replaceFile(

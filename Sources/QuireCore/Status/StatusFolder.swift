@@ -14,7 +14,7 @@ struct StatusFolder {
     }
 
     /// Replaces the file `name` atomically with what `body` writes as it makes it.
-    func write(_ name: String, writing body: (inout FileOutput) throws(StoreError) -> Void) throws(StoreError) {
+    func write(_ name: String, writing body: (FileOutput) throws(StoreError) -> Void) throws(StoreError) {
         try FileSystem.replaceFile(path(of: name), writing: body)
     }
 

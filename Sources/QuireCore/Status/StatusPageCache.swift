@@ -40,15 +40,15 @@ final class StatusPageCache: @unchecked Sendable {
     /// Writes the pages object of `status.json` (the value of `"pages"`, one level deep) into
     /// `output` as it puts it together, for `pages`' pages in order, and returns the rows of the
     /// status page's table. Pages not listed are forgotten.
-    func render(_ pages: StatusReport.PageParts, into output: inout FileOutput) throws(StoreError) -> StatusPage.PageRows {
+    func render(_ pages: StatusReport.PageParts, into output: FileOutput) throws(StoreError) -> StatusPage.PageRows {
         lock.lock()
         defer { lock.unlock() }
         update(pages)
         (renderedByLastWrite, renderedSinceWrite) = (renderedSinceWrite, 0)
-        return try assemble(into: &output)
+        return try assemble(into: output)
     }
 
-    private func assemble(into output: inout FileOutput) throws(StoreError) -> StatusPage.PageRows {
+    private func assemble(into output: FileOutput) throws(StoreError) -> StatusPage.PageRows {
         guard !pages.isEmpty else {
             try output.append { $0 += "{}".utf8 }
             return StatusPage.PageRows(columns: [], count: 0, total: 0, bytes: [])

@@ -97,7 +97,7 @@ public enum StatusReport {
             for (index, member) in parts.summary.members.enumerated() {
                 try output.append { writer.appendKey(member.key, first: index == 0, depth: 1, to: &$0) }
                 if member.key == "pages" {
-                    rows = try cache.render(parts.pages, into: &output)
+                    rows = try cache.render(parts.pages, into: output)
                 } else {
                     try output.append { writer.append(member.value, depth: 1, to: &$0) }
                 }

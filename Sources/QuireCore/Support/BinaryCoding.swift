@@ -7,24 +7,36 @@ import QuireModel
 /// reader reads the fields in the order the writer wrote them. At 100,000 pages its file is read
 /// several times faster than the same content as JSON, which a restart waited on.
 struct BinaryWriter {
-    /// What was written since the last `countedByReference` (all of it, without one).
+    /// What was written and not spilled yet: all of it, for a writer that does not spill.
     private(set) var bytes: [UInt8] = []
-    /// What came before `bytes`, in order, when `countedByReference` was used.
-    private var earlierPieces: [[UInt8]] = []
+    /// Takes the bytes a megabyte at a time, for a whole too large to hold (a restart file is
+    /// about 250 MB at 100,000 pages): nil keeps them all in `bytes`.
+    private let spill: (([UInt8]) -> Void)?
+    private var spilledCount = 0
+    static let spillSize = 1 << 20
 
-    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
-
-    /// `counted(run)` without copying `run`: it becomes a piece of its own, and the whole is
-    /// `pieces`, not `bytes` (a restart file's tables and index are each as large as the rest).
-    mutating func countedByReference(_ run: [UInt8]) {
-        int(run.count)
-        earlierPieces.append(bytes)
-        earlierPieces.append(run)
-        bytes = []
+    init(capacity: Int = 0) {
+        spill = nil
+        bytes.reserveCapacity(capacity)
     }
 
-    /// Everything written, in order, in the pieces `countedByReference` left.
-    var pieces: [[UInt8]] { earlierPieces + [bytes] }
+    /// A writer whose bytes go to `spill` as it goes: after an array's element, once it holds
+    /// `spillSize`, and when the caller says `spillHeld`.
+    init(spillingTo spill: @escaping ([UInt8]) -> Void) {
+        self.spill = spill
+        bytes.reserveCapacity(Self.spillSize * 2)
+    }
+
+    /// Every byte written, spilled or held.
+    var count: Int { spilledCount + bytes.count }
+
+    /// Hands what is held to `spill`.
+    mutating func spillHeld() {
+        guard let spill, !bytes.isEmpty else { return }
+        spill(bytes)
+        spilledCount += bytes.count
+        bytes.removeAll(keepingCapacity: true)
+    }
 
     mutating func int(_ value: Int) {
         var zigzag = UInt64(bitPattern: Int64(value) << 1 ^ Int64(value) >> 63)
@@ -61,6 +73,9 @@ struct BinaryWriter {
 
     mutating func date(_ value: Date) { double(value.timeIntervalSince1970) }
 
+    /// Eight bytes, little-endian: a field whose place must not depend on its value (a trailer).
+    mutating func fixedWidth(_ value: Int) { withUnsafeBytes(of: Int64(value).littleEndian) { bytes.append(contentsOf: $0) } }
+
     mutating func optional<Value>(_ value: Value?, _ write: (inout Self, Value) -> Void) {
         bool(value != nil)
         if let value { write(&self, value) }
@@ -68,7 +83,10 @@ struct BinaryWriter {
 
     mutating func array<Values: Collection>(_ values: Values, _ write: (inout Self, Values.Element) -> Void) {
         int(values.count)
-        for value in values { write(&self, value) }
+        for value in values {
+            write(&self, value)
+            if spill != nil, bytes.count >= Self.spillSize { spillHeld() }
+        }
     }
 
     mutating func strings(_ values: some Collection<String>) { array(values) { $0.string($1) } }
@@ -79,12 +97,16 @@ struct BinaryWriter {
 struct BinaryReader {
     struct Malformed: Error {}
 
-    private let bytes: [UInt8]
-    private var offset = 0
+    /// A slice shares its array's storage: a part of a file is read where it is.
+    private let bytes: ArraySlice<UInt8>
+    /// An index of `bytes`, not a count from its start.
+    private var offset: Int
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: [UInt8]) { self.init(bytes[...]) }
 
-    var isAtEnd: Bool { offset == bytes.count }
+    init(_ bytes: ArraySlice<UInt8>) { (self.bytes, offset) = (bytes, bytes.startIndex) }
+
+    var isAtEnd: Bool { offset == bytes.endIndex }
 
     /// The bytes not read yet.
     var remaining: ArraySlice<UInt8> { bytes[offset...] }
@@ -93,7 +115,7 @@ struct BinaryReader {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            guard offset < bytes.count, shift < 64 else { throw Malformed() }
+            guard offset < bytes.endIndex, shift < 64 else { throw Malformed() }
             let byte = bytes[offset]
             offset += 1
             value |= UInt64(byte & 0x7f) << shift
@@ -106,7 +128,7 @@ struct BinaryReader {
     /// A count of things each at least one byte long: never more than the bytes left.
     mutating func count() throws(Malformed) -> Int {
         let count = try int()
-        guard count >= 0, count <= bytes.count - offset else { throw Malformed() }
+        guard count >= 0, count <= bytes.endIndex - offset else { throw Malformed() }
         return count
     }
 
@@ -119,7 +141,7 @@ struct BinaryReader {
     }
 
     mutating func byte() throws(Malformed) -> UInt8 {
-        guard offset < bytes.count else { throw Malformed() }
+        guard offset < bytes.endIndex else { throw Malformed() }
         defer { offset += 1 }
         return bytes[offset]
     }
@@ -130,7 +152,8 @@ struct BinaryReader {
         defer { offset += count }
         guard
             let string = bytes.withUnsafeBufferPointer({
-                WellFormedUTF8.validated(UnsafeBufferPointer(rebasing: $0[offset..<offset + count]))
+                let start = offset - bytes.startIndex
+                return WellFormedUTF8.validated(UnsafeBufferPointer(rebasing: $0[start..<start + count]))
             })
         else {
             throw Malformed()
@@ -140,9 +163,10 @@ struct BinaryReader {
 
     /// The next `count` bytes, lent to `body`.
     mutating func raw<Result>(_ count: Int, _ body: (UnsafeRawBufferPointer) -> Result) throws(Malformed) -> Result {
-        guard count <= bytes.count - offset else { throw Malformed() }
+        guard count <= bytes.endIndex - offset else { throw Malformed() }
         defer { offset += count }
-        return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count])) }
+        let start = offset - bytes.startIndex
+        return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<start + count])) }
     }
 
     /// A run of bytes `BinaryWriter.counted` wrote.
@@ -155,6 +179,10 @@ struct BinaryReader {
     }
 
     mutating func date() throws(Malformed) -> Date { Date(timeIntervalSince1970: try double()) }
+
+    mutating func fixedWidth() throws(Malformed) -> Int {
+        Int(Int64(littleEndian: try raw(8) { $0.loadUnaligned(as: Int64.self) }))
+    }
 
     mutating func optional<Value>(_ read: (inout Self) throws(Malformed) -> Value) throws(Malformed) -> Value? {
         try bool() ? try read(&self) : nil

@@ -57,6 +57,34 @@ import Testing
         #expect(try reader.fixedWidth() == -7 && reader.isAtEnd)
     }
 
+    /// A string of a kind that repeats comes back as one string for equal values (one
+    /// allocation, as when it was written); short ones are held inline anyway.
+    @Test func equalSharedStringsAreOneString() throws {
+        let values = (0..<5_000).map { "https://images.example.com/hero/\($0 % 1_700).jpg" } + ["short", "", "é 16 bytes long!"]
+        var writer = BinaryWriter()
+        writer.strings(values)
+        writer.strings(values)
+        var reader = BinaryReader(writer.bytes)
+        let shared = try reader.sharedStrings()
+        let plain = try reader.strings()
+        #expect(shared == values && plain == values && reader.isAtEnd)
+        func storage(_ string: String) -> UnsafePointer<UInt8>? {
+            var string = string
+            return string.withUTF8 { $0.baseAddress }
+        }
+        let long = values.indices.filter { values[$0].utf8.count > 15 }
+        var first: [String: UnsafePointer<UInt8>?] = [:]
+        for index in long where first[values[index]] == nil { first[values[index]] = storage(shared[index]) }
+        #expect(first.count == 1_701)
+        #expect(long.allSatisfy { storage(shared[$0]) == first[values[$0]]! })
+        #expect(Set(long.map { storage(plain[$0]) }).count == long.count)
+        var malformed = BinaryWriter()
+        malformed.int(20)
+        [UInt8](repeating: 0xFF, count: 20).withUnsafeBytes { malformed.raw($0) }
+        var malformedReader = BinaryReader(malformed.bytes)
+        #expect(throws: BinaryReader.Malformed.self) { try malformedReader.sharedString() }
+    }
+
     @Test func aRestartParsesNothingItHasSeenAndPublishesTheSame() throws {
         let fixture = try site()
         let first = watcher(fixture)

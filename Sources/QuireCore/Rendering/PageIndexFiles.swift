@@ -325,7 +325,7 @@ struct PageIndexFiles: Sendable {
             parts[locale] = split
             var entries: [String: BoxedEntry] = [:]
             entries.reserveCapacity(count)
-            for _ in 0..<count { entries[try reader.string()] = BoxedEntry(try Self.entry(reading: &reader)) }
+            for _ in 0..<count { entries[try reader.sharedString()] = BoxedEntry(try Self.entry(reading: &reader)) }
             previous[locale] = entries
         }
         guard Set(previous.keys) == Set(locales) else { throw BinaryReader.Malformed() }
@@ -350,12 +350,14 @@ struct PageIndexFiles: Sendable {
     }
 
     private static func entry(reading reader: inout BinaryReader) throws(BinaryReader.Malformed) -> Entry {
+        // Each locale lists every page again, and many pages share an image or a publish date.
         let listing = Listing(
-            title: try reader.optionalString(), ttl: try reader.int(), parts: try reader.int(), audiences: try reader.strings(),
-            publishAt: try reader.optionalString(), summary: try reader.optionalString(), imageURL: try reader.optionalString(),
-            tags: try reader.strings())
+            title: try reader.optionalSharedString(), ttl: try reader.int(), parts: try reader.int(),
+            audiences: try reader.sharedStrings(), publishAt: try reader.optionalSharedString(),
+            summary: try reader.optionalSharedString(), imageURL: try reader.optionalSharedString(), tags: try reader.sharedStrings())
         return Entry(
-            listing: listing, feeds: try reader.strings(), publishedAt: try reader.string(), changedIn: VersionID(try reader.int()))
+            listing: listing, feeds: try reader.sharedStrings(), publishedAt: try reader.sharedString(),
+            changedIn: VersionID(try reader.int()))
     }
 
     /// The entries of an index part as `files` wrote it (nil: not one).

@@ -102,6 +102,9 @@ struct BinaryReader {
     /// An index of `bytes`, not a count from its start.
     private var offset: Int
 
+    /// The strings `sharedString` has read so far.
+    private var shared: InternedStrings?
+
     init(_ bytes: [UInt8]) { self.init(bytes[...]) }
 
     init(_ bytes: ArraySlice<UInt8>) { (self.bytes, offset) = (bytes, bytes.startIndex) }
@@ -147,18 +150,41 @@ struct BinaryReader {
     }
 
     /// Only well-formed UTF-8 is a string.
-    mutating func string() throws(Malformed) -> String {
-        let count = try count()
-        defer { offset += count }
-        guard
-            let string = bytes.withUnsafeBufferPointer({
-                let start = offset - bytes.startIndex
-                return WellFormedUTF8.validated(UnsafeBufferPointer(rebasing: $0[start..<start + count]))
-            })
-        else {
-            throw Malformed()
+    mutating func string() throws(Malformed) -> String { try string(at: try stringBytes()) }
+
+    /// A string of a kind that repeats (an image's URL, a page's id in each locale's listing, a
+    /// date every page of a publish shares): equal ones too long to be held inline (over 15
+    /// bytes) come back as one string, as they often were when written, not a copy each. Looked
+    /// up by its bytes first, so a repeat is neither validated nor allocated.
+    mutating func sharedString() throws(Malformed) -> String {
+        let range = try stringBytes()
+        guard range.count > 15 else { return try string(at: range) }
+        if shared == nil { shared = InternedStrings() }
+        let string = bytes.withUnsafeBufferPointer { buffer in
+            shared!.string(UnsafeBufferPointer(rebasing: buffer[range]), making: WellFormedUTF8.validated)
         }
+        guard let string else { throw Malformed() }
         return string
+    }
+
+    mutating func optionalSharedString() throws(Malformed) -> String? {
+        try optional { reader throws(Malformed) in try reader.sharedString() }
+    }
+
+    mutating func sharedStrings() throws(Malformed) -> [String] { try array { reader throws(Malformed) in try reader.sharedString() } }
+
+    private func string(at utf8: Range<Int>) throws(Malformed) -> String {
+        guard let string = bytes.withUnsafeBufferPointer({ WellFormedUTF8.validated(UnsafeBufferPointer(rebasing: $0[utf8])) })
+        else { throw Malformed() }
+        return string
+    }
+
+    /// Where the next string's bytes are in `bytes`' buffer, read past.
+    private mutating func stringBytes() throws(Malformed) -> Range<Int> {
+        let count = try count()
+        let start = offset - bytes.startIndex
+        offset += count
+        return start..<start + count
     }
 
     /// The next `count` bytes, lent to `body`.
@@ -241,7 +267,7 @@ extension JSONValue {
         case .true: self = .bool(true)
         case .integer: self = .integer(try reader.int())
         case .number: self = .number(try reader.double())
-        case .string: self = .string(try reader.string())
+        case .string: self = .string(try reader.sharedString())
         case .array: self = .array(try reader.array { reader throws(Malformed) in try JSONValue(reading: &reader) })
         case .object:
             self = .object(

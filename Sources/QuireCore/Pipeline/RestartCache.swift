@@ -95,14 +95,28 @@ struct RestartCache: @unchecked Sendable {
     /// All after the head must hash to the SHA-256 its trailer holds: the tables are taken as
     /// they are, so a file changed in any byte (by a disk, or a copy) is no cache.
     static func read(_ path: String, previews: Bool, displayRoot: String) -> RestartCache? {
-        guard let bytes = try? FileSystem.readFile(path) else { return nil }
-        var reader = BinaryReader(bytes)
-        guard (try? reader.int()) == format, (try? reader.bool()) == previews, (try? reader.string()) == displayRoot else { return nil }
-        let rest = reader.remaining
-        guard rest.count >= Trailer.size, let trailer = try? Trailer(reading: rest.suffix(Trailer.size)),
-            SHA256.digest(rest.dropLast(Trailer.digestSize)) == trailer.digest, let parts = trailer.parts(of: rest.dropLast(Trailer.size))
+        // Each part an array of its own: the body's is let go of once it is read, the tables'
+        // and the index's once they are (a third of the file each).
+        var trailer: Trailer?
+        guard
+            let pieces = try? FileSystem.readFile(
+                path, tailCount: Trailer.size,
+                split: { size, tail in
+                    trailer = try? Trailer(reading: tail[...])
+                    guard let lengths = trailer?.lengths, lengths.allSatisfy({ $0 >= 0 }) else { return nil }
+                    return [size - Trailer.size - lengths.reduce(0, +)] + lengths + [Trailer.size]
+                }),
+            let trailer
         else { return nil }
-        return try? RestartCache(reading: parts)
+        var head = BinaryReader(pieces[0])
+        guard (try? head.int()) == format, (try? head.bool()) == previews, (try? head.string()) == displayRoot, head.isAtEnd else {
+            return nil
+        }
+        var hash = SHA256()
+        for piece in pieces[1...3] { piece.withUnsafeBytes { hash.update($0) } }
+        pieces[4].dropLast(Trailer.digestSize).withUnsafeBytes { hash.update($0) }
+        guard hash.finalizeDigest() == trailer.digest else { return nil }
+        return try? RestartCache(reading: Parts(body: pieces[1][...], tables: pieces[2][...], index: pieces[3][...]))
     }
 
     /// The lengths of the body, the tables and the index, then the digest of all after the head.
@@ -118,17 +132,9 @@ struct RestartCache: @unchecked Sendable {
             digest = try Digest(reading: &reader)
             guard reader.isAtEnd else { throw BinaryReader.Malformed() }
         }
-
-        /// The body, tables and index, when the lengths are those of `parts`.
-        func parts(of parts: ArraySlice<UInt8>) -> Parts? {
-            guard lengths.allSatisfy({ $0 >= 0 }), lengths.reduce(0, +) == parts.count else { return nil }
-            let tablesStart = parts.startIndex + lengths[0]
-            let indexStart = tablesStart + lengths[1]
-            return Parts(body: parts[..<tablesStart], tables: parts[tablesStart..<indexStart], index: parts[indexStart...])
-        }
     }
 
-    /// The file's parts after its head, each read where it is in the file's bytes.
+    /// The file's parts after its head.
     private struct Parts {
         var body: ArraySlice<UInt8>
         var tables: ArraySlice<UInt8>

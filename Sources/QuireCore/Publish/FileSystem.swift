@@ -50,28 +50,62 @@ enum FileSystem {
     static func readFile(_ path: String) throws(StoreError) -> [UInt8] {
         let descriptor = try check("open", path) { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
         defer { close(descriptor) }
-        var bytes: [UInt8] = []
+        // Sized once (a file read whole may be hundreds of megabytes); read on past the size
+        // while the file grows.
+        var bytes = try read(descriptor, count: size(descriptor, path), at: 0, path)
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = try check("read", path) {
-                Int32(clamping: chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) })
+                Int32(clamping: chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(bytes.count)) })
             }
             if count == 0 { return bytes }
             bytes.append(contentsOf: chunk[0..<Int(count)])
         }
     }
 
+    /// The file in consecutive pieces, each an array of its own (so each can be let go of on
+    /// its own): `split` is given the file's size and its last `tailCount` bytes, and returns the
+    /// pieces' lengths, which add up to the size; nil when `split` finds none.
+    static func readFile(_ path: String, tailCount: Int, split: (_ size: Int, _ tail: [UInt8]) -> [Int]?) throws(StoreError)
+        -> [[UInt8]]?
+    {
+        let descriptor = try check("open", path) { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+        defer { close(descriptor) }
+        let size = try size(descriptor, path)
+        guard size >= tailCount, let lengths = split(size, try read(descriptor, count: tailCount, at: size - tailCount, path)),
+            lengths.allSatisfy({ $0 >= 0 }), lengths.reduce(0, +) == size
+        else { return nil }
+        var pieces: [[UInt8]] = []
+        var start = 0
+        for length in lengths {
+            let piece = try read(descriptor, count: length, at: start, path)
+            guard piece.count == length else { return nil }
+            pieces.append(piece)
+            start += length
+        }
+        return pieces
+    }
+
     /// The last `count` bytes of a file (all of it when shorter), and whether that is all of it.
     static func readTail(_ path: String, count: Int) throws(StoreError) -> (bytes: [UInt8], isWhole: Bool) {
         let descriptor = try check("open", path) { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
         defer { close(descriptor) }
+        let size = try size(descriptor, path)
+        let start = max(0, size - count)
+        return (try read(descriptor, count: size - start, at: start, path), start == 0)
+    }
+
+    private static func size(_ descriptor: Int32, _ path: String) throws(StoreError) -> Int {
         var info = stat()
         try check("inspect", path) { fstat(descriptor, &info) }
-        let size = Int(info.st_size)
-        let start = max(0, size - count)
-        var bytes = [UInt8](repeating: 0, count: size - start)
+        return Int(info.st_size)
+    }
+
+    /// Up to `count` bytes from `start`: fewer when the file ends first.
+    private static func read(_ descriptor: Int32, count: Int, at start: Int, _ path: String) throws(StoreError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
-        while done < bytes.count {
+        while done < count {
             let read = try check("read", path) {
                 Int32(
                     clamping: bytes.withUnsafeMutableBytes {
@@ -81,7 +115,8 @@ enum FileSystem {
             if read == 0 { break }
             done += Int(read)
         }
-        return (Array(bytes[0..<done]), start == 0)
+        if done < count { bytes.removeLast(count - done) }
+        return bytes
     }
 
     static func readLink(_ path: String) throws(StoreError) -> String {

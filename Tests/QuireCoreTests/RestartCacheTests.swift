@@ -223,7 +223,9 @@ import Testing
         first.saveRestartCache()
         let store = try first.openStore()
         let cache = RestartCache.read("\(fixture.dist)/site/state/watch-cache", previews: true, displayRoot: "\(fixture.pages)/site")
-        let bytes = try #require(cache?.tables(of: VersionID(1), reader: store.reader)?.index)
+        let tables = try #require(cache?.tables(of: VersionID(1), reader: store.reader))
+        let bytes = try #require(tables.index?.take())[...]
+        #expect(tables.index?.take() == nil)
         let recorded = try FileIndex(reading: bytes, layout: store.layout)
         let parsed = try FileIndex(manifest: store.reader.manifest(of: VersionID(1)), trees: TreeReader(layout: store.layout))
         #expect(recorded.files == parsed.files && parsed.files.count > 5)

@@ -1,5 +1,6 @@
 import Foundation
 import QuireModel
+import Synchronization
 
 /// What a watcher knew when it stopped (`IncrementalState`, and its delta base), so that a
 /// restarted one costs what changed: `state/watch-cache`, never served or pushed, in Quire's own
@@ -56,8 +57,20 @@ struct RestartCache: @unchecked Sendable {
 
     struct Tables {
         var versionManifest: Digest
-        var bytes: ArraySlice<UInt8>
-        var index: ArraySlice<UInt8>?
+        var bytes: HandedOverBytes
+        var index: HandedOverBytes?
+    }
+
+    /// Bytes for the one reader that parses them, let go of once it takes them: a restart
+    /// file's tables and index (65 and 100 MB at 100,000 pages) otherwise stay as long as the
+    /// last copy of the cache, which the first build passes around until it ends.
+    final class HandedOverBytes: Sendable {
+        private let bytes: Mutex<[UInt8]?>
+
+        init(_ bytes: [UInt8]) { self.bytes = Mutex(bytes) }
+
+        /// The bytes the first time; nil after.
+        func take() -> [UInt8]? { bytes.withLock { $0.take() } }
     }
 
     /// What a stopping watcher leaves of its base's whole version.
@@ -116,7 +129,7 @@ struct RestartCache: @unchecked Sendable {
         for piece in pieces[1...3] { piece.withUnsafeBytes { hash.update($0) } }
         pieces[4].dropLast(Trailer.digestSize).withUnsafeBytes { hash.update($0) }
         guard hash.finalizeDigest() == trailer.digest else { return nil }
-        return try? RestartCache(reading: Parts(body: pieces[1][...], tables: pieces[2][...], index: pieces[3][...]))
+        return try? RestartCache(reading: Parts(body: pieces[1], tables: pieces[2], index: pieces[3]))
     }
 
     /// The lengths of the body, the tables and the index, then the digest of all after the head.
@@ -136,9 +149,9 @@ struct RestartCache: @unchecked Sendable {
 
     /// The file's parts after its head.
     private struct Parts {
-        var body: ArraySlice<UInt8>
-        var tables: ArraySlice<UInt8>
-        var index: ArraySlice<UInt8>
+        var body: [UInt8]
+        var tables: [UInt8]
+        var index: [UInt8]
     }
 
     /// Replaces the file in one rename, so a reader never sees half of it; `tables` are those of
@@ -292,7 +305,9 @@ struct RestartCache: @unchecked Sendable {
         base = try reader.optional { reader throws(Malformed) in
             let (version, builtAt, diagnostics) = (VersionID(try reader.int()), try reader.date(), try Self.diagnostics(&reader))
             tables = try reader.optional { reader throws(Malformed) in
-                Tables(versionManifest: try Digest(reading: &reader), bytes: parts.tables, index: parts.index.isEmpty ? nil : parts.index)
+                Tables(
+                    versionManifest: try Digest(reading: &reader), bytes: HandedOverBytes(parts.tables),
+                    index: parts.index.isEmpty ? nil : HandedOverBytes(parts.index))
             }
             return (version, builtAt, diagnostics)
         }

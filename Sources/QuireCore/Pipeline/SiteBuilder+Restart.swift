@@ -26,7 +26,9 @@ extension SiteBuilder {
         let historyKept = options.spareFolders ? config.keep : nil
         // The base from the file, on one core while the sources are checked on all of them.
         var restoring: BackgroundValue? = BackgroundValue { () -> DeltaBase? in
-            let tables = clock.measure(.index) { try? RestoredTables(reading: recordedTables.bytes, config: config, site: site) }
+            let tables = clock.measure(.index) {
+                recordedTables.bytes.take().flatMap { try? RestoredTables(reading: $0[...], config: config, site: site) }
+            }
             return tables.map { tables in
                 DeltaBase.restored(
                     from: cache, diagnostics: recorded.diagnostics, settings: settings, context: context, version: newest, tables: tables,

@@ -226,8 +226,8 @@ public final class SiteBuilder: @unchecked Sendable {
                 indexed.set(nil)
                 return nil
             }
-            if let bytes = cache?.tables(of: newest, reader: store.reader)?.index,
-                let index = try? FileIndex(reading: bytes, layout: store.layout)
+            if let bytes = cache?.tables(of: newest, reader: store.reader)?.index?.take(),
+                let index = try? FileIndex(reading: bytes[...], layout: store.layout)
             {
                 store.reader.restoreCachedIndex(index, of: newest)
             }

@@ -47,19 +47,18 @@ enum FileSystem {
     static func isRegularFile(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFREG }
     static func isSymbolicLink(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFLNK }
 
+    /// The file as its size says when it is opened: one array sized once (a file read whole may
+    /// be hundreds of megabytes). A file that says no size (one of /proc) is read to its end.
     static func readFile(_ path: String) throws(StoreError) -> [UInt8] {
         let descriptor = try check("open", path) { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
         defer { close(descriptor) }
-        // Sized once (a file read whole may be hundreds of megabytes); read on past the size
-        // while the file grows.
-        var bytes = try read(descriptor, count: size(descriptor, path), at: 0, path)
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        let size = try size(descriptor, path)
+        guard size == 0 else { return try read(descriptor, count: size, at: 0, path) }
+        var bytes: [UInt8] = []
         while true {
-            let count = try check("read", path) {
-                Int32(clamping: chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(bytes.count)) })
-            }
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<Int(count)])
+            let chunk = try read(descriptor, count: 64 * 1024, at: bytes.count, path)
+            if chunk.isEmpty { return bytes }
+            bytes += chunk
         }
     }
 

@@ -111,9 +111,6 @@ struct BinaryReader {
 
     var isAtEnd: Bool { offset == bytes.endIndex }
 
-    /// The bytes not read yet.
-    var remaining: ArraySlice<UInt8> { bytes[offset...] }
-
     mutating func int() throws(Malformed) -> Int {
         var value: UInt64 = 0
         var shift: UInt64 = 0

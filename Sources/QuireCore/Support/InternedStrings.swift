@@ -1,6 +1,6 @@
 import Glibc
 
-/// Equal strings read from a file, as one string (`BinaryReader(_:interning:)`): looked up by
+/// Equal strings read from a file, as one string (`BinaryReader.sharedString`): looked up by
 /// their bytes, so a string seen before is neither validated nor allocated again. An open
 /// addressing table probed in order; each slot's hash is kept beside it, so a probe reads the
 /// strings only where the hashes are equal (each string is an object elsewhere in memory).

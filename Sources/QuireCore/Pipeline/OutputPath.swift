@@ -20,7 +20,7 @@ public struct PageFilePath: Hashable, Sendable {
     }
 
     /// Relative to the version folder.
-    public var path: String { "\(locale)/\(pageID)\(suffix)" }
+    public var path: String { String(concatenating: locale, "/", pageID, suffix) }
 
     /// The file name, for `next`: relative to the part that links to it (same folder).
     var fileName: String { (pageID.split(separator: "/").last.map(String.init) ?? pageID) + suffix }
@@ -40,7 +40,9 @@ enum OutputPath {
     static let previewFolder = "preview/"
 
     /// `preview/<locale>/<page_id>.html`: a page's preview.
-    static func preview(pageID: String, locale: String) -> String { "\(previewFolder)\(locale)/\(pageID).html" }
+    static func preview(pageID: String, locale: String) -> String {
+        String(concatenating: previewFolder, locale, "/", pageID, ".html")
+    }
 
     /// The page an output file belongs to: its metadata's `page_id`, or what a preview's path
     /// says (`preview/<locale>/<page_id>.html`, a draft's `preview/<locale>/<page_id>[.<n>].json`).

@@ -182,8 +182,8 @@ public struct SiteInventory: Sendable {
         }
         entries.sort { $0.name.utf8Precedes($1.name) }
         for (name, type) in entries where !EditorTempFiles.isIgnored(name) {
-            let relativePath = relative.isEmpty ? name : "\(relative)/\(name)"
-            let path = "\(root)/\(relativePath)"
+            let relativePath = relative.isEmpty ? name : String(concatenating: relative, "/", name)
+            let path = String(concatenating: root, "/", relativePath)
             let mode: mode_t
             switch Int32(type) {
             case Int32(DT_DIR): mode = S_IFDIR
@@ -198,7 +198,7 @@ public struct SiteInventory: Sendable {
                 continue
             }
             if mode & S_IFMT == S_IFREG {
-                classify(SourceFile(path: path, relativePath: relativePath), display: "\(displayRoot)/\(relativePath)")
+                classify(SourceFile(path: path, relativePath: relativePath), display: String(concatenating: displayRoot, "/", relativePath))
             } else {
                 refuse(path: path, relativePath: relativePath, display: "\(displayRoot)/\(relativePath)", mode: mode)
             }

@@ -134,7 +134,8 @@ struct RestartCache: @unchecked Sendable {
 
     /// The lengths of the body, the tables and the index, then the digest of all after the head.
     private struct Trailer {
-        static let digestSize = 33
+        /// A SHA-256 as `Digest.write` writes it: a flag, then its 32 bytes.
+        static let digestSize = 1 + 32
         static let size = 3 * 8 + digestSize
         var lengths: [Int]
         var digest: Digest

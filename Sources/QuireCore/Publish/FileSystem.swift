@@ -50,15 +50,14 @@ enum FileSystem {
     /// The file as its size says when it is opened: one array sized once (a file read whole may
     /// be hundreds of megabytes). A file that says no size (one of /proc) is read to its end.
     static func readFile(_ path: String) throws(StoreError) -> [UInt8] {
-        let descriptor = try check("open", path) { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
-        defer { close(descriptor) }
-        let size = try size(descriptor, path)
-        guard size == 0 else { return try read(descriptor, count: size, at: 0, path) }
-        var bytes: [UInt8] = []
-        while true {
-            let chunk = try read(descriptor, count: 64 * 1024, at: bytes.count, path)
-            if chunk.isEmpty { return bytes }
-            bytes += chunk
+        try withOpenFile(path) { descriptor, size throws(StoreError) in
+            guard size == 0 else { return try read(descriptor, count: size, at: 0, path) }
+            var bytes: [UInt8] = []
+            while true {
+                let chunk = try read(descriptor, count: 64 * 1024, at: bytes.count, path)
+                if chunk.isEmpty { return bytes }
+                bytes += chunk
+            }
         }
     }
 
@@ -68,36 +67,39 @@ enum FileSystem {
     static func readFile(_ path: String, tailCount: Int, split: (_ size: Int, _ tail: [UInt8]) -> [Int]?) throws(StoreError)
         -> [[UInt8]]?
     {
-        let descriptor = try check("open", path) { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
-        defer { close(descriptor) }
-        let size = try size(descriptor, path)
-        guard size >= tailCount, let lengths = split(size, try read(descriptor, count: tailCount, at: size - tailCount, path)),
-            lengths.allSatisfy({ $0 >= 0 }), lengths.reduce(0, +) == size
-        else { return nil }
-        var pieces: [[UInt8]] = []
-        var start = 0
-        for length in lengths {
-            let piece = try read(descriptor, count: length, at: start, path)
-            guard piece.count == length else { return nil }
-            pieces.append(piece)
-            start += length
+        try withOpenFile(path) { descriptor, size throws(StoreError) in
+            guard size >= tailCount, let lengths = split(size, try read(descriptor, count: tailCount, at: size - tailCount, path)),
+                lengths.allSatisfy({ $0 >= 0 }), lengths.reduce(0, +) == size
+            else { return nil }
+            var pieces: [[UInt8]] = []
+            var start = 0
+            for length in lengths {
+                let piece = try read(descriptor, count: length, at: start, path)
+                guard piece.count == length else { return nil }
+                pieces.append(piece)
+                start += length
+            }
+            return pieces
         }
-        return pieces
     }
 
     /// The last `count` bytes of a file (all of it when shorter), and whether that is all of it.
     static func readTail(_ path: String, count: Int) throws(StoreError) -> (bytes: [UInt8], isWhole: Bool) {
-        let descriptor = try check("open", path) { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
-        defer { close(descriptor) }
-        let size = try size(descriptor, path)
-        let start = max(0, size - count)
-        return (try read(descriptor, count: size - start, at: start, path), start == 0)
+        try withOpenFile(path) { descriptor, size throws(StoreError) in
+            let start = max(0, size - count)
+            return (try read(descriptor, count: size - start, at: start, path), start == 0)
+        }
     }
 
-    private static func size(_ descriptor: Int32, _ path: String) throws(StoreError) -> Int {
+    /// The file opened for reading, and its size then, lent to `body`.
+    private static func withOpenFile<Result>(_ path: String, _ body: (Int32, Int) throws(StoreError) -> Result) throws(StoreError)
+        -> Result
+    {
+        let descriptor = try check("open", path) { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+        defer { close(descriptor) }
         var info = stat()
         try check("inspect", path) { fstat(descriptor, &info) }
-        return Int(info.st_size)
+        return try body(descriptor, Int(info.st_size))
     }
 
     /// Up to `count` bytes from `start`: fewer when the file ends first.

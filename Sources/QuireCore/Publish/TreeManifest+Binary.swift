@@ -15,14 +15,8 @@ extension TreeManifest {
         typealias Malformed = BinaryReader.Malformed
         let id = try reader.string()
         let parts = try reader.array { reader throws(Malformed) in try TreeManifest(reading: &reader) }
-        // A run of files listed alike (a folder's previews) shares one boxed entry, as when the
-        // manifest was planned (`TreePlanner`): 300,000 boxes at 100,000 pages otherwise.
-        var last: Kind?
-        let entries = try reader.array { reader throws(Malformed) in
-            var entry = try Entry(reading: &reader)
-            if let last, case .file = last, entry.kind == last { entry.kind = last } else { last = entry.kind }
-            return entry
-        }
+        var kinds = FileKinds()
+        let entries = try reader.array { reader throws(Malformed) in try Entry(reading: &reader, kinds: &kinds) }
         guard parts.isEmpty || entries.isEmpty else { throw Malformed() }
         self.init(entries: entries, stored: [], parts: parts, id: id)
     }
@@ -44,7 +38,7 @@ extension TreeManifest.Entry {
         }
     }
 
-    init(reading reader: inout BinaryReader) throws(BinaryReader.Malformed) {
+    init(reading reader: inout BinaryReader, kinds: inout TreeManifest.FileKinds) throws(BinaryReader.Malformed) {
         let name = try reader.string()
         guard try reader.bool() else {
             self.init(name: name, kind: .tree(try reader.string()))
@@ -52,6 +46,6 @@ extension TreeManifest.Entry {
         }
         let (sha256, size, inputDigest) = (try Digest(reading: &reader), try reader.int(), try Digest(reading: &reader))
         let metadata = try reader.optional { reader throws(BinaryReader.Malformed) in try JSONValue(reading: &reader) }
-        self.init(name: name, kind: .file(PublishedFile(sha256: sha256, size: size, inputDigest: inputDigest, metadata: metadata)))
+        self.init(name: name, kind: kinds.kind(of: PublishedFile(sha256: sha256, size: size, inputDigest: inputDigest, metadata: metadata)))
     }
 }

@@ -214,9 +214,7 @@ struct TreePlanner {
         var droppedNames: [String] = []
         let baseEntries = base?.manifest.entries ?? []
         var baseIndex = 0
-        // A run of files listed alike (a folder's previews: the same shell bytes, key and no
-        // metadata) shares one boxed entry: 300,000 previews at 100,000 pages were as many boxes.
-        var lastKind: TreeManifest.Kind?
+        var kinds = TreeManifest.FileKinds()
         for (name, file) in files {
             let published: PublishedFile
             switch file.content {
@@ -242,13 +240,7 @@ struct TreePlanner {
             if let baseFolder, case .storedFile(let stored)? = sources[name], Self.isEntry(stored, named: name, in: baseFolder) {
                 sources[name] = nil
             }
-            let kind: TreeManifest.Kind
-            if let lastKind, case .file(let last) = lastKind, last == published {
-                kind = lastKind
-            } else {
-                kind = .file(published)
-                lastKind = kind
-            }
+            let kind = kinds.kind(of: published)
             if base != nil {
                 while baseIndex < baseEntries.count, baseEntries[baseIndex].name.utf8Precedes(name) {
                     droppedNames.append(baseEntries[baseIndex].name)

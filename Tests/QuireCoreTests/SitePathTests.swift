@@ -33,4 +33,17 @@ import Testing
         #expect(SitePath.isPageSource(extension: "yml"))
         #expect(!SitePath.isPageSource(extension: "po"))
     }
+
+    /// A source file holds its path once: the relative path is read back from the end of it,
+    /// whatever the root's characters.
+    @Test(arguments: [
+        ("/srv/pages/trex", "guides/range-safety.json"), ("/srv/pagës/tréx", "l10n/fr-CA/accueil-été.yaml"), ("", "home.yaml"),
+    ])
+    func aSourceFileReadsItsRelativePathBackFromItsPath(root: String, relativePath: String) {
+        let file = SiteInventory.SourceFile(root: root, relativePath: relativePath)
+        #expect(file.path == "\(root)/\(relativePath)")
+        #expect(file.relativePath == relativePath)
+        #expect(file == SiteInventory.SourceFile(root: root, relativePath: relativePath))
+        #expect(file != SiteInventory.SourceFile(root: root + "/l10n", relativePath: String(relativePath.dropFirst(5))))
+    }
 }

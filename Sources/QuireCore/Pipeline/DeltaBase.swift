@@ -89,12 +89,12 @@ struct DeltaBase {
 
     private mutating func count(_ page: PageSummary, sign: Int) {
         if page.counted { countedPages += sign }
-        for (locale, counts) in page.coverage {
-            var total = coverage[locale] ?? LocaleCoverage(locale: locale)
+        for counts in page.coverage {
+            var total = coverage[counts.locale] ?? LocaleCoverage(locale: counts.locale)
             total.translated += sign * counts.translated
             total.stale += sign * counts.stale
             total.missing += sign * counts.missing
-            coverage[locale] = total
+            coverage[counts.locale] = total
         }
     }
 
@@ -144,7 +144,7 @@ struct DeltaBase {
         var base = DeltaBase(version: version, builtAt: now, settings: settings, context: context, cacheHeaders: cacheHeaders)
         for page in pages {
             base.add(
-                page.pageID, summary: PageSummary(counted: page.counted, coverage: page.output?.coverage ?? [:]),
+                page.pageID, summary: PageSummary(counted: page.counted, coverage: page.output?.coverage ?? []),
                 paths: pagePaths[page.pageID] ?? [], scheduled: page.scheduled, links: page.linkedPageIDs,
                 usesDrillCarousel: page.usesDrillCarousel)
         }
@@ -168,7 +168,7 @@ struct DeltaBase {
         for cached in cache.sources.values {
             let page = cached.page
             base.add(
-                page.pageID, summary: PageSummary(counted: page.counted, coverage: cache.outputs[page.pageID]?.output.coverage ?? [:]),
+                page.pageID, summary: PageSummary(counted: page.counted, coverage: cache.outputs[page.pageID]?.output.coverage ?? []),
                 paths: tables.pagePaths[page.pageID] ?? [], scheduled: page.scheduledChanges(after: now), links: page.linkedPageIDs,
                 usesDrillCarousel: page.usesDrillCarousel)
             base.pageSources[page.file] = page.pageID
@@ -185,5 +185,6 @@ struct DeltaBase {
 struct PageSummary {
     /// Counted in `pagesTotal` (built, or broken only by warnings).
     var counted: Bool
-    var coverage: [String: LocaleCoverage]
+    /// One for each locale the page was rendered in (`PageOutput.coverage`).
+    var coverage: [LocaleCoverage]
 }

@@ -6,7 +6,9 @@ struct PageOutput: Sendable {
     var files: [OutputFile] = []
     var diagnostics: [Diagnostic] = []
     var rendered = 0
-    var coverage: [String: LocaleCoverage] = [:]
+    /// One for each locale rendered, in the site's order: an array, since a watcher holds one
+    /// for every page, and a dictionary of two or three took three times the room.
+    var coverage: [LocaleCoverage] = []
     var milliseconds: Double = 0
 
     /// The same output once published: every file carried from the newest version.
@@ -57,7 +59,7 @@ extension PagePipeline {
                     continue
                 }
             }
-            output.coverage[locale] = translations.coverage(of: strings, locale: locale, defaultLocale: config.defaultLocale)
+            output.coverage.append(translations.coverage(of: strings, locale: locale, defaultLocale: config.defaultLocale))
             var inputs = SHA256()
             inputs.update(settingsDigest)
             inputs.update(page.sourceDigest)

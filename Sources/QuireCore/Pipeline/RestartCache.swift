@@ -259,9 +259,9 @@ struct RestartCache: @unchecked Sendable {
             writer.strings(output.files.map(\.path))
             Self.filesDigest(output.files).write(to: &writer)
             Self.write(output.diagnostics, to: &writer)
-            writer.array(output.coverage.sorted { $0.key < $1.key }) { writer, coverage in
-                writer.string(coverage.key)
-                for count in [coverage.value.translated, coverage.value.stale, coverage.value.missing] { writer.int(count) }
+            writer.array(output.coverage) { writer, coverage in
+                writer.string(coverage.locale)
+                for count in [coverage.translated, coverage.stale, coverage.missing] { writer.int(count) }
             }
         }
         writer.array(assetDigests) { writer, asset in
@@ -352,10 +352,9 @@ struct RestartCache: @unchecked Sendable {
             }
             filesDigests[pageID] = try Digest(reading: &reader)
             output.diagnostics = try Self.diagnostics(&reader)
-            for _ in 0..<(try reader.count()) {
-                let locale = try reader.string()
-                output.coverage[locale] = LocaleCoverage(
-                    locale: locale, translated: try reader.int(), stale: try reader.int(), missing: try reader.int())
+            output.coverage = try reader.array { reader throws(Malformed) in
+                LocaleCoverage(
+                    locale: try reader.string(), translated: try reader.int(), stale: try reader.int(), missing: try reader.int())
             }
             outputs[pageID] = (key, output)
         }

@@ -161,7 +161,7 @@ extension SiteBuilder {
         base.setScheduled(pageID, page.scheduledChanges(after: now))
         guard let output = rendered.output else {
             // A broken page keeps every file it had: nothing of it changes.
-            base.update(pageID, summary: PageSummary(counted: page.counted, coverage: [:]), paths: nil)
+            base.update(pageID, summary: PageSummary(counted: page.counted, coverage: []), paths: nil)
             changes.records[pageID] = Self.pageRecord(nil, ok: false)
             return
         }

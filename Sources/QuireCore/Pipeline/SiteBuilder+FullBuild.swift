@@ -94,8 +94,8 @@ extension SiteBuilder {
             files += output.files
             result.filesRendered += output.rendered
             if output.rendered > 0 { result.pagesRebuilt.append(page.pageID) }
-            for (locale, counts) in output.coverage {
-                guard let index = locales.firstIndex(of: locale) else { continue }
+            for counts in output.coverage {
+                guard let index = locales.firstIndex(of: counts.locale) else { continue }
                 coverage[index].translated += counts.translated
                 coverage[index].stale += counts.stale
                 coverage[index].missing += counts.missing

@@ -3,11 +3,22 @@ import Foundation
 /// What a site folder holds, found by walking it with `lstat` only (nothing is opened here):
 /// page sources by page id, translation files, assets, and the entries refused on the way.
 public struct SiteInventory: Sendable {
+    /// A file of the site folder. Its path is held once, the relative path being the end of it: a
+    /// scan of 100,000 pages holds 300,000 of these for the whole build.
     public struct SourceFile: Sendable, Hashable {
         /// Absolute (or as given) path, for reading.
-        public var path: String
+        public let path: String
+        /// Where the relative path starts in `path`, in bytes.
+        private let relativeStart: Int
+
+        /// The file `relativePath` of the site folder `root`.
+        public init(root: String, relativePath: String) {
+            path = String(concatenating: root, "/", relativePath)
+            relativeStart = root.utf8.count + 1
+        }
+
         /// Path relative to the site folder, `guides/range-safety.json`.
-        public var relativePath: String
+        public var relativePath: String { String(Substring(path.utf8.dropFirst(relativeStart))) }
     }
 
     public struct TranslationFile: Sendable, Hashable {
@@ -73,7 +84,7 @@ public struct SiteInventory: Sendable {
             }
             guard exists else { continue }
             switch info.st_mode & S_IFMT {
-            case S_IFREG: classify(SourceFile(path: path, relativePath: relativePath), display: display)
+            case S_IFREG: classify(SourceFile(root: root, relativePath: relativePath), display: display)
             default: refuse(path: path, relativePath: relativePath, display: display, mode: info.st_mode)
             }
         }
@@ -183,7 +194,8 @@ public struct SiteInventory: Sendable {
         entries.sort { $0.name.utf8Precedes($1.name) }
         for (name, type) in entries where !EditorTempFiles.isIgnored(name) {
             let relativePath = relative.isEmpty ? name : String(concatenating: relative, "/", name)
-            let path = String(concatenating: root, "/", relativePath)
+            let file = SourceFile(root: root, relativePath: relativePath)
+            let path = file.path
             let mode: mode_t
             switch Int32(type) {
             case Int32(DT_DIR): mode = S_IFDIR
@@ -198,7 +210,7 @@ public struct SiteInventory: Sendable {
                 continue
             }
             if mode & S_IFMT == S_IFREG {
-                classify(SourceFile(path: path, relativePath: relativePath), display: String(concatenating: displayRoot, "/", relativePath))
+                classify(file, display: String(concatenating: displayRoot, "/", relativePath))
             } else {
                 refuse(path: path, relativePath: relativePath, display: "\(displayRoot)/\(relativePath)", mode: mode)
             }
@@ -230,7 +242,7 @@ public struct SiteInventory: Sendable {
             // Whatever its extension: a refused file is never read.
             refusedTranslations.append(
                 TranslationFile(
-                    file: SourceFile(path: "\(root)/\(relativePath)", relativePath: relativePath), locale: name.locale, pageID: name.pageID)
+                    file: SourceFile(root: root, relativePath: relativePath), locale: name.locale, pageID: name.pageID)
             )
         case .translation(nil), .asset, .page:
             break

@@ -25,7 +25,7 @@ public struct SiteSettings: Sendable {
             return SiteConfig(name: site)
         }
         var diagnostics: [Diagnostic] = []
-        let file = SiteInventory.SourceFile(path: siteRoot + "/" + name, relativePath: name)
+        let file = SiteInventory.SourceFile(root: siteRoot, relativePath: name)
         guard let root = parse(file, display: "\(displayRoot)/\(name)", into: &diagnostics) else { return nil }
         let (config, errors) = SiteConfig.read(root.node, site: site, file: "\(displayRoot)/\(name)")
         return errors.hasErrors ? nil : config
@@ -69,7 +69,7 @@ public struct SiteSettings: Sendable {
                 return settings
             }
             let split = SiteInventory.splitExtension(relative)
-            let file = SiteInventory.SourceFile(path: "\(inventory.root)/\(relative)", relativePath: relative)
+            let file = SiteInventory.SourceFile(root: inventory.root, relativePath: relative)
             guard let root = parse(file, display: "\(displayRoot)/\(relative)", into: &settings.diagnostics) else { return settings }
             let (ids, diagnostics) = DrillCatalog.read(root.node, file: "\(displayRoot)/\(relative)")
             settings.diagnostics += diagnostics

@@ -142,7 +142,7 @@ struct DeltaPlanner {
             ?? TreeManifest(entries: changes.compactMap { name, kind in kind.map { TreeManifest.Entry(name: name, kind: $0) } })
         guard manifest.entryCount > 0 else { return nil }
         return PlannedTree(
-            manifest: manifest, id: manifest.id, files: sources, subtrees: subtrees, fileCount: totals.files,
+            manifest: manifest, id: manifest.id, files: PlannedFiles(sources), subtrees: subtrees, fileCount: totals.files,
             byteCount: totals.bytes, linkedFrom: old.map { layout.tree($0.id) },
             linkedManifest: old?.manifest,
             droppedNames: changes.compactMap { name, kind in kind == nil && oldKind(name) != nil ? name : nil })
@@ -174,7 +174,7 @@ struct DeltaPlanner {
 
     /// A folder that stays as it is: only its id (for the link) and totals are needed.
     private func stub(_ id: String, files: Int, bytes: Int) -> PlannedTree {
-        PlannedTree(manifest: Self.emptyManifest, id: id, files: [:], subtrees: [:], fileCount: files, byteCount: bytes, isStored: true)
+        PlannedTree(manifest: Self.emptyManifest, id: id, files: .none, subtrees: [:], fileCount: files, byteCount: bytes, isStored: true)
     }
 }
 
@@ -188,7 +188,7 @@ extension FileIndex {
                 totals[change.path] = nil
                 continue
             }
-            record(folder: change.path, tree: tree.id, manifest: tree.manifest, layout: layout, named: Array(tree.files.keys))
+            record(folder: change.path, tree: tree.id, manifest: tree.manifest, layout: layout, named: tree.files.names)
             totals[change.path] = (tree.fileCount, tree.byteCount)
         }
     }

@@ -140,7 +140,7 @@ struct TreeWriter {
         }
         // What the tree drops or changes goes (a half-made spare may not hold it yet).
         for name in tree.droppedNames { try target.remove(name, ifPresent: !spare.isWhole) }
-        for name in tree.files.keys { try target.remove(name, ifPresent: true) }
+        for name in tree.files.names { try target.remove(name, ifPresent: true) }
         for name in tree.subtrees.keys { try target.remove(name, ifPresent: true) }
         return spare
     }

@@ -50,4 +50,24 @@ import Testing
         #expect(planned.allSatisfy { $0.tree.fileCount == 1000 })
         #expect(planned.first { $0.name == "preview" }?.tree.manifest.entry(named: "page-999.json") != nil)
     }
+
+    /// A planned tree lists its files in name order, by bytes, and finds each by name (names
+    /// that sort apart by bytes and by characters, one before every other, one after).
+    @Test func aPlannedTreeFindsEachFileByName() throws {
+        let names = ["b.json", "a.json", "É.json", "z.json", "a-b.json", "a.jsonx", "0.json"]
+        let tree = try #require(try plan(names.map { "en/\($0)" }).first?.tree)
+        #expect(tree.files.names == names.sorted { $0.utf8Precedes($1) })
+        for name in names {
+            guard case .bytes(let bytes)? = tree.files[name] else {
+                Issue.record("\(name) not found")
+                continue
+            }
+            #expect(bytes == Array("{}".utf8))
+        }
+        for absent in ["", "a", "a.js", "zz.json", "É", "00.json"] { #expect(tree.files[absent] == nil, "\(absent)") }
+        let fromDictionary = PlannedFiles(
+            Dictionary(uniqueKeysWithValues: names.map { ($0, PlannedTree.FileSource.storedFile("t/\($0)")) }))
+        #expect(fromDictionary.names == tree.files.names)
+        #expect(names.allSatisfy { name in if case .storedFile("t/\(name)")? = fromDictionary[name] { true } else { false } })
+    }
 }

@@ -57,6 +57,37 @@ import Testing
         #expect(try reader.fixedWidth() == -7 && reader.isAtEnd)
     }
 
+    /// A part of a file is read as it is parsed, a chunk at a time: values that straddle two
+    /// chunks (a string longer than one) read as they were written, and the part is taken only
+    /// when all of it was read and it hashes to its digest.
+    @Test func aPartOfAFileIsReadAChunkAtATime() throws {
+        let long = String(repeating: "é", count: 700_000)  // 1.4 MB: more than a chunk
+        let strings = (0..<30_000).map { "entry \($0) " + String(repeating: "x", count: $0 % 90) } + [long, "after"]
+        var writer = BinaryWriter()
+        writer.array(strings) { writer, string in
+            writer.string(string)
+            writer.int(-string.utf8.count)
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("quire-parts-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (head, tail) = ([UInt8](repeating: 7, count: 5), [UInt8](repeating: 9, count: 3))
+        try Data(head + writer.bytes + tail).write(to: URL(fileURLWithPath: path))
+        let file = try OpenedFile(path)
+        let range = head.count..<head.count + writer.bytes.count
+        let read = { (reader: inout BinaryReader) throws(BinaryReader.Malformed) in
+            try reader.array { reader throws(BinaryReader.Malformed) in (try reader.string(), try reader.int()) }
+        }
+        let digest = SHA256.digest(writer.bytes)
+        let part = RestartCache.HandedOverPart(FilePart(file, range), digest: digest)
+        let values = try #require(part.parse(read))
+        #expect(values.map(\.0) == strings && values.allSatisfy { $0.0.utf8.count == -$0.1 })
+        #expect(part.parse(read) == nil, "taken once")
+        #expect(RestartCache.HandedOverPart(FilePart(file, range), digest: SHA256.digest(head)).parse(read) == nil, "another digest")
+        #expect(RestartCache.HandedOverPart(FilePart(file, range.dropLast()), digest: digest).parse(read) == nil, "a part cut short")
+        #expect(RestartCache.HandedOverPart(FilePart(file, range.lowerBound..<range.upperBound + 2), digest: digest).parse(read) == nil)
+        #expect(RestartCache.HandedOverPart(FilePart(file, range.lowerBound..<range.upperBound + 40), digest: digest).parse(read) == nil)
+    }
+
     /// A string of a kind that repeats comes back as one string for equal values (one
     /// allocation, as when it was written); short ones are held inline anyway.
     @Test func equalSharedStringsAreOneString() throws {
@@ -224,16 +255,21 @@ import Testing
         let store = try first.openStore()
         let cache = RestartCache.read("\(fixture.dist)/site/state/watch-cache", previews: true, displayRoot: "\(fixture.pages)/site")
         let tables = try #require(cache?.tables(of: VersionID(1), reader: store.reader))
-        let bytes = try #require(tables.index?.take())[...]
-        #expect(tables.index?.take() == nil)
-        let recorded = try FileIndex(reading: bytes, layout: store.layout)
+        let read = { (reader: inout BinaryReader) throws(BinaryReader.Malformed) in try FileIndex(reading: &reader, layout: store.layout) }
+        let recorded = try #require(tables.index?.parse(read))
+        #expect(tables.index?.parse(read) == nil, "a part is parsed once")
         let parsed = try FileIndex(manifest: store.reader.manifest(of: VersionID(1)), trees: TreeReader(layout: store.layout))
         #expect(recorded.files == parsed.files && parsed.files.count > 5)
         #expect(recorded.folders.mapValues(\.id) == parsed.folders.mapValues(\.id))
         #expect(recorded.totals.mapValues { [$0.files, $0.bytes] } == parsed.totals.mapValues { [$0.files, $0.bytes] })
         let (path, file) = try #require(parsed.files.first { $0.key.hasSuffix(".json") })
         #expect(recorded.storedFile(sha256: file.sha256) == parsed.location(of: path)?.storedPath)
-        #expect(throws: BinaryReader.Malformed.self) { try FileIndex(reading: bytes.dropLast(), layout: store.layout) }
+        var writer = BinaryWriter()
+        recorded.write(to: &writer)
+        var whole = BinaryReader(writer.bytes)
+        #expect(try FileIndex(reading: &whole, layout: store.layout).files == recorded.files)
+        var short = BinaryReader(writer.bytes.dropLast())
+        #expect(throws: BinaryReader.Malformed.self) { try FileIndex(reading: &short, layout: store.layout) }
 
         let trees = "\(fixture.dist)/site/trees"
         let aside = fixture.root + "/manifests-aside"
@@ -352,14 +388,35 @@ import Testing
         first.saveRestartCache()
         let path = "\(fixture.dist)/site/state/watch-cache"
         let bytes = try #require(FileManager.default.contents(atPath: path))
-        var flipped = bytes
-        flipped[bytes.count * 2 / 3] ^= 0x20  // a letter's case, say: it would still decode
-        var lengthChanged = bytes
-        lengthChanged[bytes.count - 40] ^= 0x01  // in the trailer's lengths
-        for damaged in [bytes.prefix(bytes.count / 2), Data("{}".utf8), flipped, lengthChanged] {
+        // The trailer: the body's, tables' and index's lengths, then a digest of each.
+        let trailer = bytes.count - 3 * (8 + 33)
+        let lengths = (0..<3).map { part in bytes[(trailer + 8 * part)...].prefix(8).reversed().reduce(0) { $0 << 8 | Int($1) } }
+        let body = trailer - lengths.reduce(0, +)
+        let tables = body + lengths[0]
+        #expect(lengths.allSatisfy { $0 > 0 } && body > 0)
+        func flipped(at offset: Int, _ bits: UInt8 = 0x20) -> Data {  // a letter's case, say: it would still decode
+            var damaged = bytes
+            damaged[offset] ^= bits
+            return damaged
+        }
+        let noCache = [
+            bytes.prefix(bytes.count / 2), Data("{}".utf8), flipped(at: body + lengths[0] / 2), flipped(at: trailer, 0x01),
+            flipped(at: trailer + 3 * 8 + 10),  // in the body's digest
+        ]
+        for damaged in noCache {
             try damaged.write(to: URL(fileURLWithPath: path))
             let result = watcher(fixture).build()
             #expect(!result.hasErrors && parsed(result) > 0)
+            #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
+        }
+        // The tables or the index damaged: the pages are taken from the file, the version's tables
+        // and index from the version itself.
+        for damaged in [
+            flipped(at: tables + lengths[1] / 2), flipped(at: tables + lengths[1] + lengths[2] / 2), flipped(at: bytes.count - 1),
+        ] {
+            try damaged.write(to: URL(fileURLWithPath: path))
+            let result = watcher(fixture).build()
+            #expect(!result.hasErrors && parsed(result) == 0)
             #expect(IncrementalBuildTests.snapshot(fixture.dist, site: fixture.site) == IncrementalBuildTests.fresh(fixture))
         }
         // Written by a watcher without previews: not this one's.

@@ -19,7 +19,7 @@ import Synchronization
 ///         outputs: [(page id, key, [path], files digest, [diagnostic], [(locale, translated, stale, missing)])],
 ///         assets: [(path, digest)], trees: [(tree id, [subtree id], [part id])]
 ///     tables, index
-///     trailer: the body's, tables' and index's lengths (8 bytes each), the SHA-256 of all after the head
+///     trailer: the body's, tables' and index's lengths (8 bytes each), then the SHA-256 of each
 ///
 /// `base` is what the last publish left for the next delta (`DeltaBase`) beyond the pages: the
 /// version it published, when it was built, every diagnostic, and, when its manifest digest is
@@ -31,14 +31,17 @@ import Synchronization
 /// manifest names every tree of it by the digest of the tree's manifest.
 ///
 /// The file is written as it is encoded, a megabyte at a time (`BinaryWriter(spillingTo:)`),
-/// which is why the lengths and the digest come last: at 100,000 pages it is about 250 MB, and a
-/// stopping watcher that held it whole went over its usual memory by as much.
+/// which is why the lengths and the digests come last: at 100,000 pages it is about 250 MB, and a
+/// stopping watcher that held it whole went over its usual memory by as much. It is read as it
+/// is parsed, a megabyte at a time too (`FilePart`), each part hashed as it is read and taken only
+/// if it hashes to its digest: a restarted watcher that read it whole held it on top of what it
+/// parsed from it.
 ///
 /// A tree's children are kept as they are too: a tree id names its manifest's bytes, so they
 /// never change, and retention marks from them without parsing the manifests of the versions it
 /// keeps (a folder of 10,000 entries each).
 struct RestartCache: @unchecked Sendable {
-    static let format = 7
+    static let format = 8
     var sources: [String: CachedSource] = [:]
     var translations: [String: CachedTranslation] = [:]
     /// Outputs whose files' input digests are not known yet: `filesDigests` says what they were.
@@ -50,27 +53,37 @@ struct RestartCache: @unchecked Sendable {
     var treeChildren: [String: TreeChildren.Children] = [:]
     /// The version the last publish made, when that build ran, and its diagnostics (`DeltaBase`).
     var base: (version: VersionID, builtAt: Date, diagnostics: [Diagnostic])?
-    /// The base's tables of its whole version and its file index, as read: parts of the file's
-    /// bytes, parsed once the site's settings say what they are for (`RestoredTables.init(reading:)`,
+    /// The base's tables of its whole version and its file index, as parts of the file yet to
+    /// read, parsed once the site's settings say what they are for (`RestoredTables.init(reading:)`,
     /// `FileIndex.init(reading:)`).
     var tables: Tables?
 
     struct Tables {
         var versionManifest: Digest
-        var bytes: HandedOverBytes
-        var index: HandedOverBytes?
+        var tables: HandedOverPart
+        var index: HandedOverPart?
     }
 
-    /// Bytes for the one reader that parses them, let go of once it takes them: a restart
-    /// file's tables and index (65 and 100 MB at 100,000 pages) otherwise stay as long as the
-    /// last copy of the cache, which the first build passes around until it ends.
-    final class HandedOverBytes: Sendable {
-        private let bytes: Mutex<[UInt8]?>
+    /// A part of the file for the one reader that parses it (the tables, 65 MB at 100,000 pages,
+    /// and the index, 100 MB), on its own thread: read as it is parsed, and what was parsed is
+    /// taken only if the part hashes to the digest the file recorded for it.
+    final class HandedOverPart: Sendable {
+        private let part: Mutex<FilePart?>
+        private let digest: Digest
 
-        init(_ bytes: [UInt8]) { self.bytes = Mutex(bytes) }
+        init(_ part: sending FilePart, digest: Digest) {
+            self.part = Mutex(part)
+            self.digest = digest
+        }
 
-        /// The bytes the first time; nil after.
-        func take() -> [UInt8]? { bytes.withLock { $0.take() } }
+        /// What `parse` reads of the whole part, the first time; nil after, or when the part
+        /// does not parse to its end or hash to its digest.
+        func parse<Value>(_ parse: (inout BinaryReader) throws(BinaryReader.Malformed) -> Value) -> Value? {
+            guard let part = self.part.withLock({ $0.take() }) else { return nil }
+            var reader = BinaryReader(part)
+            guard let value = try? parse(&reader), reader.isAtEnd, part.digest() == digest else { return nil }
+            return value
+        }
     }
 
     /// What a stopping watcher leaves of its base's whole version.
@@ -108,51 +121,44 @@ struct RestartCache: @unchecked Sendable {
     /// All after the head must hash to the SHA-256 its trailer holds: the tables are taken as
     /// they are, so a file changed in any byte (by a disk, or a copy) is no cache.
     static func read(_ path: String, previews: Bool, displayRoot: String) -> RestartCache? {
-        // Each part an array of its own: the body's is let go of once it is read, the tables'
-        // and the index's once they are (a third of the file each).
-        var trailer: Trailer?
-        guard
-            let pieces = try? FileSystem.readFile(
-                path, tailCount: Trailer.size,
-                split: { size, tail in
-                    trailer = try? Trailer(reading: tail[...])
-                    guard let lengths = trailer?.lengths, lengths.allSatisfy({ $0 >= 0 }) else { return nil }
-                    return [size - Trailer.size - lengths.reduce(0, +)] + lengths + [Trailer.size]
-                }),
-            let trailer
+        guard let file = try? OpenedFile(path), file.size >= Trailer.size,
+            let trailer = try? Trailer(reading: file.read(count: Trailer.size, at: file.size - Trailer.size)[...]),
+            trailer.lengths.allSatisfy({ $0 >= 0 }), trailer.lengths.reduce(0, +) <= file.size - Trailer.size
         else { return nil }
-        var head = BinaryReader(pieces[0])
+        var head = BinaryReader(FilePart(file, 0..<file.size - Trailer.size - trailer.lengths.reduce(0, +)))
         guard (try? head.int()) == format, (try? head.bool()) == previews, (try? head.string()) == displayRoot, head.isAtEnd else {
             return nil
         }
-        var hash = SHA256()
-        for piece in pieces[1...3] { piece.withUnsafeBytes { hash.update($0) } }
-        pieces[4].dropLast(Trailer.digestSize).withUnsafeBytes { hash.update($0) }
-        guard hash.finalizeDigest() == trailer.digest else { return nil }
-        return try? RestartCache(reading: Parts(body: pieces[1], tables: pieces[2], index: pieces[3]))
+        var start = file.size - Trailer.size - trailer.lengths.reduce(0, +)
+        let ranges = trailer.lengths.map { length in
+            defer { start += length }
+            return start..<start + length
+        }
+        let tables = HandedOverPart(FilePart(file, ranges[1]), digest: trailer.digests[1])
+        let index = ranges[2].isEmpty ? nil : HandedOverPart(FilePart(file, ranges[2]), digest: trailer.digests[2])
+        let body = FilePart(file, ranges[0])
+        var reader = BinaryReader(body)
+        let hasTables = !ranges[1].isEmpty || !ranges[2].isEmpty
+        guard let cache = try? RestartCache(reading: &reader, tables: hasTables ? (tables, index) : nil), reader.isAtEnd,
+            body.digest() == trailer.digests[0]
+        else { return nil }
+        return cache
     }
 
-    /// The lengths of the body, the tables and the index, then the digest of all after the head.
+    /// The lengths of the body, the tables and the index, then the digest of each.
     private struct Trailer {
         /// A SHA-256 as `Digest.write` writes it: a flag, then its 32 bytes.
         static let digestSize = 1 + 32
-        static let size = 3 * 8 + digestSize
+        static let size = 3 * (8 + digestSize)
         var lengths: [Int]
-        var digest: Digest
+        var digests: [Digest]
 
         init(reading bytes: ArraySlice<UInt8>) throws(BinaryReader.Malformed) {
             var reader = BinaryReader(bytes)
             lengths = [try reader.fixedWidth(), try reader.fixedWidth(), try reader.fixedWidth()]
-            digest = try Digest(reading: &reader)
+            digests = [try Digest(reading: &reader), try Digest(reading: &reader), try Digest(reading: &reader)]
             guard reader.isAtEnd else { throw BinaryReader.Malformed() }
         }
-    }
-
-    /// The file's parts after its head.
-    private struct Parts {
-        var body: [UInt8]
-        var tables: [UInt8]
-        var index: [UInt8]
     }
 
     /// Replaces the file in one rename, so a reader never sees half of it; `tables` are those of
@@ -164,28 +170,30 @@ struct RestartCache: @unchecked Sendable {
         head.string(displayRoot)
         try FileSystem.replaceFile(path) { output throws(StoreError) in
             try output.write(head.bytes)
-            let rest = HashedOutput(output)
-            var writer = BinaryWriter(spillingTo: rest.write)
-            var lengths: [Int] = []
-            func endPart() {
+            let parts = HashedOutput(output)
+            var writer = BinaryWriter(spillingTo: parts.write)
+            var trailer = BinaryWriter()
+            var digests: [Digest] = []
+            var lengthsWritten = 0
+            func endPart() throws(StoreError) {
                 writer.spillHeld()
-                lengths.append(writer.count - lengths.reduce(0, +))
+                trailer.fixedWidth(writer.count - lengthsWritten)
+                lengthsWritten = writer.count
+                digests.append(try parts.endPart())
             }
             write(to: &writer, versionManifest: tables?.versionManifest)
-            endPart()
+            try endPart()
             tables?.tables.write(to: &writer)
-            endPart()
+            try endPart()
             tables?.index?.write(to: &writer)
-            endPart()
-            for length in lengths { writer.fixedWidth(length) }
-            writer.spillHeld()
-            var digest = BinaryWriter()
-            try rest.finish().write(to: &digest)
-            try output.write(digest.bytes)
+            try endPart()
+            for digest in digests { digest.write(to: &trailer) }
+            try output.write(trailer.bytes)
         }
     }
 
-    /// Writes what it is given to `output` and hashes it; the first failure is thrown at `finish`.
+    /// Writes what it is given to `output` and hashes each part of it; the first failure is
+    /// thrown at the end of the part.
     private final class HashedOutput {
         private let output: FileOutput
         private var hash: SHA256? = SHA256()
@@ -199,9 +207,10 @@ struct RestartCache: @unchecked Sendable {
             do throws(StoreError) { try output.write(bytes) } catch { failure = error }
         }
 
-        /// The digest of everything written.
-        func finish() throws(StoreError) -> Digest {
+        /// The digest of what was written since the last part ended.
+        func endPart() throws(StoreError) -> Digest {
             if let failure { throw failure }
+            defer { hash = SHA256() }
             return hash.take()!.finalizeDigest()
         }
     }
@@ -295,9 +304,11 @@ struct RestartCache: @unchecked Sendable {
 
     // MARK: Decoding
 
-    private init(reading parts: Parts) throws(BinaryReader.Malformed) {
+    /// `tables`: the file's tables and index, when it holds any.
+    private init(reading reader: inout BinaryReader, tables parts: (tables: HandedOverPart, index: HandedOverPart?)?)
+        throws(BinaryReader.Malformed)
+    {
         typealias Malformed = BinaryReader.Malformed
-        var reader = BinaryReader(parts.body)
         let stamp = { (reader: inout BinaryReader) throws(Malformed) in try FileStamp(reading: &reader) }
         context = try reader.optional { reader throws(Malformed) in
             (try reader.string(), Set(try reader.strings()), Set(try reader.strings()))
@@ -306,9 +317,8 @@ struct RestartCache: @unchecked Sendable {
         base = try reader.optional { reader throws(Malformed) in
             let (version, builtAt, diagnostics) = (VersionID(try reader.int()), try reader.date(), try Self.diagnostics(&reader))
             tables = try reader.optional { reader throws(Malformed) in
-                Tables(
-                    versionManifest: try Digest(reading: &reader), bytes: HandedOverBytes(parts.tables),
-                    index: parts.index.isEmpty ? nil : HandedOverBytes(parts.index))
+                guard let parts else { throw Malformed() }
+                return Tables(versionManifest: try Digest(reading: &reader), tables: parts.tables, index: parts.index)
             }
             return (version, builtAt, diagnostics)
         }
@@ -360,7 +370,7 @@ struct RestartCache: @unchecked Sendable {
         }
         for _ in 0..<(try reader.count()) { assetDigests[try reader.string()] = try Digest(reading: &reader) }
         for _ in 0..<(try reader.count()) { treeChildren[try reader.string()] = (try reader.strings(), try reader.strings()) }
-        guard reader.isAtEnd, tables == nil ? parts.tables.isEmpty && parts.index.isEmpty : !parts.tables.isEmpty else { throw Malformed() }
+        guard reader.isAtEnd, (tables == nil) == (parts == nil) else { throw Malformed() }
     }
 
     private static func schedule(_ reader: inout BinaryReader) throws(BinaryReader.Malformed) -> Schedule {

@@ -27,7 +27,9 @@ extension SiteBuilder {
         // The base from the file, on one core while the sources are checked on all of them.
         var restoring: BackgroundValue? = BackgroundValue { () -> DeltaBase? in
             let tables = clock.measure(.index) {
-                recordedTables.bytes.take().flatMap { try? RestoredTables(reading: $0[...], config: config, site: site) }
+                recordedTables.tables.parse { reader throws(BinaryReader.Malformed) in
+                    try RestoredTables(reading: &reader, config: config, site: site)
+                }
             }
             return tables.map { tables in
                 DeltaBase.restored(
@@ -94,8 +96,7 @@ struct RestoredTables: Sendable {
     }
 
     /// The tables `write(to:)` wrote, for a site of `config`'s locales, app routes and feeds.
-    init(reading bytes: ArraySlice<UInt8>, config: SiteConfig, site: String) throws(BinaryReader.Malformed) {
-        var reader = BinaryReader(bytes)
+    init(reading reader: inout BinaryReader, config: SiteConfig, site: String) throws(BinaryReader.Malformed) {
         let count = try reader.count()
         var pagePaths: [String: Set<String>] = [:]
         pagePaths.reserveCapacity(count)

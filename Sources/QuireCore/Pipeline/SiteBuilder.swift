@@ -226,9 +226,9 @@ public final class SiteBuilder: @unchecked Sendable {
                 indexed.set(nil)
                 return nil
             }
-            if let bytes = cache?.tables(of: newest, reader: store.reader)?.index?.take(),
-                let index = try? FileIndex(reading: bytes[...], layout: store.layout)
-            {
+            if let index = cache?.tables(of: newest, reader: store.reader)?.index?.parse({ reader throws(BinaryReader.Malformed) in
+                try FileIndex(reading: &reader, layout: store.layout)
+            }) {
                 store.reader.restoreCachedIndex(index, of: newest)
             }
             guard (try? store.reader.index(of: newest)) != nil else {

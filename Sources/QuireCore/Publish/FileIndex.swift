@@ -153,8 +153,7 @@ extension FileIndex {
     }
 
     /// The index `write(to:)` wrote, its trees stored in `layout`.
-    init(reading bytes: ArraySlice<UInt8>, layout: SiteLayout) throws(BinaryReader.Malformed) {
-        var reader = BinaryReader(bytes)
+    init(reading reader: inout BinaryReader, layout: SiteLayout) throws(BinaryReader.Malformed) {
         treesRoot = layout.trees
         let count = try reader.count()
         folders.reserveCapacity(count)

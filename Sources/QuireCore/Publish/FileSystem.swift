@@ -61,28 +61,6 @@ enum FileSystem {
         }
     }
 
-    /// The file in consecutive pieces, each an array of its own (so each can be let go of on
-    /// its own): `split` is given the file's size and its last `tailCount` bytes, and returns the
-    /// pieces' lengths, which add up to the size; nil when `split` finds none.
-    static func readFile(_ path: String, tailCount: Int, split: (_ size: Int, _ tail: [UInt8]) -> [Int]?) throws(StoreError)
-        -> [[UInt8]]?
-    {
-        try withOpenFile(path) { descriptor, size throws(StoreError) in
-            guard size >= tailCount, let lengths = split(size, try read(descriptor, count: tailCount, at: size - tailCount, path)),
-                lengths.allSatisfy({ $0 >= 0 }), lengths.reduce(0, +) == size
-            else { return nil }
-            var pieces: [[UInt8]] = []
-            var start = 0
-            for length in lengths {
-                let piece = try read(descriptor, count: length, at: start, path)
-                guard piece.count == length else { return nil }
-                pieces.append(piece)
-                start += length
-            }
-            return pieces
-        }
-    }
-
     /// The last `count` bytes of a file (all of it when shorter), and whether that is all of it.
     static func readTail(_ path: String, count: Int) throws(StoreError) -> (bytes: [UInt8], isWhole: Bool) {
         try withOpenFile(path) { descriptor, size throws(StoreError) in
@@ -103,7 +81,7 @@ enum FileSystem {
     }
 
     /// Up to `count` bytes from `start`: fewer when the file ends first.
-    private static func read(_ descriptor: Int32, count: Int, at start: Int, _ path: String) throws(StoreError) -> [UInt8] {
+    fileprivate static func read(_ descriptor: Int32, count: Int, at start: Int, _ path: String) throws(StoreError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
@@ -384,4 +362,56 @@ extension StoreError {
         error.errorNumber = errorNumber
         return error
     }
+}
+
+/// A file kept open to be read in parts later, on any thread (`pread`): a restart file's
+/// tables and index are read by the readers that parse them, after its body.
+final class OpenedFile: Sendable {
+    let path: String
+    /// As `fstat` said when it was opened.
+    let size: Int
+    private let descriptor: Int32
+
+    init(_ path: String) throws(StoreError) {
+        let descriptor = try FileSystem.check("open", path) { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+        var info = stat()
+        do throws(StoreError) {
+            try FileSystem.check("inspect", path) { fstat(descriptor, &info) }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        (self.path, self.descriptor, size) = (path, descriptor, Int(info.st_size))
+    }
+
+    deinit { close(descriptor) }
+
+    /// Up to `count` bytes from `start`: fewer when the file ends first.
+    func read(count: Int, at start: Int) throws(StoreError) -> [UInt8] { try FileSystem.read(descriptor, count: count, at: start, path) }
+}
+
+/// Consecutive bytes of an opened file, read a chunk at a time and hashed as they are read, by
+/// the one reader that parses them (`BinaryReader(_:)`): it holds a chunk, not the part.
+final class FilePart {
+    private let file: OpenedFile
+    private var position: Int
+    private let end: Int
+    private var hash: SHA256? = SHA256()
+
+    init(_ file: OpenedFile, _ range: Range<Int>) { (self.file, position, end) = (file, range.lowerBound, range.upperBound) }
+
+    var remaining: Int { end - position }
+
+    /// The next `count` bytes of the part (fewer where it ends, or where the file ends first).
+    func next(_ count: Int) throws(StoreError) -> [UInt8] {
+        let wanted = min(count, remaining)
+        let bytes = try file.read(count: wanted, at: position)
+        bytes.withUnsafeBytes { hash?.update($0) }
+        // A file shorter than it was: nothing more to read, and a digest of what was.
+        position = bytes.count < wanted ? end : position + wanted
+        return bytes
+    }
+
+    /// The SHA-256 of the bytes read: once, when all of them are.
+    func digest() -> Digest? { remaining == 0 ? hash.take()?.finalizeDigest() : nil }
 }

@@ -97,25 +97,47 @@ struct BinaryWriter {
 struct BinaryReader {
     struct Malformed: Error {}
 
-    /// A slice shares its array's storage: a part of a file is read where it is.
-    private let bytes: ArraySlice<UInt8>
+    /// A slice shares its array's storage: a part of a file is read where it is. With `part`,
+    /// the bytes read from it and not read past yet.
+    private var bytes: ArraySlice<UInt8>
     /// An index of `bytes`, not a count from its start.
     private var offset: Int
+    /// Where the rest of the bytes come from, a chunk at a time; nil when all are in `bytes`.
+    private let part: FilePart?
+    private static let chunkSize = 1 << 20
 
     /// The strings `sharedString` has read so far.
     private var shared: InternedStrings?
 
     init(_ bytes: [UInt8]) { self.init(bytes[...]) }
 
-    init(_ bytes: ArraySlice<UInt8>) { (self.bytes, offset) = (bytes, bytes.startIndex) }
+    init(_ bytes: ArraySlice<UInt8>) { (self.bytes, offset, part) = (bytes, bytes.startIndex, nil) }
 
-    var isAtEnd: Bool { offset == bytes.endIndex }
+    /// The bytes of `part`, read as they are needed.
+    init(_ part: FilePart) { (bytes, offset, self.part) = ([], 0, part) }
+
+    var isAtEnd: Bool { offset == bytes.endIndex && part?.remaining ?? 0 == 0 }
+
+    /// Bytes not read past yet, here and in `part`.
+    private var bytesLeft: Int { bytes.endIndex - offset + (part?.remaining ?? 0) }
+
+    /// Makes the next `count` bytes readable in `bytes`, from `part` where they are not there yet.
+    private mutating func ensure(_ count: Int) throws(Malformed) {
+        guard bytes.endIndex - offset < count else { return }
+        guard let part, count <= bytesLeft else { throw Malformed() }
+        var window = Array(bytes[offset...])
+        let wanted = count - window.count
+        guard let more = try? part.next(max(wanted, Self.chunkSize)), more.count >= wanted else { throw Malformed() }
+        window += more
+        (bytes, offset) = (window[...], 0)
+    }
 
     mutating func int() throws(Malformed) -> Int {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            guard offset < bytes.endIndex, shift < 64 else { throw Malformed() }
+            if offset == bytes.endIndex { try ensure(1) }
+            guard shift < 64 else { throw Malformed() }
             let byte = bytes[offset]
             offset += 1
             value |= UInt64(byte & 0x7f) << shift
@@ -128,7 +150,7 @@ struct BinaryReader {
     /// A count of things each at least one byte long: never more than the bytes left.
     mutating func count() throws(Malformed) -> Int {
         let count = try int()
-        guard count >= 0, count <= bytes.endIndex - offset else { throw Malformed() }
+        guard count >= 0, count <= bytesLeft else { throw Malformed() }
         return count
     }
 
@@ -141,13 +163,17 @@ struct BinaryReader {
     }
 
     mutating func byte() throws(Malformed) -> UInt8 {
-        guard offset < bytes.endIndex else { throw Malformed() }
+        if offset == bytes.endIndex { try ensure(1) }
         defer { offset += 1 }
         return bytes[offset]
     }
 
     /// Only well-formed UTF-8 is a string.
-    mutating func string() throws(Malformed) -> String { try string(at: try stringBytes()) }
+    mutating func string() throws(Malformed) -> String {
+        // The range first: `stringBytes` may read more into `bytes`, which `string(at:)` reads.
+        let range = try stringBytes()
+        return try string(at: range)
+    }
 
     /// A string of a kind that repeats (an image's URL, a page's id in each locale's listing, a
     /// date every page of a publish shares): equal ones too long to be held inline (over 15
@@ -179,6 +205,7 @@ struct BinaryReader {
     /// Where the next string's bytes are in `bytes`' buffer, read past.
     private mutating func stringBytes() throws(Malformed) -> Range<Int> {
         let count = try count()
+        try ensure(count)
         let start = offset - bytes.startIndex
         offset += count
         return start..<start + count
@@ -186,7 +213,8 @@ struct BinaryReader {
 
     /// The next `count` bytes, lent to `body`.
     mutating func raw<Result>(_ count: Int, _ body: (UnsafeRawBufferPointer) -> Result) throws(Malformed) -> Result {
-        guard count <= bytes.endIndex - offset else { throw Malformed() }
+        guard count >= 0 else { throw Malformed() }
+        try ensure(count)
         defer { offset += count }
         let start = offset - bytes.startIndex
         return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<start + count])) }

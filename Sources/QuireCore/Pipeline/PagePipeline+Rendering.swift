@@ -48,6 +48,7 @@ extension PagePipeline {
         let audiences = isDraft ? [] : PageRenderer.audiences(of: model)
         let minimumAppVersions = Self.minimumAppVersions(context.vocabulary)
         let scheduleState = model.scheduleState(at: now)
+        output.coverage.reserveCapacity(config.locales.count)
         for locale in config.locales {
             let chain = chains[locale] ?? [locale]
             // A broken translation file never replaces a good translated page with a fallback:

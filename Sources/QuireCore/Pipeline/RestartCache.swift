@@ -118,18 +118,20 @@ struct RestartCache: @unchecked Sendable {
 
     /// The cache at `path` when it was written by a watcher with the same `previews`, naming the
     /// site's folder as `displayRoot` (diagnostics kept in it say it).
-    /// All after the head must hash to the SHA-256 its trailer holds: the tables are taken as
-    /// they are, so a file changed in any byte (by a disk, or a copy) is no cache.
+    /// Each part must hash to the SHA-256 the trailer holds for it, as the tables are taken as
+    /// they are: a body changed in any byte (by a disk, or a copy) is no cache, and tables or an
+    /// index changed are not taken (the version's own are read instead).
     static func read(_ path: String, previews: Bool, displayRoot: String) -> RestartCache? {
         guard let file = try? OpenedFile(path), file.size >= Trailer.size,
             let trailer = try? Trailer(reading: file.read(count: Trailer.size, at: file.size - Trailer.size)[...]),
             trailer.lengths.allSatisfy({ $0 >= 0 }), trailer.lengths.reduce(0, +) <= file.size - Trailer.size
         else { return nil }
-        var head = BinaryReader(FilePart(file, 0..<file.size - Trailer.size - trailer.lengths.reduce(0, +)))
+        let headLength = file.size - Trailer.size - trailer.lengths.reduce(0, +)
+        var head = BinaryReader(FilePart(file, 0..<headLength))
         guard (try? head.int()) == format, (try? head.bool()) == previews, (try? head.string()) == displayRoot, head.isAtEnd else {
             return nil
         }
-        var start = file.size - Trailer.size - trailer.lengths.reduce(0, +)
+        var start = headLength
         let ranges = trailer.lengths.map { length in
             defer { start += length }
             return start..<start + length

@@ -56,8 +56,6 @@ struct PlannedFiles: Sendable, Sequence {
 
     static let none = PlannedFiles(sorted: [])
 
-    var count: Int { sorted.count }
-    var isEmpty: Bool { sorted.isEmpty }
     var names: [String] { sorted.map(\.name) }
 
     func makeIterator() -> IndexingIterator<[Element]> { sorted.makeIterator() }
@@ -312,13 +310,11 @@ struct TreePlanner {
         if let stored = previous.folders[path], manifest.id == stored.id {
             return PlannedTree(
                 manifest: stored.manifest, id: stored.id, files: PlannedFiles(sorted: sources), subtrees: subtrees, fileCount: fileCount,
-                byteCount: byteCount,
-                isStored: true)
+                byteCount: byteCount, isStored: true)
         }
         return PlannedTree(
             manifest: manifest, id: manifest.id, files: PlannedFiles(sorted: sources), subtrees: subtrees, fileCount: fileCount,
-            byteCount: byteCount,
-            linkedFrom: baseFolder, linkedManifest: base?.manifest, droppedNames: droppedNames)
+            byteCount: byteCount, linkedFrom: baseFolder, linkedManifest: base?.manifest, droppedNames: droppedNames)
     }
 
     /// Whether `source` links the entry `name` of the tree folder `folder`, compared by bytes (a

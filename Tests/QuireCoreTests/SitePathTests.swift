@@ -45,5 +45,8 @@ import Testing
         #expect(file.relativePath == relativePath)
         #expect(file == SiteInventory.SourceFile(root: root, relativePath: relativePath))
         #expect(file != SiteInventory.SourceFile(root: root + "/l10n", relativePath: String(relativePath.dropFirst(5))))
+        let folder = String(relativePath.prefix { $0 != "/" })
+        #expect(file.isUnder(folder + "/") == relativePath.contains("/"))
+        #expect(!file.isUnder(relativePath + "/") && !file.isUnder("other/") && !file.isUnder(root + "/"))
     }
 }

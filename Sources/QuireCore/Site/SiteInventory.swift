@@ -19,6 +19,10 @@ public struct SiteInventory: Sendable {
 
         /// Path relative to the site folder, `guides/range-safety.json`.
         public var relativePath: String { String(Substring(path.utf8.dropFirst(relativeStart))) }
+
+        /// Whether `relativePath` lies under the folder `prefix` (ending in `/`), compared by
+        /// bytes in place: a folder's change asks it of every file of the site.
+        func isUnder(_ prefix: String) -> Bool { path.utf8.dropFirst(relativeStart).starts(with: prefix.utf8) }
     }
 
     public struct TranslationFile: Sendable, Hashable {
@@ -84,7 +88,7 @@ public struct SiteInventory: Sendable {
             }
             guard exists else { continue }
             switch info.st_mode & S_IFMT {
-            case S_IFREG: classify(SourceFile(root: root, relativePath: relativePath), display: display)
+            case S_IFREG: classify(SourceFile(root: root, relativePath: relativePath), relativePath: relativePath, display: display)
             default: refuse(path: path, relativePath: relativePath, display: display, mode: info.st_mode)
             }
         }
@@ -96,7 +100,7 @@ public struct SiteInventory: Sendable {
     /// returns their paths.
     private mutating func forgetFiles(under relativePath: String, displayRoot: String) -> Set<String> {
         let prefix = relativePath + "/"
-        let isUnder = { (file: SourceFile) in file.relativePath.hasPrefix(prefix) }
+        let isUnder = { (file: SourceFile) in file.isUnder(prefix) }
         var gone = Set<String>()
         for (id, files) in pages where files.contains(where: isUnder) {
             let rest = files.filter { !isUnder($0) }
@@ -128,9 +132,9 @@ public struct SiteInventory: Sendable {
     private func knownFiles(under relativePath: String) -> Set<String> {
         let prefix = relativePath + "/"
         var files = Set<String>()
-        for file in pages.values.joined() where file.relativePath.hasPrefix(prefix) { files.insert(file.path) }
-        for translation in translations where translation.file.relativePath.hasPrefix(prefix) { files.insert(translation.file.path) }
-        for file in assets.values where file.relativePath.hasPrefix(prefix) { files.insert(file.path) }
+        for file in pages.values.joined() where file.isUnder(prefix) { files.insert(file.path) }
+        for translation in translations where translation.file.isUnder(prefix) { files.insert(translation.file.path) }
+        for file in assets.values where file.isUnder(prefix) { files.insert(file.path) }
         return files
     }
 
@@ -210,7 +214,7 @@ public struct SiteInventory: Sendable {
                 continue
             }
             if mode & S_IFMT == S_IFREG {
-                classify(file, display: String(concatenating: displayRoot, "/", relativePath))
+                classify(file, relativePath: relativePath, display: String(concatenating: displayRoot, "/", relativePath))
             } else {
                 refuse(path: path, relativePath: relativePath, display: "\(displayRoot)/\(relativePath)", mode: mode)
             }
@@ -259,9 +263,10 @@ public struct SiteInventory: Sendable {
         }
     }
 
-    /// `display` becomes a string only for a diagnostic: most files have none.
-    private mutating func classify(_ file: SourceFile, display: @autoclosure () -> String) {
-        switch SitePath(file.relativePath) {
+    /// `relativePath`: the file's, as the caller has it. `display` becomes a string only for a
+    /// diagnostic: most files have none.
+    private mutating func classify(_ file: SourceFile, relativePath: String, display: @autoclosure () -> String) {
+        switch SitePath(relativePath) {
         case .siteFile:
             if siteFile == nil { siteFile = file } else { diagnostics.append(.error(display(), "a second site file: keep only site.yaml")) }
         case .vocabularyFile:

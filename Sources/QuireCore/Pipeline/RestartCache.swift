@@ -124,9 +124,10 @@ struct RestartCache: @unchecked Sendable {
     static func read(_ path: String, previews: Bool, displayRoot: String) -> RestartCache? {
         guard let file = try? OpenedFile(path), file.size >= Trailer.size,
             let trailer = try? Trailer(reading: file.read(count: Trailer.size, at: file.size - Trailer.size)[...]),
-            trailer.lengths.allSatisfy({ $0 >= 0 }), trailer.lengths.reduce(0, +) <= file.size - Trailer.size
+            trailer.lengths.allSatisfy({ (0...file.size).contains($0) })  // so that their sum cannot overflow
         else { return nil }
         let headLength = file.size - Trailer.size - trailer.lengths.reduce(0, +)
+        guard headLength >= 0 else { return nil }
         var head = BinaryReader(FilePart(file, 0..<headLength))
         guard (try? head.int()) == format, (try? head.bool()) == previews, (try? head.string()) == displayRoot, head.isAtEnd else {
             return nil

@@ -50,34 +50,21 @@ enum FileSystem {
     /// The file as its size says when it is opened: one array sized once (a file read whole may
     /// be hundreds of megabytes). A file that says no size (one of /proc) is read to its end.
     static func readFile(_ path: String) throws(StoreError) -> [UInt8] {
-        try withOpenFile(path) { descriptor, size throws(StoreError) in
-            guard size == 0 else { return try read(descriptor, count: size, at: 0, path) }
-            var bytes: [UInt8] = []
-            while true {
-                let chunk = try read(descriptor, count: 64 * 1024, at: bytes.count, path)
-                if chunk.isEmpty { return bytes }
-                bytes += chunk
-            }
+        let file = try OpenedFile(path)
+        guard file.size == 0 else { return try file.read(count: file.size, at: 0) }
+        var bytes: [UInt8] = []
+        while true {
+            let chunk = try file.read(count: 64 * 1024, at: bytes.count)
+            if chunk.isEmpty { return bytes }
+            bytes += chunk
         }
     }
 
     /// The last `count` bytes of a file (all of it when shorter), and whether that is all of it.
     static func readTail(_ path: String, count: Int) throws(StoreError) -> (bytes: [UInt8], isWhole: Bool) {
-        try withOpenFile(path) { descriptor, size throws(StoreError) in
-            let start = max(0, size - count)
-            return (try read(descriptor, count: size - start, at: start, path), start == 0)
-        }
-    }
-
-    /// The file opened for reading, and its size then, lent to `body`.
-    private static func withOpenFile<Result>(_ path: String, _ body: (Int32, Int) throws(StoreError) -> Result) throws(StoreError)
-        -> Result
-    {
-        let descriptor = try check("open", path) { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
-        defer { close(descriptor) }
-        var info = stat()
-        try check("inspect", path) { fstat(descriptor, &info) }
-        return try body(descriptor, Int(info.st_size))
+        let file = try OpenedFile(path)
+        let start = max(0, file.size - count)
+        return (try file.read(count: file.size - start, at: start), start == 0)
     }
 
     /// Up to `count` bytes from `start`: fewer when the file ends first.
@@ -364,8 +351,9 @@ extension StoreError {
     }
 }
 
-/// A file kept open to be read in parts later, on any thread (`pread`): a restart file's
-/// tables and index are read by the readers that parse them, after its body.
+/// A file opened for reading, closed when the last reference goes: read whole, or kept open to
+/// be read in parts later, on any thread (`pread`; a restart file's tables and index are read by
+/// the readers that parse them, after its body).
 final class OpenedFile: Sendable {
     let path: String
     /// As `fstat` said when it was opened.

@@ -49,4 +49,38 @@ import Testing
         #expect(file.isUnder(folder + "/") == relativePath.contains("/"))
         #expect(!file.isUnder(relativePath + "/") && !file.isUnder("other/") && !file.isUnder(root + "/"))
     }
+
+    /// A save, a removal and a folder's removal each change the translation files the scan
+    /// knows for their own page only; a translation file whose page is gone stays listed.
+    @Test func aScanKeepsEachPagesTranslationFilesThroughChanges() throws {
+        let fixture = try SiteFixture(from: nil)
+        for page in ["home", "store", "guides/range"] { try fixture.write("title: \(page)\n", to: "\(page).yaml") }
+        for locale in ["fr", "de"] {
+            for page in ["home", "store", "guides/range", "gone"] { try fixture.write("a: b\n", to: "l10n/\(locale)/\(page).yaml") }
+        }
+        var inventory = SiteInventory.scan(root: fixture.siteFolder, site: fixture.site, displayRoot: "pages/site")
+        func files(_ pageID: String) -> [String] { (inventory.translationsByPage[pageID] ?? []).map(\.file.relativePath).sorted() }
+        #expect(files("home") == ["l10n/de/home.yaml", "l10n/fr/home.yaml"])
+        #expect(files("gone") == ["l10n/de/gone.yaml", "l10n/fr/gone.yaml"])
+        #expect(inventory.allTranslations().count == 8)
+
+        try fixture.remove("l10n/fr/home.yaml")
+        try fixture.write("a: c\n", to: "l10n/es/home.yaml")
+        let saved = inventory.update(
+            changed: ["\(fixture.siteFolder)/l10n/fr/home.yaml", "\(fixture.siteFolder)/l10n/es/home.yaml"], displayRoot: "pages/site")
+        #expect(saved?.count == 2)
+        #expect(files("home") == ["l10n/de/home.yaml", "l10n/es/home.yaml"])
+        #expect(files("store") == ["l10n/de/store.yaml", "l10n/fr/store.yaml"])
+
+        try fixture.remove("l10n/de")
+        let removed = inventory.update(changed: ["\(fixture.siteFolder)/l10n/de"], displayRoot: "pages/site")
+        #expect(removed?.count == 5)
+        #expect(files("home") == ["l10n/es/home.yaml"])
+        #expect(files("guides/range") == ["l10n/fr/guides/range.yaml"])
+        #expect(files("gone") == ["l10n/fr/gone.yaml"])
+        #expect(
+            inventory.allTranslations().map(\.file.relativePath).sorted() == [
+                "l10n/es/home.yaml", "l10n/fr/gone.yaml", "l10n/fr/guides/range.yaml", "l10n/fr/store.yaml",
+            ])
+    }
 }

@@ -88,7 +88,8 @@ public struct SiteTranslations: Sendable {
             loadedPages.set(
                 index, (LoadedPage(pageID, sources: sources, displayRoot: displayRoot, reader: reader, context: context), false))
         }
-        let translationFiles = scope.map { scope in inventory.translations.filter { scope.contains($0.pageID) } } ?? inventory.translations
+        let translationFiles =
+            scope.map { scope in scope.flatMap { inventory.translationsByPage[$0] ?? [] } } ?? inventory.allTranslations()
         let loadedFiles = ResultSlots<(LoadedFile, isKept: Bool)>(count: translationFiles.count)
         WideConcurrentPerform.run(iterations: translationFiles.count) { index in
             let translation = translationFiles[index]

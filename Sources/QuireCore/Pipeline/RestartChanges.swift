@@ -24,7 +24,7 @@ enum RestartChanges {
                 files.append((source.path, cached?.digest, cached?.stamp))
             }
         }
-        for translation in inventory.translations {
+        for translation in inventory.translationsByPage.values.joined() {
             let cached = cache.translations[translation.file.path]
             files.append((translation.file.path, cached?.digest, cached?.stamp))
         }

@@ -105,8 +105,8 @@ extension SiteBuilder {
         }
         // Translation files whose page does not exist: read for their own diagnostics only.
         // Looked for by page, not file by file (20,000 files, each copied to be looked at).
-        let orphanPages = inventory.translationsByPage.keys.filter { inventory.pages[$0] == nil }
-        let orphans = orphanPages.isEmpty ? [] : inventory.translations.filter { inventory.pages[$0.pageID] == nil }
+        let orphans = inventory.translationsByPage.filter { inventory.pages[$0.key] == nil }.sorted { $0.key < $1.key }
+            .flatMap(\.value)
         let (orphanTranslations, orphansCache) = clock.measure(.translations) {
             pipeline.loadTranslations(
                 orphans, refused: [], reader: reader, context: context, cache: pass.cachedTranslations, reuse: isUnchanged)

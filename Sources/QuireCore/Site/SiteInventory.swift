@@ -37,8 +37,8 @@ public struct SiteInventory: Sendable {
     public var vocabularyFile: SourceFile?
     /// Page id -> its source files (more than one is an error: two files claim one id).
     public var pages: [String: [SourceFile]] = [:]
-    public private(set) var translations: [TranslationFile] = []
-    /// `translations` by page id, in the same order: a delta build looks up a few pages' files.
+    /// The translation files by page id, each page's in the order the scan found them: a delta
+    /// build looks up a few pages' files, and a save forgets one file among its page's.
     public private(set) var translationsByPage: [String: [TranslationFile]] = [:]
     /// Relative to `assets/`.
     public var assets: [String: SourceFile] = [:]
@@ -48,6 +48,10 @@ public struct SiteInventory: Sendable {
     public var refusedSettingsFile: String?
     /// Translation files that are there but were refused: their locale keeps its last good output.
     public var refusedTranslations: [TranslationFile] = []
+
+    /// Every translation file, page after page in no set order: made on each call, for the
+    /// passes that read them all.
+    public func allTranslations() -> [TranslationFile] { Array(translationsByPage.values.joined()) }
 
     static let pageExtensions: Set<String> = ["json", "yaml", "yml"]
     static let translationExtensions: Set<String> = ["json", "yaml", "yml", "xlf", "xliff", "po"]
@@ -107,16 +111,10 @@ public struct SiteInventory: Sendable {
             pages[id] = rest.isEmpty ? nil : rest
             for file in files where isUnder(file) { gone.insert(file.path) }
         }
-        var translatedPages = Set<String>()
-        translations.removeAll { translation in
-            guard isUnder(translation.file) else { return false }
-            gone.insert(translation.file.path)
-            translatedPages.insert(translation.pageID)
-            return true
-        }
-        for id in translatedPages {
-            translationsByPage[id]?.removeAll { isUnder($0.file) }
-            if translationsByPage[id]?.isEmpty == true { translationsByPage[id] = nil }
+        for (id, files) in translationsByPage where files.contains(where: { isUnder($0.file) }) {
+            let rest = files.filter { !isUnder($0.file) }
+            translationsByPage[id] = rest.isEmpty ? nil : rest
+            for translation in files where isUnder(translation.file) { gone.insert(translation.file.path) }
         }
         refusedTranslations.removeAll { isUnder($0.file) }
         for (name, file) in assets where isUnder(file) {
@@ -133,7 +131,9 @@ public struct SiteInventory: Sendable {
         let prefix = relativePath + "/"
         var files = Set<String>()
         for file in pages.values.joined() where file.isUnder(prefix) { files.insert(file.path) }
-        for translation in translations where translation.file.isUnder(prefix) { files.insert(translation.file.path) }
+        for translation in translationsByPage.values.joined() where translation.file.isUnder(prefix) {
+            files.insert(translation.file.path)
+        }
         for file in assets.values where file.isUnder(prefix) { files.insert(file.path) }
         return files
     }
@@ -157,12 +157,11 @@ public struct SiteInventory: Sendable {
                 pages[id] = rest.isEmpty ? nil : rest
                 wasFile = true
             }
-        case .translation:
-            if let index = translations.firstIndex(where: { $0.file.path == path }) {
+        case .translation(let name):
+            if let pageID = name?.pageID, let files = translationsByPage[pageID], files.contains(where: { $0.file.path == path }) {
+                let rest = files.filter { $0.file.path != path }
+                translationsByPage[pageID] = rest.isEmpty ? nil : rest
                 wasFile = true
-                let pageID = translations.remove(at: index).pageID
-                translationsByPage[pageID]?.removeAll { $0.file.path == path }
-                if translationsByPage[pageID]?.isEmpty == true { translationsByPage[pageID] = nil }
             }
             refusedTranslations.removeAll { $0.file.path == path }
         case .asset(let name):
@@ -285,7 +284,6 @@ public struct SiteInventory: Sendable {
                 return
             }
             let translation = TranslationFile(file: file, locale: name.locale, pageID: name.pageID)
-            translations.append(translation)
             translationsByPage[translation.pageID, default: []].append(translation)
         case .page(let id, let pathExtension):
             guard SitePath.isPageSource(extension: pathExtension) else {

@@ -6,7 +6,7 @@
 #
 #   bench/compare-hugo.sh [--pages 1000] [--locales 3] [--edits 20] [--layout flat|nested|both]
 #                         [--save-gap 1000] [--quire PATH] [--work DIR] [--port 1313] [--keep]
-#                         [--cold-cache] [--rounds 1] [--keep-versions 5]
+#                         [--cold-cache] [--rounds 1] [--keep-versions 5] [--hugo-memory-limit 8GiB]
 #
 # --layout both (the default) runs every step on all pages in one folder (flat), then in folders
 # of 100 (nested), and prints one table each. --save-gap MS waits that long after an edit is read
@@ -19,6 +19,9 @@
 # on a shared VM one build of each can land in a fast and a slow stretch.
 # --cold-cache drops the kernel's caches before each cold build (root only), so every build
 # reads its sources from the disk; without it, each finds what the step before it left cached.
+# --edits 0 times the cold builds only. --hugo-memory-limit SIZE runs Hugo with GOMEMLIMIT=SIZE
+# (Go's soft limit, like 8GiB): Hugo 0.111 outgrows 24 GiB at 100,000 pages x 3 locales without
+# it; the table's header says it was set.
 # The default is quick (1,000 pages x 3 locales); the issue's anchor is --pages 10000.
 # Needs: hugo (Debian's), GNU time (/usr/bin/time), jq, and a release build of quire and quire-bench
 # (built here when --quire is not given and they are missing; with --quire, quire-bench must be
@@ -37,11 +40,13 @@ port=1313
 keep=0
 cold_cache=0
 rounds=1
+hugo_memory_limit=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --pages) pages="$2"; shift 2 ;;
         --locales) locales="$2"; shift 2 ;;
-        --edits) edits="$2"; shift 2 ;;
+        --edits) edits="$2"; shift 2
+                 [[ "$edits" =~ ^[0-9]+$ ]] || { echo "compare-hugo: --edits takes a count, 0 for none" >&2; exit 2; } ;;
         --layout) layout="$2"; shift 2
                   [[ "$layout" =~ ^(flat|nested|both)$ ]] || { echo "compare-hugo: --layout takes flat, nested or both" >&2; exit 2; } ;;
         --save-gap) save_gap="${2%ms}"; shift 2
@@ -54,6 +59,9 @@ while [ $# -gt 0 ]; do
         --cold-cache) cold_cache=1; shift ;;
         --rounds) rounds="$2"; shift 2
                   [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "compare-hugo: --rounds takes a count of 1 or more" >&2; exit 2; } ;;
+        --hugo-memory-limit) hugo_memory_limit="$2"; shift 2
+                             [[ "$hugo_memory_limit" =~ ^[1-9][0-9]*(B|KiB|MiB|GiB|TiB)$ ]] \
+                                 || { echo "compare-hugo: --hugo-memory-limit takes a size with its unit, like 8GiB" >&2; exit 2; } ;;
         -h|--help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;;
         *) echo "compare-hugo: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -83,6 +91,8 @@ cleanup() { if [ "$keep" = 0 ]; then rm -rf "$work"; else echo "compare-hugo: fi
 trap cleanup EXIT
 
 say() { echo "compare-hugo: $*" >&2; }
+# Runs a command with Hugo's memory limit, when one was given.
+hugo_env() { if [ -n "$hugo_memory_limit" ]; then GOMEMLIMIT="$hugo_memory_limit" "$@"; else "$@"; fi; }
 
 # The machine's busy CPU time and the part of it the host took (steal), from /proc/stat: on a
 # shared VM a slow stretch shows there.
@@ -116,7 +126,8 @@ compare_layout() {
 }
 hugo_build() {  # suffix: a cold build into a public folder of its own
     settle
-    /usr/bin/time -v -o "$dir/hugo$1.time" hugo --source "$dir/hugo" --destination "$dir/hugo-public$1" --quiet >"$dir/hugo-build$1.log" 2>&1
+    hugo_env /usr/bin/time -v -o "$dir/hugo$1.time" hugo --source "$dir/hugo" --destination "$dir/hugo-public$1" --quiet >"$dir/hugo-build$1.log" 2>&1 \
+        || { say "hugo failed: $(grep -h -e 'signal' -e 'Maximum resident' "$dir/hugo$1.time" | tr -s '\t\n' ' ')$(tail -2 "$dir/hugo-build$1.log")"; exit 3; }
 }
 quire_build() {  # name, extra flags: a cold build into a dist of its own
     settle
@@ -149,18 +160,20 @@ quire_wall=$(median wall_seconds dist %.2f); quire_rss=$(median peak_mib dist %.
 bare_wall=$(median wall_seconds dist-no-preview %.2f); bare_rss=$(median peak_mib dist-no-preview %.0f)
 files=$((pages * locales))
 
-# The edit runs start with the disk idle too: Quire's one `syncfs` before each swap writes
-# whatever else is dirty on the file system, Hugo's 30,000 files from the run before included.
-say "hugo server --renderToDisk: $edits edits"
-sync
-"$bench" hugo-edits "${common[@]}" --saves "$edits" --save-gap "$save_gap" --port "$port" --format json >"$dir/hugo-edits.json"
-say "quire watch: $edits saves"
-sync
-"$bench" watch-edits "${common[@]}" --saves "$edits" --save-gap "$save_gap" --format json >"$dir/quire-edits.json"
-# Equal content again: a watcher that renders no previews writes what Hugo writes.
-say "quire watch --no-preview: $edits saves"
-sync
-"$bench" watch-edits "${common[@]}" --saves "$edits" --save-gap "$save_gap" --no-preview --format json >"$dir/quire-edits-no-preview.json"
+if [ "$edits" -gt 0 ]; then
+    # The edit runs start with the disk idle too: Quire's one `syncfs` before each swap writes
+    # whatever else is dirty on the file system, Hugo's 30,000 files from the run before included.
+    say "hugo server --renderToDisk: $edits edits"
+    sync
+    hugo_env "$bench" hugo-edits "${common[@]}" --saves "$edits" --save-gap "$save_gap" --port "$port" --format json >"$dir/hugo-edits.json"
+    say "quire watch: $edits saves"
+    sync
+    "$bench" watch-edits "${common[@]}" --saves "$edits" --save-gap "$save_gap" --format json >"$dir/quire-edits.json"
+    # Equal content again: a watcher that renders no previews writes what Hugo writes.
+    say "quire watch --no-preview: $edits saves"
+    sync
+    "$bench" watch-edits "${common[@]}" --saves "$edits" --save-gap "$save_gap" --no-preview --format json >"$dir/quire-edits-no-preview.json"
+fi
 load_after_edits=$(load)
 
 field() { jq -r "$2 // \"-\"" "$1"; }
@@ -168,8 +181,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a != "-") printf "%.
 h="$dir/hugo-edits.json"; q="$dir/quire-edits.json"; qb="$dir/quire-edits-no-preview.json"
 
 echo "compare-hugo: $pages pages x $locales locales ($files page files), layout $layout ($([ "$layout" = flat ] && echo "all pages in one folder" || echo "folders of 100")), ~3 KB markdown a page"
-echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, file system $fs_type ($work, stat -f); load average at start $load_at_start, after the cold builds $load_after_builds, after the edits $load_after_edits"
-echo "hugo $(hugo version | awk '{print $2}'), quire $quire"
+echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, file system $fs_type ($work, stat -f); load average at start $load_at_start, after the cold builds $load_after_builds$([ "$edits" = 0 ] || echo ", after the edits $load_after_edits")"
+echo "hugo $(hugo version | awk '{print $2}')$([ -z "$hugo_memory_limit" ] || echo " with GOMEMLIMIT=$hugo_memory_limit"), quire $quire"
 echo "page cache before each cold build: $([ "$cold_cache" = 1 ] && echo "dropped, with folders and inodes (--cold-cache)" || echo "as the step before left it")"
 [ "$rounds" = 1 ] || echo "cold builds: the median of $rounds interleaved rounds, and their range"
 echo "busy CPU time the host took (steal): $(echo "$cpu_at_start $(cpu_time)" | awk '{ if ($3 > $1) printf "%.1f%%", 100 * ($4 - $2) / ($3 - $1); else printf "unknown" }')"
@@ -185,27 +198,29 @@ if [ "$rounds" != 1 ]; then
     printf '%-34s %12s %12s\n' "cold build wall s, range" "$(range wall_seconds hugo)" "$(range wall_seconds dist)"
     printf '%-34s %12s %12s\n' "  without previews: range" "" "$(range wall_seconds dist-no-preview)"
 fi
-latency_rows() {  # label prefix, Quire's edits JSON: p50, p90 and p99 against Hugo's
-    for p in p50 p90 p99; do
-        hv=$(field "$h" ".latency.${p}_ms"); qv=$(field "$2" ".latency.${p}_ms")
-        printf '%-34s %12s %12s %10s\n' "$1$p ms" "$hv" "$qv" "$(ratio "$hv" "$qv")"
-    done
-}
-echo "edits: $edits, the next $save_gap ms after the previous one was read back (Hugo's at least 200 ms)"
-latency_rows "edit -> output " "$q"
-latency_rows "  without previews: " "$qb"
-# Quire's column of the last three rows: with previews, then without.
-both() { echo "$(field "$q" "$1")$2$(field "$q" "$3"), $(field "$qb" "$1")$2$(field "$qb" "$3")"; }
-printf '%-34s %12s %12s\n' "edits with torn/empty reads" \
-    "$(field "$h" .latency.saves_with_torn_reads)/$(field "$h" .latency.saves)" "$(both .latency.saves_with_torn_reads / .latency.saves)"
-printf '%-34s %12s %12s\n' "torn reads/missing reads" \
-    "$(field "$h" .latency.torn_reads)/$(field "$h" .latency.missing_reads)" "$(both .latency.torn_reads / .latency.missing_reads)"
-printf '%-34s %12s %12s\n' "edits not seen (timeouts)" "$(field "$h" .latency.timeouts)" "$(field "$q" .latency.timeouts), $(field "$qb" .latency.timeouts)"
-printf '%-34s %12s %12s\n' "saves lost (not shown at the end)" "" "$(field "$q" .latency.lost), $(field "$qb" .latency.lost)"
-printf '%-34s %12s %12s %10s\n' "server/watch peak RSS MiB (VmHWM)" "$(field "$h" .peak_rss_mib)" "$(field "$q" .peak_rss_mib)" \
-    "$(ratio "$(field "$h" .peak_rss_mib)" "$(field "$q" .peak_rss_mib)")"
-printf '%-34s %12s %12s %10s\n' "  without previews" "" "$(field "$qb" .peak_rss_mib)" \
-    "$(ratio "$(field "$h" .peak_rss_mib)" "$(field "$qb" .peak_rss_mib)")"
+if [ "$edits" -gt 0 ]; then
+    latency_rows() {  # label prefix, Quire's edits JSON: p50, p90 and p99 against Hugo's
+        for p in p50 p90 p99; do
+            hv=$(field "$h" ".latency.${p}_ms"); qv=$(field "$2" ".latency.${p}_ms")
+            printf '%-34s %12s %12s %10s\n' "$1$p ms" "$hv" "$qv" "$(ratio "$hv" "$qv")"
+        done
+    }
+    echo "edits: $edits, the next $save_gap ms after the previous one was read back (Hugo's at least 200 ms)"
+    latency_rows "edit -> output " "$q"
+    latency_rows "  without previews: " "$qb"
+    # Quire's column of the last three rows: with previews, then without.
+    both() { echo "$(field "$q" "$1")$2$(field "$q" "$3"), $(field "$qb" "$1")$2$(field "$qb" "$3")"; }
+    printf '%-34s %12s %12s\n' "edits with torn/empty reads" \
+        "$(field "$h" .latency.saves_with_torn_reads)/$(field "$h" .latency.saves)" "$(both .latency.saves_with_torn_reads / .latency.saves)"
+    printf '%-34s %12s %12s\n' "torn reads/missing reads" \
+        "$(field "$h" .latency.torn_reads)/$(field "$h" .latency.missing_reads)" "$(both .latency.torn_reads / .latency.missing_reads)"
+    printf '%-34s %12s %12s\n' "edits not seen (timeouts)" "$(field "$h" .latency.timeouts)" "$(field "$q" .latency.timeouts), $(field "$qb" .latency.timeouts)"
+    printf '%-34s %12s %12s\n' "saves lost (not shown at the end)" "" "$(field "$q" .latency.lost), $(field "$qb" .latency.lost)"
+    printf '%-34s %12s %12s %10s\n' "server/watch peak RSS MiB (VmHWM)" "$(field "$h" .peak_rss_mib)" "$(field "$q" .peak_rss_mib)" \
+        "$(ratio "$(field "$h" .peak_rss_mib)" "$(field "$q" .peak_rss_mib)")"
+    printf '%-34s %12s %12s %10s\n' "  without previews" "" "$(field "$qb" .peak_rss_mib)" \
+        "$(ratio "$(field "$h" .peak_rss_mib)" "$(field "$qb" .peak_rss_mib)")"
+fi
 echo
 # A large site's files go before the next layout's (tmpfs has room for one at a time).
 if [ "$keep" = 0 ]; then rm -rf "$dir"; fi

@@ -11,8 +11,8 @@
 # --layout both (the default) runs every step on all pages in one folder (flat), then in folders
 # of 100 (nested), and prints one table each. --save-gap MS waits that long after an edit is read
 # back before the next (1000: an editor's pace; 0: back to back; Hugo's edits are at least 200 ms
-# apart). --work DIR puts the sites there (tmpfs or disk: the header says which, as stat -f does);
-# the default is bench/out/ in the checkout. --keep-versions N writes keep: N in the generated
+# apart). --work DIR puts the sites in a new folder there (tmpfs or disk: the header says which, as
+# stat -f does); the default is bench/out/ in the checkout. --keep-versions N writes keep: N in the generated
 # site.yaml (0: none): on tmpfs every version of a one-folder site takes an inode per entry.
 # --rounds N times the three cold builds N times, interleaved (Hugo, Quire, Quire without
 # previews, then again), each into a folder of its own, and prints the medians and the ranges:
@@ -85,8 +85,12 @@ fi
 # The benchmark built with it, which runs the quire next to it.
 bench="$(dirname "$quire")/quire-bench"
 [ -x "$bench" ] || { echo "compare-hugo: no quire-bench next to $quire" >&2; exit 3; }
-# Same file system as the repository (not a tmpfs /tmp), removed afterwards unless --keep.
-if [ -z "$work" ]; then mkdir -p "$repo/bench/out"; work="$(mktemp -d "$repo/bench/out/compare-XXXXXX")"; else mkdir -p "$work"; fi
+# By default on the repository's file system (not a tmpfs /tmp). Always a new folder of this
+# run's own, removed afterwards unless --keep: that removes nothing else (--work /dev/shm is fine)
+# and runs side by side do not share one.
+[ -n "$work" ] || work="$repo/bench/out"
+mkdir -p "$work"
+work="$(mktemp -d "$work/compare-XXXXXX")"
 cleanup() { if [ "$keep" = 0 ]; then rm -rf "$work"; else echo "compare-hugo: files kept in $work" >&2; fi; }
 trap cleanup EXIT
 

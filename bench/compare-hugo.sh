@@ -11,9 +11,10 @@
 # --layout both (the default) runs every step on all pages in one folder (flat), then in folders
 # of 100 (nested), and prints one table each. --save-gap MS waits that long after an edit is read
 # back before the next (1000: an editor's pace; 0: back to back; Hugo's edits are at least 200 ms
-# apart). --work DIR puts the sites in a new folder there (tmpfs or disk: the header says which, as
-# stat -f does); the default is bench/out/ in the checkout. --keep-versions N writes keep: N in the generated
-# site.yaml (0: none): on tmpfs every version of a one-folder site takes an inode per entry.
+# apart). --work DIR puts the sites in a new folder there (tmpfs or disk: the header says which,
+# as stat -f does); the default is bench/out/ in the checkout. --keep-versions N writes keep: N in
+# the generated site.yaml (0: none): on tmpfs every version of a one-folder site takes an inode
+# per entry.
 # --rounds N times the three cold builds N times, interleaved (Hugo, Quire, Quire without
 # previews, then again), each into a folder of its own, and prints the medians and the ranges:
 # on a shared VM one build of each can land in a fast and a slow stretch.

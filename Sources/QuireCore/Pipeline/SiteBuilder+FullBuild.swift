@@ -105,7 +105,7 @@ extension SiteBuilder {
         }
         // Translation files whose page does not exist: read for their own diagnostics only.
         // Looked for by page, not file by file (20,000 files, each copied to be looked at).
-        let orphans = inventory.translationsByPage.filter { inventory.pages[$0.key] == nil }.sorted { $0.key < $1.key }
+        let orphans = inventory.translationsByPage.lazy.filter { inventory.pages[$0.key] == nil }.sorted { $0.key < $1.key }
             .flatMap(\.value)
         let (orphanTranslations, orphansCache) = clock.measure(.translations) {
             pipeline.loadTranslations(

@@ -106,15 +106,15 @@ public struct SiteInventory: Sendable {
         let prefix = relativePath + "/"
         let isUnder = { (file: SourceFile) in file.isUnder(prefix) }
         var gone = Set<String>()
+        // Walked by value, a lookup only for the few lists that hold a file under the folder.
         for (id, files) in pages where files.contains(where: isUnder) {
-            let rest = files.filter { !isUnder($0) }
-            pages[id] = rest.isEmpty ? nil : rest
-            for file in files where isUnder(file) { gone.insert(file.path) }
+            for file in Self.take(from: &pages, at: id, where: isUnder) { gone.insert(file.path) }
         }
-        for (id, files) in translationsByPage where files.contains(where: { isUnder($0.file) }) {
-            let rest = files.filter { !isUnder($0.file) }
-            translationsByPage[id] = rest.isEmpty ? nil : rest
-            for translation in files where isUnder(translation.file) { gone.insert(translation.file.path) }
+        let isTranslationUnder = { (translation: TranslationFile) in isUnder(translation.file) }
+        for (id, files) in translationsByPage where files.contains(where: isTranslationUnder) {
+            for translation in Self.take(from: &translationsByPage, at: id, where: isTranslationUnder) {
+                gone.insert(translation.file.path)
+            }
         }
         refusedTranslations.removeAll { isUnder($0.file) }
         for (name, file) in assets where isUnder(file) {
@@ -138,6 +138,15 @@ public struct SiteInventory: Sendable {
         return files
     }
 
+    /// Takes the files that `match` out of the list at `key`, and the key with its last file;
+    /// returns what was taken. Pages and translation files are both listed by page id.
+    private static func take<File>(from lists: inout [String: [File]], at key: String, where match: (File) -> Bool) -> [File] {
+        guard let files = lists[key], files.contains(where: match) else { return [] }
+        let rest = files.filter { !match($0) }
+        lists[key] = rest.isEmpty ? nil : rest
+        return files.filter(match)
+    }
+
     /// Forgets what is known of `path`; returns whether it was known as a page, translation or asset file.
     @discardableResult
     private mutating func forget(path: String, relativePath: String, display: String) -> Bool {
@@ -152,15 +161,9 @@ public struct SiteInventory: Sendable {
         }
         switch SitePath(relativePath) {
         case .page(let id, _):
-            if let files = pages[id], files.contains(where: { $0.path == path }) {
-                let rest = files.filter { $0.path != path }
-                pages[id] = rest.isEmpty ? nil : rest
-                wasFile = true
-            }
+            if !Self.take(from: &pages, at: id, where: { $0.path == path }).isEmpty { wasFile = true }
         case .translation(let name):
-            if let pageID = name?.pageID, let files = translationsByPage[pageID], files.contains(where: { $0.file.path == path }) {
-                let rest = files.filter { $0.file.path != path }
-                translationsByPage[pageID] = rest.isEmpty ? nil : rest
+            if let pageID = name?.pageID, !Self.take(from: &translationsByPage, at: pageID, where: { $0.file.path == path }).isEmpty {
                 wasFile = true
             }
             refusedTranslations.removeAll { $0.file.path == path }

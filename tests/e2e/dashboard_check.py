@@ -29,9 +29,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import quire_e2e  # noqa: E402
-from quire_e2e import check, poll, problems  # noqa: E402
+from quire_e2e import check, get, poll, problems  # noqa: E402
 from dashboard_e2e import (  # noqa: E402
-    NONCE, PAGE, SITE, STARTED, Dashboard, EditorsAuth, Publishes, Workspace, get, has_editors_auth, png, published, section,
+    NONCE, PAGE, SITE, STARTED, Dashboard, EditorsAuth, Publishes, Workspace, has_editors_auth, png, published, section,
     start_watcher, timings)
 from playwright.sync_api import sync_playwright, expect  # noqa: E402
 

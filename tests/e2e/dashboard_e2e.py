@@ -1,11 +1,9 @@
 """What tests/e2e/dashboard_check.py drives: a copy of pages/trex, `quire watch --serve` on free
 ports, the dashboard in a browser page, the times versions went live, the editors' sign-in."""
-import http.client
 import json
 import os
 import re
 import shutil
-import socket
 import struct
 import subprocess
 import tempfile
@@ -14,7 +12,7 @@ import time
 import zlib
 
 import quire_e2e
-from quire_e2e import QUIRE, ROOT, check, poll
+from quire_e2e import QUIRE, ROOT, check, free_pair, get, poll
 from playwright.sync_api import expect
 
 SITE = "trex"
@@ -50,36 +48,6 @@ class Workspace:
         with open(path + ".new", "w") as handle:
             handle.write(text)
         os.rename(path + ".new", path)
-
-
-def port_free(port):
-    with socket.socket() as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(("127.0.0.1", port))
-            return True
-        except OSError:
-            return False
-
-
-def free_pair():
-    """A port P with P+1 also free (the editors' listener takes PORT+1)."""
-    while True:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        if port < 65000 and port_free(port) and port_free(port + 1):
-            return port
-
-
-def get(port, path, headers=None):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        connection.request("GET", path, headers=headers or {})
-        response = connection.getresponse()
-        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
-    finally:
-        connection.close()
 
 
 def published(port, page=PAGE):

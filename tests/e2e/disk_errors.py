@@ -7,7 +7,6 @@ writes); without mount rights those parts are skipped with a message. Permission
 quire as `nobody` against a dist owned by root."""
 
 import os
-import shutil
 import subprocess
 import sys
 

@@ -207,7 +207,7 @@ def check_xliff20(site):
     for key, (words, inner) in translations.items():
         segment = found[key].find(f"{{{XLIFF20}}}segment")
         segment.append(translate_around_codes(segment.find(f"{{{XLIFF20}}}source"), words, inner))
-    translated = import_and_build(site, tree, XLIFF20, "translated20/store.xlf", "XLIFF 2.0")
+    import_and_build(site, tree, XLIFF20, "translated20/store.xlf", "XLIFF 2.0")
     page = site.published("fr-CA", "store")
     expect(published_text(page, "promo", "title") == "Les membres épargnent {percent}", "published fr-CA promo.title")
     body = published_text(page, "why", "body")

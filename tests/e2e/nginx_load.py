@@ -24,7 +24,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from quire_e2e import LOCALES, PAGES, ROOT, SITE, Workspace, deep  # noqa: E402
+from quire_e2e import LOCALES, PAGES, ROOT, SITE, Workspace, deep, get  # noqa: E402
 
 PUBLISHES = int(os.environ.get("QUIRE_LOAD_PUBLISHES", 5000 if deep() else 500))
 CLIENTS = int(os.environ.get("QUIRE_LOAD_CLIENTS", 8 if deep() else 4))
@@ -86,16 +86,6 @@ class Nginx:
     def error_log(self):
         path = os.path.join(self.prefix, "error.log")
         return open(path).read() if os.path.exists(path) else ""
-
-
-def get(port, path):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        connection.request("GET", path)
-        response = connection.getresponse()
-        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
-    finally:
-        connection.close()
 
 
 class Clients:

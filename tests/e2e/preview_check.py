@@ -25,7 +25,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.parse
 
 from PIL import Image
 

@@ -2,10 +2,12 @@
 0755 temporary folder, edits that give each publish distinct content, and a reader of the
 published tree (version manifests -> tree manifests -> path: sha256)."""
 
+import http.client
 import http.server
 import json
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
 import threading
@@ -251,3 +253,34 @@ def read(path):
             return handle.read()
     except OSError:
         return None
+
+
+def get(port, path, headers=None):
+    """GET http://127.0.0.1:PORT/PATH: status, headers by lower-case name, body."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", path, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        connection.close()
+
+
+def port_free(port):
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def free_pair():
+    """A port P with P+1 also free: `--serve` on P puts the editors' listener on P+1."""
+    while True:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        if port < 65000 and port_free(port) and port_free(port + 1):
+            return port

@@ -14,7 +14,6 @@
   - a taken port (either of the two): exit 3 and a clear message, fast; --serve-next-free moves on;
     nginx missing: exit 3 (root only: hidden in a private mount namespace).
 """
-import http.client
 import http.server
 import json
 import os
@@ -30,7 +29,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cdp import Chromium  # noqa: E402
 import quire_e2e  # noqa: E402
-from quire_e2e import QUIRE, SITE, Workspace, poll  # noqa: E402
+from quire_e2e import QUIRE, SITE, Workspace, free_pair, get, poll, port_free  # noqa: E402
 
 STARTED = []
 
@@ -50,36 +49,6 @@ def expect(condition, message):
         failures.append(message)
         print("FAIL: " + message, flush=True)
     return condition
-
-
-def free_pair():
-    """A port P with P+1 also free."""
-    while True:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        if port < 65000 and port_free(port) and port_free(port + 1):
-            return port
-
-
-def port_free(port):
-    with socket.socket() as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(("127.0.0.1", port))
-            return True
-        except OSError:
-            return False
-
-
-def get(port, path, headers=None):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        connection.request("GET", path, headers=headers or {})
-        response = connection.getresponse()
-        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
-    finally:
-        connection.close()
 
 
 class AuthService:

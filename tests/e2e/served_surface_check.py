@@ -28,8 +28,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import quire_e2e  # noqa: E402
-from quire_e2e import QUIRE, ROOT, SITE, SignIn, Workspace, poll  # noqa: E402
-from serve_check import free_pair, get, nginx_folder, nginx_processes  # noqa: E402
+from quire_e2e import QUIRE, ROOT, SITE, SignIn, Workspace, free_pair, get, poll  # noqa: E402
+from serve_check import nginx_folder, nginx_processes  # noqa: E402
 
 failures = []
 HOSTILE = ['z" 1; ~. "1\r\nSet-Cookie: injected=1"; "q', "a}b", "Upper"]
@@ -163,8 +163,10 @@ def check_nginx_process(watcher):
     workers = processes[1:]
     expect(workers, "no nginx worker found")
     for worker in workers:
-        with open("/proc/%d/status" % worker) as handle:
-            uid = int(re.search(r"^Uid:\s+(\d+)", handle.read(), re.M).group(1))
+        status = quire_e2e.read("/proc/%d/status" % worker)
+        if status is None:
+            continue  # gone since it was listed (a worker replaced on reload): nothing to check
+        uid = int(re.search(r"^Uid:\s+(\d+)", status, re.M).group(1))
         expect(uid != 0, "an nginx worker runs as root")
 
 

@@ -70,4 +70,28 @@ import Testing
         #expect(fromDictionary.names == tree.files.names)
         #expect(names.allSatisfy { name in if case .storedFile("t/\(name)")? = fromDictionary[name] { true } else { false } })
     }
+
+    /// A version's files are found by their bytes to be linked, through a table keyed by 64 of
+    /// the SHA-256's bits: a file whose first bits another's share is not linked (written again),
+    /// never answered with the other's path.
+    @Test func aFileFoundByItsBytesIsNeverAnotherWithTheSameFirstBits() {
+        let shared = String(repeating: "ab", count: 8)
+        let (first, second, other) = (
+            Digest(shared + String(repeating: "0", count: 48)), Digest(shared + String(repeating: "1", count: 48)),
+            Digest(String(repeating: "cd", count: 32))
+        )
+        #expect(first.leadingBits == second.leadingBits && first != second && first.leadingBits != other.leadingBits)
+        let manifest = TreeManifest(entries: [
+            .init(name: "a.json", kind: .file(PublishedFile(sha256: first, size: 2, inputDigest: "i"))),
+            .init(name: "b.json", kind: .file(PublishedFile(sha256: second, size: 2, inputDigest: "i"))),
+            .init(name: "c.json", kind: .file(PublishedFile(sha256: other, size: 2, inputDigest: "i"))),
+        ])
+        var index = FileIndex()
+        index.record(folder: "en", tree: manifest.id, manifest: manifest, layout: SiteLayout(root: "/d/s"))
+        let tree = "/d/s/trees/" + manifest.id
+        #expect(index.storedFile(sha256: second) == tree + "/b.json")
+        #expect(index.storedFile(sha256: first) == nil)
+        #expect(index.storedFile(sha256: other) == tree + "/c.json")
+        #expect(index.storedFile(sha256: Digest(String(repeating: "ef", count: 32))) == nil)
+    }
 }

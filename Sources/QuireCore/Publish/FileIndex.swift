@@ -18,8 +18,10 @@ struct FileIndex: Sendable {
     var totals: [String: (files: Int, bytes: Int)] = [:]
     /// A path that held these bytes when it was recorded, as its folder and its name there: a new
     /// file with the same bytes is hard-linked, not written. Checked on lookup, as the path may
-    /// hold other bytes since.
-    private var pathsBySHA256: [Digest: (folder: String, name: String)] = [:]
+    /// hold other bytes since. Keyed by 64 bits of the SHA-256 (`leadingBits`), not all 256 in
+    /// their 40-byte `Digest`: the table has a slot for each of the version's 300,000 files at
+    /// 100,000 pages, and two files whose first bits agree only cost one of them a link.
+    private var pathsBySHA256: [UInt64: (folder: String, name: String)] = [:]
     /// `trees/` of the layout the folders were recorded with.
     private var treesRoot = ""
 
@@ -42,7 +44,7 @@ struct FileIndex: Sendable {
 
     /// A stored file of this version with these bytes, to link instead of writing them again.
     func storedFile(sha256: Digest) -> String? {
-        guard let path = pathsBySHA256[sha256], let folder = folders[path.folder],
+        guard let path = pathsBySHA256[sha256.leadingBits], let folder = folders[path.folder],
             let location = location(named: path.name, in: folder), location.file.sha256 == sha256
         else { return nil }
         return location.storedPath
@@ -108,9 +110,8 @@ struct FileIndex: Sendable {
     mutating func record(folder prefix: String, tree id: String, manifest: TreeManifest, layout: SiteLayout, named: [String]? = nil) {
         folders[prefix] = (id, manifest.stored)
         treesRoot = layout.trees
-        func remember(_ name: String, _ file: PublishedFile) { pathsBySHA256[file.sha256] = (prefix, name) }
         if let named {
-            for name in named { if case .file(let file)? = manifest.entry(named: name)?.kind { remember(name, file) } }
+            for name in named { if case .file(let file)? = manifest.entry(named: name)?.kind { remember(file, named: name, in: prefix) } }
             return
         }
         rememberLinkable(in: manifest, folder: prefix)
@@ -118,7 +119,11 @@ struct FileIndex: Sendable {
 
     /// Each linkable file of a folder's manifest, by its bytes (`forEachLinkable`).
     private mutating func rememberLinkable(in manifest: TreeManifest, folder prefix: String) {
-        Self.forEachLinkable(in: manifest) { name, file in pathsBySHA256[file.sha256] = (prefix, name) }
+        Self.forEachLinkable(in: manifest) { name, file in remember(file, named: name, in: prefix) }
+    }
+
+    private mutating func remember(_ file: PublishedFile, named name: String, in folder: String) {
+        pathsBySHA256[file.sha256.leadingBits] = (folder, name)
     }
 
     /// The files of a folder worth finding by their bytes: of a run of files with the same bytes

@@ -44,6 +44,15 @@ public struct Digest: Hashable, Sendable, CustomStringConvertible, ExpressibleBy
         if case .sha256 = storage { true } else { false }
     }
 
+    /// 64 of its bits, as a short key for a table that checks what it finds (`FileIndex`): a
+    /// SHA-256's first eight bytes, other text's hash.
+    var leadingBits: UInt64 {
+        switch storage {
+        case .sha256(let first, _, _, _): first
+        case .text(let text): UInt64(truncatingIfNeeded: text.hashValue)
+        }
+    }
+
     /// The text's bytes, lent to `body`; a SHA-256's hex is written on the stack.
     func withUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         switch storage {

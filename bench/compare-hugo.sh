@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the same generated content with Hugo and with Quire in one run and prints both and the
-# ratios: cold build wall time and peak RSS (GNU time), and edit -> output latency of
+# ratios: cold build wall time and peak RSS (GNU time), Quire's stages (`--timings`: thread time
+# per stage, which `quire build` measures in every build), and edit -> output latency of
 # `hugo server --renderToDisk` against save -> published of `quire watch`, with and without
 # previews (without them, Quire writes what Hugo writes), with torn reads.
 #
@@ -136,7 +137,7 @@ hugo_build() {  # suffix: a cold build into a public folder of its own
 }
 quire_build() {  # name, extra flags: a cold build into a dist of its own
     settle
-    /usr/bin/time -v -o "$dir/$1.time" "$quire" build --pages "$dir/pages" --dist "$dir/$1" "${@:2}" >"$dir/$1.log" 2>&1 \
+    /usr/bin/time -v -o "$dir/$1.time" "$quire" build --pages "$dir/pages" --dist "$dir/$1" --timings "${@:2}" >"$dir/$1.log" 2>&1 \
         || { status=$?; [ "$status" -le 1 ] || { say "quire build failed ($status): $(tail -3 "$dir/$1.log")"; exit 3; }; }
 }
 # Round 1 writes hugo-public, dist and dist-no-preview; round N adds "-N".
@@ -160,6 +161,28 @@ median() {  # reader function, time file prefix, printf format
     per_round "$1" "$2" | awk -v f="$3" '{ v[NR] = $1 } END { printf f, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 range() { per_round "$@" | awk 'NR == 1 { low = $1 } { high = $1 } END { printf "%s-%s", low, high }'; }
+# Quire's stage line ("stages (ms): scan 73.5 read 176.6 ...") of every round of each build,
+# one a line after the build's label: a table of each stage's median over the rounds.
+stage_lines() { for round in $(seq "$rounds"); do echo "$1 $(grep -o 'stages (ms): .*' "$dir/$2$(suffix_of "$round").log" | sed 's/stages (ms): //; s/,//g')"; done; }
+stage_table() {
+    { stage_lines on dist; stage_lines off dist-no-preview; } | awk '
+        { row[$1] = 1; for (i = 2; i < NF; i += 2) { if (!($i in seen)) { seen[$i] = 1; order[++count] = $i }; v[$1, $i, ++n[$1, $i]] = $(i + 1) } }
+        function median(build, name,   k, i, j, t, sorted) {
+            k = n[build, name]; if (!k) return "-"
+            for (i = 1; i <= k; i++) sorted[i] = v[build, name, i]
+            for (i = 2; i <= k; i++) for (j = i; j > 1 && sorted[j - 1] > sorted[j]; j--) { t = sorted[j]; sorted[j] = sorted[j - 1]; sorted[j - 1] = t }
+            return sprintf("%.0f", k % 2 ? sorted[(k + 1) / 2] : (sorted[k / 2] + sorted[k / 2 + 1]) / 2)
+        }
+        END {
+            printf "%-19s", ""; for (s = 1; s <= count; s++) printf " %*s", length(order[s]) < 6 ? 6 : length(order[s]), order[s]; print ""
+            split("on off", builds, " "); label["on"] = "  previews on"; label["off"] = "  without previews"
+            for (b = 1; b <= 2; b++) {
+                printf "%-19s", label[builds[b]]
+                for (s = 1; s <= count; s++) printf " %*s", length(order[s]) < 6 ? 6 : length(order[s]), median(builds[b], order[s])
+                print ""
+            }
+        }'
+}
 hugo_wall=$(median wall_seconds hugo %.2f); hugo_rss=$(median peak_mib hugo %.0f)
 quire_wall=$(median wall_seconds dist %.2f); quire_rss=$(median peak_mib dist %.0f)
 bare_wall=$(median wall_seconds dist-no-preview %.2f); bare_rss=$(median peak_mib dist-no-preview %.0f)
@@ -203,6 +226,8 @@ if [ "$rounds" != 1 ]; then
     printf '%-34s %12s %12s\n' "cold build wall s, range" "$(range wall_seconds hugo)" "$(range wall_seconds dist)"
     printf '%-34s %12s %12s\n' "  without previews: range" "" "$(range wall_seconds dist-no-preview)"
 fi
+echo "quire's stages, thread time ms$([ "$rounds" = 1 ] || echo " (median of $rounds rounds)"):"
+stage_table
 if [ "$edits" -gt 0 ]; then
     latency_rows() {  # label prefix, Quire's edits JSON: p50, p90 and p99 against Hugo's
         for p in p50 p90 p99; do

@@ -136,7 +136,7 @@ import Testing
         try fixture.write("title: B\nsections:\n  - type: divider\n", to: "b.yaml")
         try fixture.write("why.body: \"# Pourquoi\\nParce que.\"\n", to: "l10n/fr/a.yaml")
 
-        _ = fixture.build(publish: false)
+        let checked = fixture.build(publish: false)
         #expect(!FileManager.default.fileExists(atPath: fixture.dist))
 
         var options = BuildOptions()
@@ -144,6 +144,9 @@ import Testing
         let result = SiteBuilder(site: fixture.site, pagesRoot: fixture.pages, distRoot: fixture.dist, options: options).build()
         #expect(result.operationalError == nil)
         #expect(result.filesRendered > 0)
+        // A check makes no file of what it renders, and says what a build would.
+        #expect(checked.filesRendered == result.filesRendered)
+        #expect(checked.diagnostics.map(\.description) == result.diagnostics.map(\.description))
         #expect(try FileSystem.list("\(fixture.dist)/\(fixture.site)/staging").isEmpty)
         #expect(try fixture.published("fr/a.json").contains("Pourquoi"))
         #expect(try fixture.published("en/a.json").contains("Because"))

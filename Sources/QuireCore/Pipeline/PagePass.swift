@@ -28,6 +28,9 @@ struct PagePass: Sendable {
     /// Outputs of the last build that a page with the same output key carries.
     var previousOutputs: [String: (key: OutputKey, output: PageOutput)] = [:]
     var blobs: StagingBlobs?
+    /// False for `quire check`, which publishes nothing: a page is rendered for what rendering
+    /// finds, and no file is made of it (at 100,000 pages, 4 GB of JSON held to the end).
+    var keepsFiles = true
 
     init(
         context: ValidationContext, reader: SourceFileReader, settingsDigest: String, published: [String: PublishedFile], now: Date,
@@ -128,7 +131,7 @@ extension PagePipeline {
                     page, context: pass.context, chains: pass.chains, catalogs: catalogs,
                     failedLocales: translations.failed[pageID] ?? [],
                     settingsDigest: pass.settingsDigest, published: pass.published, now: pass.now, clock: clock, shells: shells,
-                    blobs: pass.blobs)
+                    blobs: pass.blobs, keepsFiles: pass.keepsFiles)
             }
         }
         return RenderedPage(

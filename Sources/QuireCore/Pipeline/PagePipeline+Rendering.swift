@@ -26,7 +26,7 @@ extension PagePipeline {
         _ page: ProcessedPage, context: ValidationContext, chains: [String: [String]],
         catalogs: [LoadedCatalog], failedLocales: Set<String>,
         settingsDigest: String, published: [String: PublishedFile], now: Date, clock: StageClock, shells: PreviewShells,
-        blobs: StagingBlobs? = nil
+        blobs: StagingBlobs? = nil, keepsFiles: Bool = true
     ) -> PageOutput {
         let started = DispatchTime.now().uptimeNanoseconds
         var output = PageOutput()
@@ -95,6 +95,10 @@ extension PagePipeline {
                 let rendered = clock.measure(.markdown) { renderer.render(model, audience: audience) }
                 if locale == config.defaultLocale && audience == nil {
                     output.diagnostics += Self.removedWarnings(rendered, file: page.file)
+                }
+                guard keepsFiles else {
+                    if !isDraft { output.rendered += rendered.parts.count }
+                    continue
                 }
                 if isDraft {
                     output.files += draftParts(rendered.parts, digest: digest, published: published, blobs: blobs, clock: clock) {

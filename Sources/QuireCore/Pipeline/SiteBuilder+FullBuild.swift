@@ -56,6 +56,7 @@ extension SiteBuilder {
         pass.previousOutputs = state.carriableOutputs(sameContext: sameContext)
         // Publishing: rendered files go to disk as they are produced, not into memory (issue 8).
         pass.blobs = options.publish ? try? openStore().openStagingBlobs() : nil
+        pass.keepsFiles = options.publish
         defer { pass.blobs?.close() }
         // One pass per page, both cores, letting go of each page once rendered (unless a watcher
         // keeps it for the next build), so a large site never holds every page's model,

@@ -140,9 +140,9 @@ struct L10nCommand {
         var reports: [JSONValue] = []
         var rows: [[String]] = [["site", "locale", "translated", "stale", "missing", "total", "percent", "fallback chain"]]
         for site in try Sites.names(pages: arguments.pages, only: arguments.site) {
-            let translations: SiteTranslations
+            let status: SiteTranslations.Status
             do throws(SiteTranslations.LoadFailure) {
-                translations = try SiteTranslations.load(site: site, pagesRoot: arguments.pages)
+                status = try SiteTranslations.status(site: site, pagesRoot: arguments.pages)
             } catch {
                 for diagnostic in error.diagnostics where diagnostic.isError { Console.shared.diagnostic(diagnostic) }
                 Console.shared.error("quire: \(site): site settings have errors: no status")
@@ -150,20 +150,20 @@ struct L10nCommand {
                 continue
             }
             var locales: [JSONValue] = []
-            for coverage in translations.coverage() {
-                let chain = translations.config.chain(for: coverage.locale)
+            for coverage in status.coverage {
+                let chain = status.config.chain(for: coverage.locale)
                 var object = coverage.json.objectValue ?? JSONObject()
                 object["chain"] = .array(chain.map { .string($0) })
-                object["default"] = .bool(coverage.locale == translations.config.defaultLocale)
+                object["default"] = .bool(coverage.locale == status.config.defaultLocale)
                 locales.append(.object(object))
                 rows.append([
                     site, coverage.locale, "\(coverage.translated)", "\(coverage.stale)", "\(coverage.missing)", "\(coverage.total)",
                     String(format: "%.1f%%", coverage.percent), chain.joined(separator: " -> "),
                 ])
             }
-            let errors = translations.diagnostics.filter(\.isError).count
             reports.append([
-                "site": .string(site), "pages": .integer(translations.pages.count), "errors": .integer(errors), "locales": .array(locales),
+                "site": .string(site), "pages": .integer(status.pageCount), "errors": .integer(status.errorCount),
+                "locales": .array(locales),
             ])
         }
         if format == .json {

@@ -36,6 +36,31 @@ import Testing
         #expect(coverage[1].percent == 75)
     }
 
+    /// `quire l10n status` loads a batch of pages at a time: a page at a time, the site counts as
+    /// it does loaded whole, with a page that has errors, a file the scan refuses, a translation
+    /// file with a broken link and one whose page does not exist among them.
+    @Test func statusLoadedInBatchesCountsAsTheWholeSite() throws {
+        let root = NSTemporaryDirectory() + "quire-l10n-status-\(UUID().uuidString)"
+        try FileManager.default.copyItem(atPath: Self.pagesRoot, toPath: root)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let site = root + "/shop"
+        try Data("title: [Broken\nsections: []\n".utf8).write(to: URL(fileURLWithPath: site + "/broken.yaml"))
+        // Said by the scan, which every batch shares.
+        try Data("title: Bad\n".utf8).write(to: URL(fileURLWithPath: site + "/Bad Page.yaml"))
+        try Data("title: Disparue\n".utf8).write(to: URL(fileURLWithPath: site + "/l10n/fr/gone.yaml"))
+        try Data("title: Tienda\nwhy.body: \"Lea las [reglas](https://example.org/x).\"\n".utf8)
+            .write(to: URL(fileURLWithPath: site + "/l10n/es/store.yaml"))
+        let whole = try SiteTranslations.load(site: "shop", pagesRoot: root, poParserExecutable: L10nFixtures.quireExecutable)
+        let errors = whole.diagnostics.count(where: \.isError)
+        #expect(errors >= 3, "\(whole.diagnostics)")
+        for batch in [1, 2, 2_048] {
+            let status = try SiteTranslations.status(
+                site: "shop", pagesRoot: root, poParserExecutable: L10nFixtures.quireExecutable, batch: batch)
+            #expect(status.coverage == whole.coverage(), "batch \(batch)")
+            #expect(status.pageCount == whole.pages.count && status.errorCount == errors, "batch \(batch)")
+        }
+    }
+
     /// fr-CA falls back to fr, then en: where fr's translation is stale, en's text is shown.
     @Test func fallbacksFollowTheChain() throws {
         let site = try load()

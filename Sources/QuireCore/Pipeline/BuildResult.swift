@@ -57,6 +57,13 @@ public struct LocaleCoverage: Sendable, Hashable {
     public var missing = 0
 
     public var total: Int { translated + stale + missing }
+
+    /// Counts `other`'s strings in too (`sign` -1: takes them out).
+    public mutating func add(_ other: LocaleCoverage, sign: Int = 1) {
+        translated += sign * other.translated
+        stale += sign * other.stale
+        missing += sign * other.missing
+    }
     public var percent: Double { total == 0 ? 100 : (Double(translated) * 1000 / Double(total)).rounded() / 10 }
 
     public var json: JSONValue {

@@ -91,9 +91,7 @@ struct DeltaBase {
         if page.counted { countedPages += sign }
         for counts in page.coverage {
             var total = coverage[counts.locale] ?? LocaleCoverage(locale: counts.locale)
-            total.translated += sign * counts.translated
-            total.stale += sign * counts.stale
-            total.missing += sign * counts.missing
+            total.add(counts, sign: sign)
             coverage[counts.locale] = total
         }
     }

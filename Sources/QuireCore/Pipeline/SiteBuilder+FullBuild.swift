@@ -97,9 +97,7 @@ extension SiteBuilder {
             if output.rendered > 0 { result.pagesRebuilt.append(page.pageID) }
             for counts in output.coverage {
                 guard let index = locales.firstIndex(of: counts.locale) else { continue }
-                coverage[index].translated += counts.translated
-                coverage[index].stale += counts.stale
-                coverage[index].missing += counts.missing
+                coverage[index].add(counts)
             }
             pageRecords.append((page.pageID, Self.pageRecord(output, ok: page.hasModel)))
             if !page.hasModel { files += pipeline.carry(page.pageID, locales: locales, published: published) }

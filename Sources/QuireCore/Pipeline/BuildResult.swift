@@ -57,6 +57,7 @@ public struct LocaleCoverage: Sendable, Hashable {
     public var missing = 0
 
     public var total: Int { translated + stale + missing }
+    public var percent: Double { total == 0 ? 100 : (Double(translated) * 1000 / Double(total)).rounded() / 10 }
 
     /// Counts `other`'s strings in too (`sign` -1: takes them out).
     public mutating func add(_ other: LocaleCoverage, sign: Int = 1) {
@@ -64,7 +65,6 @@ public struct LocaleCoverage: Sendable, Hashable {
         stale += sign * other.stale
         missing += sign * other.missing
     }
-    public var percent: Double { total == 0 ? 100 : (Double(translated) * 1000 / Double(total)).rounded() / 10 }
 
     public var json: JSONValue {
         [

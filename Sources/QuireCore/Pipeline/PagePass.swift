@@ -29,7 +29,8 @@ struct PagePass: Sendable {
     var previousOutputs: [String: (key: OutputKey, output: PageOutput)] = [:]
     var blobs: StagingBlobs?
     /// False for `quire check`, which publishes nothing: a page is rendered for what rendering
-    /// finds, and no file is made of it (at 100,000 pages, 4 GB of JSON held to the end).
+    /// finds, and no file is made of it (kept to the end, a check's files were 4 GB at 100,000
+    /// pages).
     var keepsFiles = true
 
     init(

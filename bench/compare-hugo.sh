@@ -161,27 +161,24 @@ median() {  # reader function, time file prefix, printf format
     per_round "$1" "$2" | awk -v f="$3" '{ v[NR] = $1 } END { printf f, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 range() { per_round "$@" | awk 'NR == 1 { low = $1 } { high = $1 } END { printf "%s-%s", low, high }'; }
-# Quire's stage line ("stages (ms): scan 73.5 read 176.6 ...") of every round of each build,
-# one a line after the build's label: a table of each stage's median over the rounds.
-stage_lines() { for round in $(seq "$rounds"); do echo "$1 $(grep -o 'stages (ms): .*' "$dir/$2$(suffix_of "$round").log" | sed 's/stages (ms): //; s/,//g')"; done; }
+# One stage's thread time, ms (the stage named by $stage), from the stage line of the build whose
+# time file is $1 ("stages (ms): scan 73.5 read 176.6 ..." in its log): a reader for `median`.
+stage_ms() { grep -o 'stages (ms): .*' "${1%.time}.log" | tr -d ',' | awk -v s="$stage" '{ for (i = 3; i < NF; i += 2) if ($i == s) printf "%s", $(i + 1) }'; }
+# Each stage's median over the rounds, with and without previews ("-": a stage the build lacks).
 stage_table() {
-    { stage_lines on dist; stage_lines off dist-no-preview; } | awk '
-        { row[$1] = 1; for (i = 2; i < NF; i += 2) { if (!($i in seen)) { seen[$i] = 1; order[++count] = $i }; v[$1, $i, ++n[$1, $i]] = $(i + 1) } }
-        function median(build, name,   k, i, j, t, sorted) {
-            k = n[build, name]; if (!k) return "-"
-            for (i = 1; i <= k; i++) sorted[i] = v[build, name, i]
-            for (i = 2; i <= k; i++) for (j = i; j > 1 && sorted[j - 1] > sorted[j]; j--) { t = sorted[j]; sorted[j] = sorted[j - 1]; sorted[j - 1] = t }
-            return sprintf("%.0f", k % 2 ? sorted[(k + 1) / 2] : (sorted[k / 2] + sorted[k / 2 + 1]) / 2)
-        }
-        END {
-            printf "%-19s", ""; for (s = 1; s <= count; s++) printf " %*s", length(order[s]) < 6 ? 6 : length(order[s]), order[s]; print ""
-            split("on off", builds, " "); label["on"] = "  previews on"; label["off"] = "  without previews"
-            for (b = 1; b <= 2; b++) {
-                printf "%-19s", label[builds[b]]
-                for (s = 1; s <= count; s++) printf " %*s", length(order[s]) < 6 ? 6 : length(order[s]), median(builds[b], order[s])
-                print ""
-            }
-        }'
+    local names build width
+    names=$(grep -o 'stages (ms): .*' "$dir/dist.log" | tr -d ',' | awk '{ for (i = 3; i < NF; i += 2) print $i }')
+    printf '%-19s' ""
+    for stage in $names; do width=${#stage}; printf ' %*s' $((width < 6 ? 6 : width)) "$stage"; done
+    echo
+    for build in dist dist-no-preview; do
+        printf '%-19s' "$([ "$build" = dist ] && echo "  previews on" || echo "  without previews")"
+        for stage in $names; do
+            width=${#stage}
+            printf ' %*s' $((width < 6 ? 6 : width)) "$([ -n "$(stage_ms "$dir/$build.time")" ] && median stage_ms "$build" %.0f || echo -)"
+        done
+        echo
+    done
 }
 hugo_wall=$(median wall_seconds hugo %.2f); hugo_rss=$(median peak_mib hugo %.0f)
 quire_wall=$(median wall_seconds dist %.2f); quire_rss=$(median peak_mib dist %.0f)
